@@ -1,0 +1,137 @@
+# blackout — plain Makefile. `make` builds build/libblackout.a and build/blackout.
+# Targets: all, check, check-unit, check-compat, check-asan, check-format, bench,
+# fuzz, demo, clean. BUILD=dir builds elsewhere (check-asan uses build/asan).
+
+BUILD    ?= build
+CC       ?= cc
+OPT      ?= -O2
+SAN      ?=
+CFLAGS_WARN := -std=c11 -Wall -Wextra -Werror -Wshadow -Wno-missing-field-initializers
+ISAL_CFLAGS := $(shell pkg-config --cflags libisal 2>/dev/null)
+ISAL_LIBS   := $(shell pkg-config --libs libisal 2>/dev/null || echo -lisal)
+CPPFLAGS += -D_GNU_SOURCE -Iinclude -Isrc
+CFLAGS   += $(CFLAGS_WARN) $(OPT) -g $(SAN) $(ISAL_CFLAGS) -MMD -MP
+LDFLAGS  += $(SAN)
+LDLIBS   += $(ISAL_LIBS) -lm
+
+LIB_SRCS  := $(sort $(filter-out src/cli/% src/nbd/%,$(wildcard src/*/*.c)))
+CLI_SRCS  := $(sort $(wildcard src/cli/*.c))
+TEST_SUPPORT := $(sort $(wildcard tests/support/*.c))
+UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
+BENCH_SRCS := $(sort $(wildcard bench/bench_*.c))
+FUZZ_SRCS := $(sort $(wildcard fuzz/fuzz_*.c))
+
+LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
+CLI_OBJS  := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
+SUPPORT_OBJS := $(TEST_SUPPORT:%.c=$(BUILD)/obj/%.o)
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/unit/%)
+BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
+
+LIB := $(BUILD)/libblackout.a
+CLI := $(BUILD)/blackout
+
+PROVE ?= prove
+PROVE_FLAGS ?= -j2 --timer
+
+.PHONY: all deps check check-unit check-compat check-asan check-format check-fuzz \
+	bench fuzz demo clean format unit
+
+all: $(LIB) $(CLI)
+
+deps:
+	@scripts/install-deps
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(LIB): $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+$(CLI): $(CLI_OBJS) $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJS) $(LIB) $(LDLIBS)
+
+$(BUILD)/tests/unit/%: tests/unit/%.c $(SUPPORT_OBJS) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(SUPPORT_OBJS) $(LIB) $(LDLIBS)
+
+$(BUILD)/bench/%: bench/%.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS) $(BENCH_LIBS_$*)
+
+unit: $(UNIT_BINS)
+
+# ---- tests -------------------------------------------------------------------
+check: deps all unit
+	$(MAKE) check-format
+	$(MAKE) check-unit
+	$(MAKE) check-compat
+	$(MAKE) check-asan
+	$(MAKE) check-fuzz
+	@echo "make check: all suites passed"
+
+check-unit: unit
+	BLACKOUT_SRC=$(CURDIR) $(PROVE) $(PROVE_FLAGS) --exec '' $(UNIT_BINS)
+
+check-compat: all
+	@if ls tests/compat/*.t >/dev/null 2>&1; then \
+	  BLACKOUT=$(CURDIR)/$(CLI) BLACKOUT_SRC=$(CURDIR) BUILD=$(CURDIR)/$(BUILD) \
+	  $(PROVE) $(PROVE_FLAGS) tests/compat/*.t; \
+	else echo "check-compat: no compat tests yet"; fi
+
+# The unit tests again under AddressSanitizer and UndefinedBehaviorSanitizer.
+check-asan:
+	$(MAKE) BUILD=build/asan OPT=-O1 \
+	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
+	  unit
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  BLACKOUT_SRC=$(CURDIR) BLACKOUT_ASAN=1 \
+	  $(PROVE) $(PROVE_FLAGS) --exec '' $(patsubst $(BUILD)/%,build/asan/%,$(UNIT_BINS))
+
+FORMAT_FILES = $(sort $(wildcard include/blackout/*.h src/*/*.c src/*/*.h tests/*/*.c \
+	tests/*/*.h bench/*.c bench/*.h fuzz/*.c))
+check-format:
+	clang-format --dry-run -Werror $(FORMAT_FILES)
+format:
+	clang-format -i $(FORMAT_FILES)
+
+# ---- fuzzing (clang libFuzzer) -------------------------------------------------
+FUZZ_BUILD := build/fuzz
+FUZZ_SAN := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+FUZZ_SECONDS ?= 20
+FUZZ_BINS := $(FUZZ_SRCS:fuzz/%.c=$(FUZZ_BUILD)/%)
+
+$(FUZZ_BUILD)/lib.a: $(LIB_SRCS)
+	$(MAKE) BUILD=$(FUZZ_BUILD) CC=clang OPT=-O1 SAN="$(FUZZ_SAN)" $(FUZZ_BUILD)/libblackout.a
+	cp $(FUZZ_BUILD)/libblackout.a $@
+
+$(FUZZ_BUILD)/fuzz_%: fuzz/fuzz_%.c $(FUZZ_BUILD)/lib.a
+	clang $(CPPFLAGS) $(CFLAGS_WARN) -O1 -g -fsanitize=fuzzer,address,undefined \
+	  $(ISAL_CFLAGS) -o $@ $< $(FUZZ_BUILD)/lib.a $(ISAL_LIBS) -lm
+
+# Short runs from each target's seed corpus; crashes are saved under build/fuzz/.
+fuzz: $(FUZZ_BINS)
+	@for f in $(FUZZ_BINS); do n=$$(basename $$f); \
+	  mkdir -p $(FUZZ_BUILD)/corpus/$$n; \
+	  echo "fuzz: $$n for $(FUZZ_SECONDS)s"; \
+	  $$f -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(FUZZ_BUILD)/$$n- \
+	    -print_final_stats=0 $(FUZZ_BUILD)/corpus/$$n fuzz/corpus/$$n 2>$(FUZZ_BUILD)/$$n.log \
+	    || { tail -40 $(FUZZ_BUILD)/$$n.log; exit 1; }; done
+
+check-fuzz:
+	$(MAKE) fuzz FUZZ_SECONDS=5
+
+# ---- benchmarks and the demo --------------------------------------------------
+bench: deps all $(BENCH_BINS)
+	@for b in $(BENCH_BINS); do echo "== $$(basename $$b)"; \
+	  BLACKOUT=$(CURDIR)/$(CLI) $$b || exit 1; echo; done
+
+demo: deps all
+	scripts/demo
+
+clean:
+	rm -rf build
+
+-include $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(SUPPORT_OBJS:.o=.d)

@@ -1,0 +1,70 @@
+/* rec.h — record the I/O of a workload once, replay any prefix of it many times.
+ *
+ * A recorder is a pass-through bdev that appends every operation that reaches it
+ * (write with its data and flags, flush, discard, optionally reads) to a log, in
+ * order. A log lives in memory and can be saved to and loaded from a file whose
+ * format is in docs/log-format.md (versioned header, checksummed records: a
+ * truncated or corrupted file is reported with the byte offset). Markers (a name
+ * at a position, e.g. "after fsync of /a") are log entries too. */
+#ifndef BLACKOUT_REC_H
+#define BLACKOUT_REC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "blackout/blk.h"
+#include "blackout/err.h"
+
+enum rec_op {
+	REC_WRITE = 1,
+	REC_FLUSH = 2,
+	REC_DISCARD = 3,
+	REC_READ = 4,
+	REC_MARK = 5,
+};
+
+struct rec_entry {
+	enum rec_op op;
+	unsigned flags; /* BLK_FUA for writes */
+	uint64_t lba;
+	uint32_t count;   /* sectors (write, discard, read) */
+	const void *data; /* write: count * sector_size bytes */
+	const char *mark; /* REC_MARK: the name */
+	int result;       /* what the lower device returned (0 or -errno) */
+};
+
+struct rec_log;
+int rec_log_new(uint32_t sector_size, uint64_t nr_sectors, struct rec_log **out);
+void rec_log_free(struct rec_log *log);
+size_t rec_log_len(const struct rec_log *log);
+const struct rec_entry *rec_log_get(const struct rec_log *log, size_t i);
+uint32_t rec_log_sector_size(const struct rec_log *log);
+uint64_t rec_log_nr_sectors(const struct rec_log *log);
+int rec_log_append(struct rec_log *log, const struct rec_entry *e);
+int rec_log_mark(struct rec_log *log, const char *name);
+const char *rec_op_name(enum rec_op op);
+
+enum {
+	REC_OWN_LOWER = 1u << 0, /* closing the recorder closes the lower device */
+	REC_LOG_READS = 1u << 1, /* log reads as well (without data) */
+};
+/* A pass-through recorder over `lower` appending to `log` (not owned). */
+int rec_open(struct bdev *lower, struct rec_log *log, unsigned flags, struct bdev **out);
+/* Stop/start appending (set-up I/O can be kept out of the log). */
+void rec_pause(struct bdev *rec, bool paused);
+
+/* Applies entries [0, n) of log to target (reads and marks skipped, entries that
+ * failed when recorded skipped). */
+int rec_replay(const struct rec_log *log, size_t n, struct bdev *target, struct bo_err *err);
+/* Applies one entry. */
+int rec_apply(const struct rec_entry *e, struct bdev *target);
+
+/* Serialised form (docs/log-format.md). */
+int rec_log_save(const struct rec_log *log, const char *path, struct bo_err *err);
+int rec_log_load(const char *path, struct rec_log **out, struct bo_err *err);
+int rec_log_parse(const void *buf, size_t len, struct rec_log **out, struct bo_err *err);
+/* Serialises into a malloc'd buffer. */
+int rec_log_serialize(const struct rec_log *log, void **buf, size_t *len);
+
+#endif

@@ -1,0 +1,40 @@
+/* util.h — small shared helpers: checksums, a seeded RNG, hashing, size parsing. */
+#ifndef BLACKOUT_UTIL_H
+#define BLACKOUT_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "blackout/err.h"
+
+/* Standard CRC32C (Castagnoli) as ext4 and JBD2 use it: pass the running value
+ * (~0 to start a fresh CRC the way ext4 does, i.e. crc32c_raw(~0, ...)).
+ * crc32c_raw does no pre/post inversion, matching the kernel's crc32c() helper:
+ * ext4_chksum(sbi, seed, buf, len) == crc32c_raw(seed, buf, len). */
+uint32_t crc32c_raw(uint32_t crc, const void *buf, size_t len);
+/* Plain CRC32C of a buffer: ~crc32c_raw(~0, buf, len). */
+uint32_t crc32c(const void *buf, size_t len);
+
+/* splitmix64-seeded xoshiro256** : deterministic across machines. */
+struct bo_rng {
+	uint64_t s[4];
+};
+void bo_rng_seed(struct bo_rng *r, uint64_t seed);
+uint64_t bo_rng_next(struct bo_rng *r);
+/* uniform in [0, n), n >= 1, without modulo bias */
+uint64_t bo_rng_below(struct bo_rng *r, uint64_t n);
+
+/* 64-bit FNV-1a style hash, for digests and dedup (not cryptographic). */
+uint64_t bo_hash64(uint64_t h, const void *buf, size_t len);
+#define BO_HASH64_INIT 0xcbf29ce484222325ull
+
+/* "4096", "64k", "32M", "1G", "2T" (binary units, case-insensitive, optional B
+ * or iB) into bytes. Returns -EINVAL with a message on junk or overflow. */
+int bo_parse_size(const char *s, uint64_t *out, struct bo_err *err);
+/* Shortest exact rendering: 65536 -> "64k", 1000 -> "1000". buf >= 32 bytes. */
+const char *bo_format_size(uint64_t v, char *buf, size_t len);
+
+/* monotonic seconds, for benchmarks and progress */
+double bo_now(void);
+
+#endif

@@ -1,0 +1,325 @@
+/* cow.c — a copy-on-write overlay over a read-only base device.
+ *
+ * This is what every crash state is: an overlay holds only the sectors that differ
+ * from the base, in a persistent radix tree whose nodes and sector buffers are
+ * reference-counted. Cloning an overlay shares the whole tree (O(1)); a write copies
+ * only the path it changes. Memory is O(changed sectors). Each held sector carries a
+ * hash so the overlay's digest is maintained incrementally (XOR of per-sector
+ * hashes), which lets the crash explorer spot duplicate states without reading them.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "blackout/blk.h"
+#include "blackout/util.h"
+
+#define FAN_BITS 6
+#define FAN      (1u << FAN_BITS)
+
+struct sbuf {
+	uint32_t ref;
+	uint64_t hash;
+	unsigned char data[];
+};
+
+struct node {
+	uint32_t ref;
+	void *slot[FAN]; /* struct node * above the leaves, struct sbuf * at them */
+};
+
+/* a discarded sector: reads as zeroes, shared by everyone, never freed */
+static struct sbuf discarded = {.ref = 1};
+#define DISCARDED (&discarded)
+
+struct cow_dev {
+	struct bdev dev;
+	struct bdev *base;
+	struct node *root;
+	unsigned levels;
+	uint64_t changed;
+	uint64_t digest;
+};
+
+static void sbuf_put(struct sbuf *s)
+{
+	if (s && s != DISCARDED && --s->ref == 0)
+		free(s);
+}
+
+static void node_put(struct node *n, unsigned level)
+{
+	if (!n || --n->ref > 0)
+		return;
+	for (unsigned i = 0; i < FAN; i++) {
+		if (!n->slot[i])
+			continue;
+		if (level == 1)
+			sbuf_put(n->slot[i]);
+		else
+			node_put(n->slot[i], level - 1);
+	}
+	free(n);
+}
+
+static struct node *node_new(void)
+{
+	struct node *n = calloc(1, sizeof(*n));
+	if (n)
+		n->ref = 1;
+	return n;
+}
+
+/* A private copy of a shared node: its children gain a reference each. */
+static struct node *node_copy(struct node *n, unsigned level)
+{
+	struct node *c = node_new();
+	if (!c)
+		return NULL;
+	memcpy(c->slot, n->slot, sizeof(c->slot));
+	for (unsigned i = 0; i < FAN; i++) {
+		if (!c->slot[i])
+			continue;
+		if (level == 1) {
+			if (c->slot[i] != DISCARDED)
+				((struct sbuf *)c->slot[i])->ref++;
+		} else {
+			((struct node *)c->slot[i])->ref++;
+		}
+	}
+	return c;
+}
+
+static unsigned slot_of(uint64_t lba, unsigned level)
+{
+	return (unsigned)(lba >> ((level - 1) * FAN_BITS)) & (FAN - 1);
+}
+
+static struct sbuf *lookup(const struct cow_dev *c, uint64_t lba)
+{
+	struct node *n = c->root;
+	for (unsigned level = c->levels; n && level > 1; level--)
+		n = n->slot[slot_of(lba, level)];
+	return n ? n->slot[slot_of(lba, 1)] : NULL;
+}
+
+static uint64_t sector_hash(uint64_t lba, const void *data, size_t len)
+{
+	uint64_t h = bo_hash64(BO_HASH64_INIT, &lba, sizeof(lba));
+	h = data ? bo_hash64(h, data, len) : h ^ 0xd15ca4dd15ca4dull;
+	/* final avalanche so XOR-combining distinct sectors does not cancel easily */
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	return h;
+}
+
+/* The leaf slot for lba in a tree made private along the path, or NULL on ENOMEM. */
+static void **slot_for_write(struct cow_dev *c, uint64_t lba)
+{
+	struct node **np = &c->root;
+	for (unsigned level = c->levels;; level--) {
+		if (!*np) {
+			*np = node_new();
+			if (!*np)
+				return NULL;
+		} else if ((*np)->ref > 1) {
+			struct node *copy = node_copy(*np, level);
+			if (!copy)
+				return NULL;
+			(*np)->ref--;
+			*np = copy;
+		}
+		void **slot = &(*np)->slot[slot_of(lba, level)];
+		if (level == 1)
+			return slot;
+		np = (struct node **)slot;
+	}
+}
+
+static uint64_t held_hash(const struct sbuf *s, uint64_t lba)
+{
+	return s == DISCARDED ? sector_hash(lba, NULL, 0) : s->hash;
+}
+
+/* data NULL discards the sector */
+static int set_sector(struct cow_dev *c, uint64_t lba, const void *data)
+{
+	size_t ss = c->dev.sector_size;
+	void **slot = slot_for_write(c, lba);
+	if (!slot)
+		return -ENOMEM;
+	struct sbuf *old = *slot, *s;
+	if (!data) {
+		s = DISCARDED;
+	} else if (old && old != DISCARDED && old->ref == 1) {
+		s = old; /* sole owner: overwrite in place */
+	} else {
+		s = malloc(sizeof(*s) + ss);
+		if (!s)
+			return -ENOMEM;
+		s->ref = 1;
+	}
+	if (old)
+		c->digest ^= held_hash(old, lba);
+	else
+		c->changed++;
+	if (s != DISCARDED) {
+		memcpy(s->data, data, ss);
+		s->hash = sector_hash(lba, data, ss);
+	}
+	if (old != s)
+		sbuf_put(old);
+	*slot = s;
+	c->digest ^= held_hash(s, lba);
+	return 0;
+}
+
+static int cow_read(struct bdev *d, uint64_t lba, uint32_t count, void *buf)
+{
+	struct cow_dev *c = (struct cow_dev *)d;
+	size_t ss = d->sector_size;
+	unsigned char *out = buf;
+	uint32_t i = 0;
+	while (i < count) {
+		struct sbuf *s = lookup(c, lba + i);
+		if (s) {
+			if (s == DISCARDED)
+				memset(out + (size_t)i * ss, 0, ss);
+			else
+				memcpy(out + (size_t)i * ss, s->data, ss);
+			i++;
+			continue;
+		}
+		/* a run of sectors the overlay does not hold: one read of the base */
+		uint32_t j = i + 1;
+		while (j < count && !lookup(c, lba + j))
+			j++;
+		int rc = blk_read(c->base, lba + i, j - i, out + (size_t)i * ss);
+		if (rc)
+			return bo_errf(&d->err, rc, "cow: base read failed: %s",
+			               bo_errstr(&c->base->err, rc));
+		i = j;
+	}
+	return 0;
+}
+
+static int cow_write(struct bdev *d, uint64_t lba, uint32_t count, const void *buf, unsigned flags)
+{
+	struct cow_dev *c = (struct cow_dev *)d;
+	(void)flags;
+	for (uint32_t i = 0; i < count; i++) {
+		int rc =
+		    set_sector(c, lba + i, (const unsigned char *)buf + (size_t)i * d->sector_size);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int cow_discard(struct bdev *d, uint64_t lba, uint32_t count)
+{
+	struct cow_dev *c = (struct cow_dev *)d;
+	for (uint32_t i = 0; i < count; i++) {
+		int rc = set_sector(c, lba + i, NULL);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static void cow_close(struct bdev *d)
+{
+	struct cow_dev *c = (struct cow_dev *)d;
+	node_put(c->root, c->levels);
+	free(c);
+}
+
+static int cow_clone(struct bdev *d, struct bdev **out)
+{
+	struct cow_dev *c = (struct cow_dev *)d;
+	struct cow_dev *n = malloc(sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	*n = *c;
+	if (n->root)
+		n->root->ref++;
+	*out = &n->dev;
+	return 0;
+}
+
+static struct bdev *cow_lower(struct bdev *d, unsigned i)
+{
+	return i == 0 ? ((struct cow_dev *)d)->base : NULL;
+}
+
+static void cow_stats(struct bdev *d, void (*emit)(void *, const char *, uint64_t), void *ctx)
+{
+	emit(ctx, "cow_changed_sectors", ((struct cow_dev *)d)->changed);
+}
+
+static const struct bdev_ops cow_ops = {
+    .read = cow_read,
+    .write = cow_write,
+    .discard = cow_discard,
+    .close = cow_close,
+    .clone = cow_clone,
+    .lower = cow_lower,
+    .stats = cow_stats,
+};
+
+int blk_cow_open(struct bdev *base, struct bdev **out)
+{
+	struct cow_dev *c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	int rc = blk_init(&c->dev, &cow_ops, "cow", base->sector_size, base->nr_sectors);
+	if (rc) {
+		free(c);
+		return rc;
+	}
+	c->base = base;
+	c->levels = 1;
+	while (c->levels * FAN_BITS < 64 && (base->nr_sectors - 1) >> (c->levels * FAN_BITS))
+		c->levels++;
+	*out = &c->dev;
+	return 0;
+}
+
+uint64_t blk_cow_changed(const struct bdev *d)
+{
+	return ((const struct cow_dev *)d)->changed;
+}
+
+uint64_t blk_cow_digest(const struct bdev *d)
+{
+	const struct cow_dev *c = (const struct cow_dev *)d;
+	return c->digest ^ c->changed;
+}
+
+static int walk(const struct node *n, unsigned level, uint64_t prefix,
+                int (*fn)(void *, uint64_t, const void *), void *ctx)
+{
+	for (unsigned i = 0; i < FAN; i++) {
+		if (!n->slot[i])
+			continue;
+		uint64_t key = prefix << FAN_BITS | i;
+		int rc;
+		if (level == 1) {
+			const struct sbuf *s = n->slot[i];
+			rc = fn(ctx, key, s == DISCARDED ? NULL : s->data);
+		} else {
+			rc = walk(n->slot[i], level - 1, key, fn, ctx);
+		}
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int blk_cow_foreach(const struct bdev *d, int (*fn)(void *ctx, uint64_t lba, const void *data),
+                    void *ctx)
+{
+	const struct cow_dev *c = (const struct cow_dev *)d;
+	return c->root ? walk(c->root, c->levels, 0, fn, ctx) : 0;
+}

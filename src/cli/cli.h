@@ -1,0 +1,23 @@
+/* cli.h — the thin command-line layer: argument parsing and printing only.
+ * Everything a command does is a library call; a command is one function here. */
+#ifndef BLACKOUT_CLI_H
+#define BLACKOUT_CLI_H
+
+#include <stdbool.h>
+
+struct cli_cmd {
+	const char *name;
+	const char *summary;               /* one line for `blackout --help` */
+	int (*run)(int argc, char **argv); /* argv[0] is the command name */
+};
+
+/* The commands, in the order `blackout --help` lists them (commands.c). */
+extern const struct cli_cmd cli_cmds[];
+
+/* Prints "blackout CMD: <reason>" and a pointer to --help on stderr; returns 2. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Prints "blackout CMD: <reason>" on stderr; returns 1. */
+int cli_fail(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+bool cli_is_help(const char *arg);
+
+#endif

@@ -1,0 +1,163 @@
+/* util.c — checksums (through ISA-L), the seeded RNG, hashing, size parsing. */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <isa-l/crc.h>
+
+#include "blackout/util.h"
+
+uint32_t crc32c_raw(uint32_t crc, const void *buf, size_t len)
+{
+	/* ISA-L's crc32_iscsi neither pre- nor post-inverts: exactly the kernel's
+	 * crc32c(seed, ...) convention. Its length is an int: feed big buffers in
+	 * pieces. */
+	const unsigned char *p = buf;
+	while (len > 0) {
+		int n = len > (1u << 30) ? (1 << 30) : (int)len;
+		crc = crc32_iscsi((unsigned char *)p, n, crc);
+		p += n;
+		len -= (size_t)n;
+	}
+	return crc;
+}
+
+uint32_t crc32c(const void *buf, size_t len)
+{
+	return ~crc32c_raw(~0u, buf, len);
+}
+
+static uint64_t splitmix64(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+void bo_rng_seed(struct bo_rng *r, uint64_t seed)
+{
+	for (int i = 0; i < 4; i++)
+		r->s[i] = splitmix64(&seed);
+}
+
+static uint64_t rotl(uint64_t x, int k)
+{
+	return (x << k) | (x >> (64 - k));
+}
+
+uint64_t bo_rng_next(struct bo_rng *r)
+{
+	uint64_t *s = r->s;
+	uint64_t result = rotl(s[1] * 5, 7) * 9;
+	uint64_t t = s[1] << 17;
+	s[2] ^= s[0];
+	s[3] ^= s[1];
+	s[1] ^= s[2];
+	s[0] ^= s[3];
+	s[2] ^= t;
+	s[3] = rotl(s[3], 45);
+	return result;
+}
+
+uint64_t bo_rng_below(struct bo_rng *r, uint64_t n)
+{
+	if (n <= 1)
+		return 0;
+	uint64_t limit = UINT64_MAX - UINT64_MAX % n;
+	uint64_t v;
+	do
+		v = bo_rng_next(r);
+	while (v >= limit);
+	return v % n;
+}
+
+uint64_t bo_hash64(uint64_t h, const void *buf, size_t len)
+{
+	const unsigned char *p = buf;
+	/* FNV-1a over 8-byte words where possible, finished with a mix: fast enough
+	 * for hashing whole images, and stable across machines. */
+	while (len >= 8) {
+		uint64_t w;
+		memcpy(&w, p, 8);
+		h = (h ^ w) * 0x100000001b3ull;
+		h ^= h >> 29;
+		p += 8;
+		len -= 8;
+	}
+	while (len--)
+		h = (h ^ *p++) * 0x100000001b3ull;
+	return h;
+}
+
+int bo_parse_size(const char *s, uint64_t *out, struct bo_err *err)
+{
+	const char *p = s;
+	uint64_t v = 0;
+	if (!s || !isdigit((unsigned char)*p))
+		return bo_errf(err, -EINVAL, "'%s' is not a size (expected e.g. 4096, 64k, 32M)",
+		               s ? s : "");
+	while (isdigit((unsigned char)*p)) {
+		unsigned d = (unsigned)(*p - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			return bo_errf(err, -EINVAL, "size '%s' is too large", s);
+		v = v * 10 + d;
+		p++;
+	}
+	unsigned shift = 0;
+	switch (tolower((unsigned char)*p)) {
+	case 'k':
+		shift = 10;
+		p++;
+		break;
+	case 'm':
+		shift = 20;
+		p++;
+		break;
+	case 'g':
+		shift = 30;
+		p++;
+		break;
+	case 't':
+		shift = 40;
+		p++;
+		break;
+	default: break;
+	}
+	if (shift && tolower((unsigned char)*p) == 'i')
+		p++;
+	if (tolower((unsigned char)*p) == 'b')
+		p++;
+	if (*p)
+		return bo_errf(err, -EINVAL,
+		               "'%s' is not a size: unexpected '%c' (units: k, M, G, T)", s, *p);
+	if (shift && v > (UINT64_MAX >> shift))
+		return bo_errf(err, -EINVAL, "size '%s' is too large", s);
+	*out = v << shift;
+	return 0;
+}
+
+const char *bo_format_size(uint64_t v, char *buf, size_t len)
+{
+	static const char units[] = "kMGT";
+	int u = -1;
+	while (v && (v & 1023) == 0 && u < 3) {
+		v >>= 10;
+		u++;
+	}
+	if (u < 0)
+		snprintf(buf, len, "%" PRIu64, v);
+	else
+		snprintf(buf, len, "%" PRIu64 "%c", v, units[u]);
+	return buf;
+}
+
+double bo_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
