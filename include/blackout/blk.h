@@ -153,6 +153,17 @@ void blk_chooser_dfs_init(struct blk_chooser_dfs *c);
 void blk_chooser_dfs_rewind(struct blk_chooser_dfs *c); /* before each run */
 bool blk_chooser_dfs_next(struct blk_chooser_dfs *c);
 
+/* Visits the outcomes of cutting power to `d` now (with `inflight` in progress, or
+ * NULL), depth-first, at most `max` of them. For each: a clone of d is cut with
+ * that outcome's decisions and powered back on, and fn(ctx, state, decisions) is
+ * called; the clone is closed after fn returns. fn returning non-zero stops the
+ * walk with that value. *complete (may be NULL) tells whether every outcome was
+ * visited. Returns the number visited, or -errno. d itself is not changed. */
+int64_t blk_cut_foreach(struct bdev *d, const struct blk_inflight *inflight, uint64_t max,
+                        int (*fn)(void *ctx, struct bdev *state,
+                                  const struct blk_chooser_list *decisions),
+                        void *ctx, bool *complete);
+
 /* ---- Media backends --------------------------------------------------------- */
 
 /* RAM image of nr_sectors sectors, zero-filled. */

@@ -3,6 +3,7 @@
  * to repeat it and none can forget it. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "blackout/blk.h"
@@ -240,4 +241,43 @@ void blk_stats(struct bdev *d, void (*emit)(void *ctx, const char *key, uint64_t
 {
 	if (d && d->ops->stats)
 		d->ops->stats(d, emit, ctx);
+}
+
+int64_t blk_cut_foreach(struct bdev *d, const struct blk_inflight *inflight, uint64_t max,
+                        int (*fn)(void *ctx, struct bdev *state,
+                                  const struct blk_chooser_list *decisions),
+                        void *ctx, bool *complete)
+{
+	struct blk_chooser_dfs *dfs = malloc(sizeof(*dfs));
+	if (!dfs)
+		return -ENOMEM;
+	blk_chooser_dfs_init(dfs);
+	int64_t visited = 0;
+	bool more = true;
+	int rc = 0;
+	while (more && (uint64_t)visited < max) {
+		struct bdev *state;
+		rc = blk_clone(d, &state);
+		if (rc)
+			break;
+		blk_chooser_dfs_rewind(dfs);
+		rc = blk_power_cut(state, &dfs->list.base, inflight);
+		if (rc == 0)
+			rc = blk_power_restore(state);
+		if (rc == 0 && dfs->list.overflow)
+			rc =
+			    bo_errf(&d->err, -E2BIG, "%s: a power cut asked more than %d decisions",
+			            d->name, BLK_CHOICES_MAX);
+		if (rc == 0)
+			rc = fn(ctx, state, &dfs->list);
+		blk_close(state);
+		if (rc)
+			break;
+		visited++;
+		more = blk_chooser_dfs_next(dfs);
+	}
+	free(dfs);
+	if (complete)
+		*complete = !more;
+	return rc < 0 ? rc : rc > 0 ? rc : visited;
 }
