@@ -96,6 +96,15 @@ struct dev_open_opts {
 };
 int dev_stack_open(const struct dev_spec *s, const struct dev_open_opts *opts, struct bdev **out,
                    struct bo_err *err);
+/* A ready-made wrap_leaf: a copy-on-write overlay over each medium. The overlays
+ * do not own their media, so the set keeps them: close the stack first, then
+ * dev_cow_leaves_close(). Zero-initialise the set; pass it as ctx. */
+struct dev_cow_leaves {
+	struct bdev **leaf;
+	unsigned n, cap;
+};
+int dev_wrap_cow(void *ctx, struct bdev *leaf, struct bdev **out, struct bo_err *err);
+void dev_cow_leaves_close(struct dev_cow_leaves *l);
 /* Parse + open in one call. */
 int dev_stack_open_text(const char *text, const struct dev_open_opts *opts, struct bdev **out,
                         struct bo_err *err);
