@@ -301,43 +301,59 @@ struct cut {
 	uint64_t quota;
 };
 
+/* Keys of the states seen so far, each with the ordinal of its first appearance:
+ * that ordinal (not the key's bytes, which hold timestamps of the recording) picks
+ * the shard, so every shard partitions the states the same way. */
 struct seen {
-	uint64_t *v;
+	uint64_t *key, *first;
 	size_t cap, n;
 };
 
-/* Returns true if key was already there. */
-static int seen_add(struct seen *s, uint64_t key, bool *dup)
+static size_t slot(uint64_t key, size_t cap)
+{
+	return (size_t)(key * 0x9e3779b97f4a7c15ull >> 17) & (cap - 1);
+}
+
+static int seen_add(struct seen *s, uint64_t key, uint64_t ordinal, bool *dup, uint64_t *first)
 {
 	if (key == 0)
 		key = 1;
 	if ((s->n + 1) * 2 > s->cap) {
 		size_t nc = s->cap ? s->cap * 2 : 4096;
-		uint64_t *nv = calloc(nc, sizeof(*nv));
-		if (!nv)
+		uint64_t *nk = calloc(nc, sizeof(*nk)), *nf = calloc(nc, sizeof(*nf));
+		if (!nk || !nf) {
+			free(nk);
+			free(nf);
 			return -ENOMEM;
+		}
 		for (size_t i = 0; i < s->cap; i++)
-			if (s->v[i]) {
-				size_t j = (size_t)(s->v[i] * 0x9e3779b97f4a7c15ull) & (nc - 1);
-				while (nv[j])
+			if (s->key[i]) {
+				size_t j = slot(s->key[i], nc);
+				while (nk[j])
 					j = (j + 1) & (nc - 1);
-				nv[j] = s->v[i];
+				nk[j] = s->key[i];
+				nf[j] = s->first[i];
 			}
-		free(s->v);
-		s->v = nv;
+		free(s->key);
+		free(s->first);
+		s->key = nk;
+		s->first = nf;
 		s->cap = nc;
 	}
-	size_t j = (size_t)(key * 0x9e3779b97f4a7c15ull) & (s->cap - 1);
-	while (s->v[j]) {
-		if (s->v[j] == key) {
+	size_t j = slot(key, s->cap);
+	while (s->key[j]) {
+		if (s->key[j] == key) {
 			*dup = true;
+			*first = s->first[j];
 			return 0;
 		}
 		j = (j + 1) & (s->cap - 1);
 	}
-	s->v[j] = key;
+	s->key[j] = key;
+	s->first[j] = ordinal;
 	s->n++;
 	*dup = false;
+	*first = ordinal;
 	return 0;
 }
 
@@ -466,11 +482,12 @@ static int judge_state(struct explorer *ex, struct bdev *state)
 	uint64_t key = 0x243f6a8885a308d3ull ^ (uint64_t)c->completed;
 	digest_walk(state, &key, 0);
 	bool dup = false;
-	int rc = seen_add(&ex->seen, key, &dup);
+	uint64_t first;
+	int rc = seen_add(&ex->seen, key, r->built, &dup, &first);
 	r->built++;
 	if (rc)
 		return rc;
-	bool mine = ex->cfg->nshards <= 1 || mix64(key) % ex->cfg->nshards == ex->cfg->shard;
+	bool mine = ex->cfg->nshards <= 1 || mix64(first) % ex->cfg->nshards == ex->cfg->shard;
 	if (!mine) {
 		r->t_construct += bo_now() - t;
 		return 0;
@@ -546,7 +563,7 @@ static int judge_state(struct explorer *ex, struct bdev *state)
 					snprintf(s.detected_by, sizeof(s.detected_by), "fsck");
 			}
 		}
-		bool sample_ok = (mix64(key ^ 0x5bd1e995) & 63) == 0;
+		bool sample_ok = (mix64(first ^ 0x5bd1e995) & 63) == 0;
 		if (ex->cfg->e2fsck && urc == 0 && (v.broken || sample_ok || !ex->cfg->fsck)) {
 			bool clean = true;
 			char ewhy[256] = "";
@@ -952,7 +969,8 @@ out:
 	crash_oracle_free(oracle);
 	free(exec);
 	free(cuts);
-	free(ex.seen.v);
+	free(ex.seen.key);
+	free(ex.seen.first);
 	r->t_total = bo_now() - ex.t0;
 	if (rc) {
 		crash_result_free(r);
