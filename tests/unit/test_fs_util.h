@@ -28,6 +28,10 @@ static inline const char *tfs_tmpdir(void)
 
 static inline void tfs_cleanup(void)
 {
+	if (tfs_dir_[0] && getenv("BLACKOUT_KEEP_IMAGES")) {
+		diag("images kept in %s", tfs_dir_);
+		return;
+	}
 	if (tfs_dir_[0]) {
 		char cmd[512];
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tfs_dir_);
