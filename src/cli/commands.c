@@ -4,6 +4,9 @@
 
 #include "cli/cli.h"
 
+int cmd_jbd(int argc, char **argv);
+
 const struct cli_cmd cli_cmds[] = {
+    {"jbd", "recover or write a JBD2 journal inside an image (tests, inspection)", cmd_jbd},
     {NULL, NULL, NULL},
 };
