@@ -29,10 +29,10 @@ uint32_t jbd_crc32_be(uint32_t crc, const void *buf, size_t len)
 
 uint32_t jbd_sb_csum(const uint8_t *sbbuf)
 {
-	uint8_t tmp[JSB_SIZE];
-	memcpy(tmp, sbbuf, JSB_SIZE);
-	put_be32(tmp + JSB_CHECKSUM, 0);
-	return crc32c_raw(~0u, tmp, JSB_SIZE);
+	uint8_t tmp[JBD_SB_SIZE];
+	memcpy(tmp, sbbuf, JBD_SB_SIZE);
+	put_be32(tmp + JBD_SB_CHECKSUM, 0);
+	return crc32c_raw(~0u, tmp, JBD_SB_SIZE);
 }
 
 int jbd_sb_parse(const uint8_t *b, uint32_t block_size, uint64_t nr_blocks, struct jbd_sb *sb,
@@ -46,12 +46,12 @@ int jbd_sb_parse(const uint8_t *b, uint32_t block_size, uint64_t nr_blocks, stru
 		return bo_errf(err, -EUCLEAN,
 		               "journal superblock: block type %u is not a superblock",
 		               sb->blocktype);
-	sb->block_size = get_be32(b + JSB_BLOCKSIZE);
-	sb->maxlen = get_be32(b + JSB_MAXLEN);
-	sb->first = get_be32(b + JSB_FIRST);
-	sb->sequence = get_be32(b + JSB_SEQUENCE);
-	sb->start = get_be32(b + JSB_START);
-	sb->errno_ = (int32_t)get_be32(b + JSB_ERRNO);
+	sb->block_size = get_be32(b + JBD_SB_BLOCKSIZE);
+	sb->maxlen = get_be32(b + JBD_SB_MAXLEN);
+	sb->first = get_be32(b + JBD_SB_FIRST);
+	sb->sequence = get_be32(b + JBD_SB_SEQUENCE);
+	sb->start = get_be32(b + JBD_SB_START);
+	sb->errno_ = (int32_t)get_be32(b + JBD_SB_ERRNO);
 	if (block_size && sb->block_size != block_size)
 		return bo_errf(err, -EUCLEAN, "journal superblock: block size %u, expected %u",
 		               sb->block_size, block_size);
@@ -72,11 +72,11 @@ int jbd_sb_parse(const uint8_t *b, uint32_t block_size, uint64_t nr_blocks, stru
 		               "journal superblock: s_start %u out of range [%u, %u)", sb->start,
 		               sb->first, sb->maxlen);
 	if (sb->blocktype == JBD_SUPERBLOCK_V2) {
-		sb->compat = get_be32(b + JSB_FEATURE_COMPAT);
-		sb->incompat = get_be32(b + JSB_FEATURE_INCOMPAT);
-		sb->ro_compat = get_be32(b + JSB_FEATURE_RO_COMPAT);
-		memcpy(sb->uuid, b + JSB_UUID, 16);
-		sb->checksum_type = b[JSB_CHECKSUM_TYPE];
+		sb->compat = get_be32(b + JBD_SB_FEATURE_COMPAT);
+		sb->incompat = get_be32(b + JBD_SB_FEATURE_INCOMPAT);
+		sb->ro_compat = get_be32(b + JBD_SB_FEATURE_RO_COMPAT);
+		memcpy(sb->uuid, b + JBD_SB_UUID, 16);
+		sb->checksum_type = b[JBD_SB_CHECKSUM_TYPE];
 	}
 	uint32_t known = JBD_FEATURE_INCOMPAT_REVOKE | JBD_FEATURE_INCOMPAT_64BIT |
 	                 JBD_FEATURE_INCOMPAT_ASYNC_COMMIT | JBD_FEATURE_INCOMPAT_CSUM_V2 |
@@ -85,7 +85,7 @@ int jbd_sb_parse(const uint8_t *b, uint32_t block_size, uint64_t nr_blocks, stru
 		return bo_errf(err, -EOPNOTSUPP,
 		               "journal superblock: unknown incompat features 0x%x",
 		               sb->incompat & ~known);
-	if ((sb->incompat & JBD_FEATURE_INCOMPAT_FAST_COMMIT) && get_be32(b + JSB_NUM_FC_BLKS))
+	if ((sb->incompat & JBD_FEATURE_INCOMPAT_FAST_COMMIT) && get_be32(b + JBD_SB_NUM_FC_BLKS))
 		return bo_errf(err, -EOPNOTSUPP,
 		               "journal superblock: fast commit area not supported");
 	if ((sb->incompat & JBD_FEATURE_INCOMPAT_CSUM_V2) &&
@@ -96,7 +96,7 @@ int jbd_sb_parse(const uint8_t *b, uint32_t block_size, uint64_t nr_blocks, stru
 			return bo_errf(err, -EUCLEAN,
 			               "journal superblock: checksum type %u is not crc32c",
 			               sb->checksum_type);
-		uint32_t want = get_be32(b + JSB_CHECKSUM), got = jbd_sb_csum(b);
+		uint32_t want = get_be32(b + JBD_SB_CHECKSUM), got = jbd_sb_csum(b);
 		if (want != got)
 			return bo_errf(err, -EUCLEAN,
 			               "journal superblock: checksum 0x%08x, computed 0x%08x", want,
@@ -108,15 +108,15 @@ int jbd_sb_parse(const uint8_t *b, uint32_t block_size, uint64_t nr_blocks, stru
 void jbd_sb_encode(struct jbd_journal *j)
 {
 	uint8_t *b = j->sbbuf;
-	put_be32(b + JSB_SEQUENCE, j->sb.sequence);
-	put_be32(b + JSB_START, j->sb.start);
-	put_be32(b + JSB_ERRNO, (uint32_t)j->sb.errno_);
+	put_be32(b + JBD_SB_SEQUENCE, j->sb.sequence);
+	put_be32(b + JBD_SB_START, j->sb.start);
+	put_be32(b + JBD_SB_ERRNO, (uint32_t)j->sb.errno_);
 	if (j->sb.blocktype == JBD_SUPERBLOCK_V2) {
-		put_be32(b + JSB_FEATURE_COMPAT, j->sb.compat);
-		put_be32(b + JSB_FEATURE_INCOMPAT, j->sb.incompat);
+		put_be32(b + JBD_SB_FEATURE_COMPAT, j->sb.compat);
+		put_be32(b + JBD_SB_FEATURE_INCOMPAT, j->sb.incompat);
 	}
 	if (j->csum_v23)
-		put_be32(b + JSB_CHECKSUM, jbd_sb_csum(b));
+		put_be32(b + JBD_SB_CHECKSUM, jbd_sb_csum(b));
 }
 
 int jbd_setup_format(struct jbd_journal *j)

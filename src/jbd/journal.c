@@ -225,7 +225,7 @@ int jbd_journal_set_features(struct jbd_journal *j, uint32_t compat, uint32_t in
 	j->sb.compat = compat;
 	j->sb.incompat = incompat;
 	if (incompat & (JBD_FEATURE_INCOMPAT_CSUM_V2 | JBD_FEATURE_INCOMPAT_CSUM_V3))
-		j->sbbuf[JSB_CHECKSUM_TYPE] = j->sb.checksum_type = JBD_CRC32C_CHKSUM;
+		j->sbbuf[JBD_SB_CHECKSUM_TYPE] = j->sb.checksum_type = JBD_CRC32C_CHKSUM;
 	jbd_setup_format(j);
 	int rc = jbd_write_sb(j, BLK_FUA);
 	return rc ? do_abort(j, rc) : 0;
@@ -721,17 +721,17 @@ int jbd_journal_format(struct bdev *d, const struct jbd_config *c, const uint8_t
 	if (!rc) {
 		put_be32(b, JBD_MAGIC);
 		put_be32(b + 4, JBD_SUPERBLOCK_V2);
-		put_be32(b + JSB_BLOCKSIZE, bs);
-		put_be32(b + JSB_MAXLEN, (uint32_t)c->nr_blocks);
-		put_be32(b + JSB_FIRST, 1);
-		put_be32(b + JSB_SEQUENCE, sequence ? sequence : 1);
-		put_be32(b + JSB_FEATURE_COMPAT, compat);
-		put_be32(b + JSB_FEATURE_INCOMPAT, incompat);
-		memcpy(b + JSB_UUID, uuid, 16);
-		put_be32(b + JSB_NR_USERS, 1);
+		put_be32(b + JBD_SB_BLOCKSIZE, bs);
+		put_be32(b + JBD_SB_MAXLEN, (uint32_t)c->nr_blocks);
+		put_be32(b + JBD_SB_FIRST, 1);
+		put_be32(b + JBD_SB_SEQUENCE, sequence ? sequence : 1);
+		put_be32(b + JBD_SB_FEATURE_COMPAT, compat);
+		put_be32(b + JBD_SB_FEATURE_INCOMPAT, incompat);
+		memcpy(b + JBD_SB_UUID, uuid, 16);
+		put_be32(b + JBD_SB_NR_USERS, 1);
 		if (incompat & (JBD_FEATURE_INCOMPAT_CSUM_V2 | JBD_FEATURE_INCOMPAT_CSUM_V3)) {
-			b[JSB_CHECKSUM_TYPE] = JBD_CRC32C_CHKSUM;
-			put_be32(b + JSB_CHECKSUM, jbd_sb_csum(b));
+			b[JBD_SB_CHECKSUM_TYPE] = JBD_CRC32C_CHKSUM;
+			put_be32(b + JBD_SB_CHECKSUM, jbd_sb_csum(b));
 		}
 		rc = jbd_log_write(&j, 0, b, BLK_FUA);
 	}

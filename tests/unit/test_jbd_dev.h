@@ -16,6 +16,7 @@ struct t_op {
 	uint64_t lba;
 	uint32_t count;
 	unsigned flags;
+	uint8_t *data; /* with record set: a copy of the written sectors */
 };
 struct tdev {
 	struct bdev dev;
@@ -27,6 +28,7 @@ struct tdev {
 	uint64_t allow_lo, allow_hi; /* writes outside [lo, hi) sectors are counted */
 	unsigned long outside;
 	unsigned long writes;
+	bool record; /* keep the data of every write (a recorder for crash states) */
 };
 
 static int t_read(struct bdev *d, uint64_t lba, uint32_t count, void *buf)
@@ -39,7 +41,7 @@ static void t_log(struct tdev *t, int op, uint64_t lba, uint32_t count, unsigned
 		t->cap = t->cap ? t->cap * 2 : 256;
 		t->ops = realloc(t->ops, t->cap * sizeof(*t->ops));
 	}
-	t->ops[t->nops++] = (struct t_op){op, lba, count, flags};
+	t->ops[t->nops++] = (struct t_op){op, lba, count, flags, NULL};
 }
 static int t_write(struct bdev *d, uint64_t lba, uint32_t count, const void *buf, unsigned flags)
 {
@@ -52,6 +54,11 @@ static int t_write(struct bdev *d, uint64_t lba, uint32_t count, const void *buf
 		t->outside++;
 	t->writes++;
 	t_log(t, T_WRITE, lba, count, flags);
+	if (t->record) {
+		size_t n = (size_t)count * d->sector_size;
+		t->ops[t->nops - 1].data = malloc(n);
+		memcpy(t->ops[t->nops - 1].data, buf, n);
+	}
 	return blk_write(t->lower, lba, count, buf, flags);
 }
 static int t_flush(struct bdev *d)
@@ -65,6 +72,8 @@ static int t_flush(struct bdev *d)
 static void t_close(struct bdev *d)
 {
 	struct tdev *t = (struct tdev *)d;
+	for (size_t i = 0; i < t->nops; i++)
+		free(t->ops[i].data);
 	free(t->ops);
 	free(t);
 }

@@ -102,13 +102,13 @@ static void test_superblock(void)
 	} bad[] = {
 	    {0, 0x12345678, "bad magic"},
 	    {4, 9, "bad block type"},
-	    {JSB_BLOCKSIZE, 512, "block size"},
-	    {JSB_MAXLEN, 100000, "s_maxlen beyond the journal"},
-	    {JSB_FIRST, 0, "s_first 0"},
-	    {JSB_FIRST, 300, "s_first beyond s_maxlen"},
-	    {JSB_START, 5000, "s_start out of range"},
-	    {JSB_FEATURE_INCOMPAT, 0x80, "unknown incompat feature"},
-	    {JSB_UUID, 0, "superblock checksum (uuid changed)"},
+	    {JBD_SB_BLOCKSIZE, 512, "block size"},
+	    {JBD_SB_MAXLEN, 100000, "s_maxlen beyond the journal"},
+	    {JBD_SB_FIRST, 0, "s_first 0"},
+	    {JBD_SB_FIRST, 300, "s_first beyond s_maxlen"},
+	    {JBD_SB_START, 5000, "s_start out of range"},
+	    {JBD_SB_FEATURE_INCOMPAT, 0x80, "unknown incompat feature"},
+	    {JBD_SB_UUID, 0, "superblock checksum (uuid changed)"},
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct bdev *c;
