@@ -288,8 +288,64 @@ static void test_clean_unmount_310(void)
 	blk_close(d);
 }
 
+/* A write-caching device loses every write not flushed (or FUA) at a power cut:
+ * barrier=1 keeps what fsync promised, barrier=0 (the old ext3 default) does not. */
+static void test_cache_loss(void)
+{
+	for (int barrier = 0; barrier <= 1; barrier++) {
+		struct bdev *base;
+		blk_mem_open(512, IMG / 512, &base);
+		struct fs_mkfs_opts mk;
+		fs_mkfs_opts_default(&mk);
+		mk.type = 3;
+		mk.block_size = 1024;
+		struct bo_err err = {{0}};
+		fs_mkfs(base, &mk, &err);
+		struct bdev *work;
+		blk_clone(base, &work);
+		struct tdev *rec = tdev_open(work);
+		rec->record = true;
+		struct fs_mount_opts mo;
+		fs_mount_opts_default(&mo);
+		mo.barrier = barrier;
+		struct fs *fs;
+		int rc = fs_mount(&rec->dev, &mo, &fs, &err);
+		if (!rc)
+			rc = put(fs, "/synced", 5000, 1, true);
+		ok(!rc, "barrier=%d: write + fsync", barrier);
+		fs_abandon(fs);
+		/* what survives: writes before the last flush, and FUA writes */
+		size_t last_flush = 0;
+		for (size_t i = 0; i < rec->nops; i++)
+			if (rec->ops[i].op == T_FLUSH)
+				last_flush = i + 1;
+		struct bdev *state;
+		blk_clone(base, &state);
+		for (size_t i = 0; i < rec->nops; i++) {
+			const struct t_op *o = &rec->ops[i];
+			if (o->op == T_WRITE && (i < last_flush || (o->flags & BLK_FUA)))
+				blk_write(state, o->lba, o->count, o->data, 0);
+		}
+		rc = fs_mount(state, &mo, &fs, &err);
+		struct fs_stat st;
+		bool present = !rc && fs_stat(fs, "/synced", &st) == 0 && st.size == 5000;
+		if (!rc)
+			fs_unmount(fs);
+		if (barrier)
+			ok(present, "barrier=1: the fsynced file survives losing the write cache");
+		else
+			ok(!present, "barrier=0: the fsynced file is lost with the write cache (as "
+			             "documented: deliberately unsafe)");
+		blk_close(state);
+		blk_close(&rec->dev);
+		blk_close(work);
+		blk_close(base);
+	}
+}
+
 int main(void)
 {
+	test_cache_loss();
 	test_clean_unmount_310();
 	test_crash_compat();
 	if (strncmp(jdir(), "/dev/shm/", 9) == 0)
