@@ -23,6 +23,7 @@ int cmd_truncate(int argc, char **argv);
 int cmd_df(int argc, char **argv);
 int cmd_explore(int argc, char **argv);
 int cmd_workloads(int argc, char **argv);
+int cmd_jbd(int argc, char **argv);
 
 const struct cli_cmd cli_cmds[] = {
     {"log", "print an I/O log written by the recorder (log dump)", cmd_log},
@@ -43,5 +44,6 @@ const struct cli_cmd cli_cmds[] = {
     {"df", "block and inode counts of a filesystem image", cmd_df},
     {"explore", "cut power at every point of a workload and judge what survived", cmd_explore},
     {"workloads", "list the built-in crash workloads, or print one", cmd_workloads},
+    {"jbd", "recover or write a JBD2 journal inside an image (tests, inspection)", cmd_jbd},
     {NULL, NULL, NULL},
 };
