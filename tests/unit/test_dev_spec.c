@@ -23,6 +23,13 @@ static const char *const corpus[] = {
     "concat>[mem;mem]*2",
     "concat > [concat > [mem ; mem] ; concat > mem(size=8k)] x3",
     "concat > concat > concat > mem(size=4k,sector=4096)",
+    "cache > mem",
+    "cache(size=32M,flush=ignore) > disk(sector=512,tear=sector) > file(path=x.img)",
+    "cache(fua=ignore,order=random,seed=99)>disk(sector=4096,tear=byte)>mem(size=64M)",
+    "cache(size=0) > fault(rules=\"write-error lba=8-15 after=2 sticky; lost-write lba=3\") > "
+    "disk > mem",
+    "concat > [cache > disk > mem(size=8M) ; fault > mem] x2",
+    "file(path=\"\",readonly=yes)",
     NULL,
 };
 
@@ -52,6 +59,11 @@ static const struct {
     {"file(path=)", 11, "expected a value"},
     {"file(readonly=maybe,path=x)", 15, "true or false"},
     {"mem(size=\"\\n\")", 12, "escapes"},
+    {"cache(flush=maybe) > mem", 13, "must be one of honor|ignore"},
+    {"cache(size=1M) > [mem ; mem]", 16, "takes 1 lower device, not 2"},
+    {"disk(tear=half) > mem", 11, "none|sector|byte"},
+    {"cache(seed=-1) > mem", 12, "whole number"},
+    {"cache > disk > fault > mem\x01", 27, "byte 0x01"},
 };
 
 static int count_leaves(void *ctx, struct bdev *leaf, struct bdev **out, struct bo_err *err)
