@@ -220,6 +220,31 @@ int main(void)
 		is_int(rc, -EINVAL, "mem size must be a multiple of the sector");
 	}
 
+	/* describe names every parameter of every layer, its value and its default */
+	{
+		struct dev_spec *s;
+		tap_require(
+		    dev_spec_parse("cache(flush=ignore) > fault > mem(size=64k)", &s, &err) == 0,
+		    "parse for describe");
+		char *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+		is_int(dev_spec_describe(s, f), 0, "describe");
+		fclose(f);
+		ok(strstr(text, "stack: cache(size=1M,flush=ignore,fua=honor,order=fifo,seed=0) > "
+		                "fault(rules=\"\") > mem(size=64k,sector=512)"),
+		   "starts with the canonical spec");
+		ok(strstr(text, "flush    = ignore       [default honor]"), "a changed parameter");
+		ok(strstr(text, "size     = 64k          [default 16M]"), "another");
+		ok(strstr(text, "seed     = 0            [default]"), "a defaulted one");
+		int lines = 0;
+		for (const char *c = text; *c; c++)
+			lines += *c == '\n';
+		is_int(lines, 2 + 3 + 5 + 1 + 2, "one line per layer and per parameter");
+		free(text);
+		dev_spec_free(s);
+	}
+
 	/* the registry */
 	ok(dev_model_find("mem") && dev_model_find("file") && !dev_model_find("nosuch"),
 	   "registry lookups");
