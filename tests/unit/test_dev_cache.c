@@ -291,6 +291,24 @@ static void big(void)
 	is_int(sp.decisions, 1000, "1000 decisions");
 	ok(sp.outcomes == UINT64_MAX && sp.log2 > 999.9 && sp.log2 < 1000.1,
 	   "2^1000 outcomes (saturated count, log2 %.1f)", sp.log2);
+	/* 5,000 dirty sectors: more than a decision list holds, still counted */
+	struct bdev *big5 = open_spec("cache(size=4M) > mem(size=4M)");
+	for (int i = 0; i < 5000; i++) {
+		fill(b, 1);
+		blk_write(big5, (uint64_t)i, 1, b, 0);
+	}
+	is_int(dev_cut_space(big5, NULL, &sp), 0, "space of 5000 dirty sectors");
+	is_int(sp.decisions, 5000, "5000 decisions counted");
+	struct bdev *k5;
+	is_int(dev_cut_outcome(big5, NULL, 5, &k5), 0, "outcome 5 of them");
+	unsigned landed5 = 0;
+	for (int i = 0; i < 8; i++) {
+		blk_read(k5, (uint64_t)i, 1, b);
+		landed5 |= (unsigned)(b[0] != 0) << i;
+	}
+	is_int(landed5, 5, "sectors 0 and 2 landed, as 5 = 0b101 says");
+	blk_close(k5);
+	blk_close(big5);
 	struct blk_chooser_random rc;
 	blk_chooser_random_init(&rc, 3);
 	struct bdev *st;
