@@ -207,12 +207,14 @@ static void clear(struct cache_dev *c)
 	c->spos = c->slen = 0;
 }
 
-/* Writes the sectors of `mask` in line i to the lower device, one write per run. */
+/* Writes the sectors of `mask` in line i to the lower device, one write per run;
+ * every run is tried, the first error is returned. */
 static int write_mask(struct cache_dev *c, uint32_t i, uint32_t mask)
 {
 	const struct line *ln = &c->lines[i];
 	size_t ss = c->dev.sector_size;
 	uint32_t k = 0;
+	int first = 0;
 	while (mask >> k) {
 		if (!(mask >> k & 1)) {
 			k++;
@@ -223,13 +225,28 @@ static int write_mask(struct cache_dev *c, uint32_t i, uint32_t mask)
 			e++;
 		uint64_t lba = (ln->no << c->lshift) + k;
 		int rc = blk_write(c->lower, lba, e - k, ln->buf->data + k * ss, 0);
-		if (rc)
-			return bo_errf(&c->dev.err, rc, "cache: write-back of sector %llu: %s",
-			               (unsigned long long)lba, bo_errstr(&c->lower->err, rc));
-		c->writebacks += e - k;
+		uint64_t bad = lba;
+		if (rc && e - k > 1) {
+			/* sector by sector, so one refused sector does not take its
+			 * neighbours with it; the first error is reported */
+			rc = 0;
+			for (uint32_t j = k; j < e; j++) {
+				int r1 =
+				    blk_write(c->lower, lba + j - k, 1, ln->buf->data + j * ss, 0);
+				if (r1 && !rc) {
+					rc = r1;
+					bad = lba + j - k;
+				}
+			}
+		}
+		if (rc && !first)
+			first = bo_errf(&c->dev.err, rc, "cache: write-back of sector %llu: %s",
+			                (unsigned long long)bad, bo_errstr(&c->lower->err, rc));
+		else if (!rc)
+			c->writebacks += e - k;
 		k = e;
 	}
-	return 0;
+	return first;
 }
 
 static int cmp_line(const void *a, const void *b, void *ctx)
@@ -572,8 +589,10 @@ static int cache_power_cut(struct bdev *d, struct blk_chooser *ch,
 			if ((c->lines[i].dirty >> b & 1) &&
 			    blk_choose(ch, 2, "cache: dirty sector reached the media"))
 				landed |= 1u << b;
+		/* a write-back the device below refuses (a fault rule) simply did not
+		 * land: the power was going anyway */
 		int rc = write_mask(c, i, landed);
-		if (rc)
+		if (rc == -ENOMEM)
 			return rc;
 	}
 	clear(c);
