@@ -131,6 +131,10 @@ int dev_cut_space(struct bdev *d, const struct blk_inflight *inflight, struct de
  * decisions, k reaches only those whose later decisions are all 0. */
 int dev_cut_outcome(struct bdev *d, const struct blk_inflight *inflight, uint64_t k,
                     struct bdev **out);
+/* A clone of d cut with seeded random decisions and powered back on: the same seed
+ * gives the same outcome. */
+int dev_cut_sample(struct bdev *d, const struct blk_inflight *inflight, uint64_t seed,
+                   struct bdev **out);
 
 /* ---- models' run-time controls ---------------------------------------------- */
 

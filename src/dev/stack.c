@@ -159,3 +159,24 @@ int dev_cut_outcome(struct bdev *d, const struct blk_inflight *inflight, uint64_
 	*out = c;
 	return 0;
 }
+
+int dev_cut_sample(struct bdev *d, const struct blk_inflight *inflight, uint64_t seed,
+                   struct bdev **out)
+{
+	*out = NULL;
+	struct blk_chooser_random ch;
+	blk_chooser_random_init(&ch, seed);
+	struct bdev *c;
+	int rc = blk_clone(d, &c);
+	if (rc)
+		return rc;
+	rc = blk_power_cut(c, &ch.base, inflight);
+	if (rc == 0)
+		rc = blk_power_restore(c);
+	if (rc) {
+		blk_close(c);
+		return rc;
+	}
+	*out = c;
+	return 0;
+}
