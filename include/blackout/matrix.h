@@ -35,10 +35,10 @@ struct matrix_op {
 
 /* A block of the example state that differs from what the oracle expected. */
 struct matrix_damage {
-	uint64_t block;	 /* filesystem block */
-	char what[16];	 /* "lost" (old content), "damaged" (neither old nor new) */
+	uint64_t block;  /* filesystem block */
+	char what[16];   /* "lost" (old content), "damaged" (neither old nor new) */
 	char owner[160]; /* path of the file or structure it belongs to, or "" */
-	uint32_t ino;	 /* 0 when not an inode's block */
+	uint32_t ino;    /* 0 when not an inode's block */
 };
 
 /* One failing state of a cell, kept so a person can see what happened. */
@@ -56,28 +56,28 @@ struct matrix_example {
 };
 
 struct matrix_cell {
-	bool ran;	   /* false: the configuration does not apply (reason in note) */
+	bool ran; /* false: the configuration does not apply (reason in note) */
 	char note[128];
-	uint64_t states;   /* crash states judged */
-	uint64_t ok;	   /* states with no broken invariant */
+	uint64_t states;     /* crash states judged */
+	uint64_t ok;         /* states with no broken invariant */
 	uint64_t viol[MI_N]; /* states breaking each invariant */
-	uint64_t silent;   /* states with a broken invariant nobody reported */
-	uint64_t detected; /* states where mount/fsck/checksums reported the damage */
-	bool exhaustive;   /* every state the stack allows was judged */
-	double coverage;   /* judged / allowed, when sampled */
+	uint64_t silent;     /* states with a broken invariant nobody reported */
+	uint64_t detected;   /* states where mount/fsck/checksums reported the damage */
+	bool exhaustive;     /* every state the stack allows was judged */
+	double coverage;     /* judged / allowed, when sampled */
 	double seconds;
 	struct matrix_example *example; /* the first silent failure, else the first failure */
 };
 
 struct matrix_row {
-	const char *id;	   /* "nocache" */
+	const char *id;    /* "nocache" */
 	const char *label; /* "no write cache" */
 	const char *stack; /* the stack spec */
 	const char *what;  /* which expectation this row tests */
 };
 
 struct matrix_col {
-	const char *id;	   /* "ext3-ordered-b1" */
+	const char *id;    /* "ext3-ordered-b1" */
 	const char *label; /* "ext3 ordered barrier=1" */
 	const char *mkfs;  /* "ext3" or "ext3,metadata_csum" */
 	const char *mount; /* "data=ordered,barrier=1" */

@@ -14,7 +14,7 @@
 const char *matrix_inv_name(enum matrix_inv i)
 {
 	static const char *const names[MI_N] = {"durable", "stale", "bystander", "consistent",
-						"atomic"};
+	                                        "atomic"};
 	return i < MI_N ? names[i] : "?";
 }
 
@@ -41,9 +41,9 @@ static const struct matrix_cell *ran(const struct matrix *m, const char *row, co
 }
 
 static void vadd(struct matrix_verdict *out, size_t max, size_t *n, const char *exp,
-		 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+                 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 static void vadd(struct matrix_verdict *out, size_t max, size_t *n, const char *exp,
-		 const char *fmt, ...)
+                 const char *fmt, ...)
 {
 	if (*n >= max)
 		return;
@@ -66,9 +66,9 @@ size_t matrix_verdicts(const struct matrix *m, struct matrix_verdict *out, size_
 	size_t n = 0;
 	char a[64], b[64], c3[160], d[64];
 	const struct matrix_cell *hb0 = ran(m, "cache", "ext3-ordered-b0"),
-				 *hb1 = ran(m, "cache", "ext3-ordered-b1"),
-				 *lie = ran(m, "cache-lying", "ext3-ordered-b1"),
-				 *nc0 = ran(m, "nocache", "ext3-ordered-b0");
+	                         *hb1 = ran(m, "cache", "ext3-ordered-b1"),
+	                         *lie = ran(m, "cache-lying", "ext3-ordered-b1"),
+	                         *nc0 = ran(m, "nocache", "ext3-ordered-b0");
 	if (hb0 && hb1)
 		vadd(out, max, &n, "WRITE-CACHE",
 		     "Barriers matter with a write cache: ext3 data=ordered lost synced data in %s "
@@ -76,11 +76,12 @@ size_t matrix_verdicts(const struct matrix *m, struct matrix_verdict *out, size_
 		     share(hb0, hb0->viol[MI_DURABLE], a, sizeof(a)),
 		     share(hb1, hb1->viol[MI_DURABLE], b, sizeof(b)),
 		     hb1->viol[MI_DURABLE] == 0 && hb0->viol[MI_DURABLE] > 0
-			     ? " Flushes honoured + barrier=1 is safe; barrier=0 is not."
-			     : "");
+		         ? " Flushes honoured + barrier=1 is safe; barrier=0 is not."
+		         : "");
 	if (lie)
 		vadd(out, max, &n, "WRITE-CACHE",
-		     "A cache that ignores flushes defeats barriers: barrier=1 still lost synced data "
+		     "A cache that ignores flushes defeats barriers: barrier=1 still lost synced "
+		     "data "
 		     "in %s (%" PRIu64 " of them silently).",
 		     share(lie, lie->viol[MI_DURABLE], a, sizeof(a)), lie->silent);
 	if (nc0)
@@ -90,7 +91,7 @@ size_t matrix_verdicts(const struct matrix *m, struct matrix_verdict *out, size_
 		     share(nc0, nc0->viol[MI_DURABLE], a, sizeof(a)));
 
 	const struct matrix_cell *torn = ran(m, "torn", "ext3-ordered-b1"),
-				 *atom = ran(m, "nocache", "ext3-ordered-b1");
+	                         *atom = ran(m, "nocache", "ext3-ordered-b1");
 	if (torn && atom)
 		vadd(out, max, &n, "ATOMIC-SECTORS",
 		     "Torn sectors break invariants the atomic disk keeps: %s violated something "
@@ -100,25 +101,26 @@ size_t matrix_verdicts(const struct matrix *m, struct matrix_verdict *out, size_
 	static const char *const cheap_rows[] = {"flash-cheap-128k", "flash-cheap-4m"};
 	for (int i = 0; i < 2; i++) {
 		const struct matrix_cell *ch = ran(m, cheap_rows[i], "ext3-ordered-b1"),
-					 *cs = ran(m, cheap_rows[i], "ext3-csum"),
-					 *e2 = ran(m, cheap_rows[i], "ext2");
+		                         *cs = ran(m, cheap_rows[i], "ext3-csum"),
+		                         *e2 = ran(m, cheap_rows[i], "ext2");
 		if (!ch)
 			continue;
-		vadd(out, max, &n, "ATOMIC-SECTORS",
-		     "Cheap flash (%s erase blocks) destroys data nobody was writing: bystander "
-		     "files were damaged in %s on ext3 ordered barrier=1, %" PRIu64
-		     " of those states silently%s%s.",
-		     i == 0 ? "128 KiB" : "4 MiB", share(ch, ch->viol[MI_BYSTANDER], a, sizeof(a)),
-		     ch->silent,
-		     cs ? "; with metadata_csum " : "",
-		     cs ? (snprintf(c3, sizeof(c3),
-				    "%" PRIu64 " states were damaged and %" PRIu64 " went unnoticed",
-				    violating(cs), cs->silent),
-			   c3)
-			: "");
+		vadd(
+		    out, max, &n, "ATOMIC-SECTORS",
+		    "Cheap flash (%s erase blocks) destroys data nobody was writing: bystander "
+		    "files were damaged in %s on ext3 ordered barrier=1, %" PRIu64
+		    " of those states silently%s%s.",
+		    i == 0 ? "128 KiB" : "4 MiB", share(ch, ch->viol[MI_BYSTANDER], a, sizeof(a)),
+		    ch->silent, cs ? "; with metadata_csum " : "",
+		    cs ? (snprintf(c3, sizeof(c3),
+		                   "%" PRIu64 " states were damaged and %" PRIu64 " went unnoticed",
+		                   violating(cs), cs->silent),
+		          c3)
+		       : "");
 		if (e2 && ch)
 			vadd(out, max, &n, "JOURNAL-HIDES-DAMAGE",
-			     "On cheap flash (%s), ext2 (a full fsck after every cut) reported damage "
+			     "On cheap flash (%s), ext2 (a full fsck after every cut) reported "
+			     "damage "
 			     "in %s; ext3's journal replay skipped the check and %" PRIu64
 			     " damaged states went unreported.",
 			     i == 0 ? "128 KiB" : "4 MiB", share(e2, e2->detected, a, sizeof(a)),
@@ -127,27 +129,28 @@ size_t matrix_verdicts(const struct matrix *m, struct matrix_verdict *out, size_
 	const struct matrix_cell *careful = ran(m, "flash-careful", "ext3-ordered-b1");
 	if (careful)
 		vadd(out, max, &n, "ATOMIC-SECTORS",
-		     "Careful flash firmware (page-mapped, atomic map commit) keeps every invariant: "
+		     "Careful flash firmware (page-mapped, atomic map commit) keeps every "
+		     "invariant: "
 		     "%s violated something.",
 		     share(careful, violating(careful), a, sizeof(a)));
 
 	const struct matrix_cell *r5 = ran(m, "raid5", "ext3-ordered-b1"),
-				 *r5d = ran(m, "raid5-degraded", "ext3-ordered-b1"),
-				 *r5j = ran(m, "raid5-degraded-journal", "ext3-ordered-b1"),
-				 *r6 = ran(m, "raid6-2missing", "ext3-ordered-b1");
+	                         *r5d = ran(m, "raid5-degraded", "ext3-ordered-b1"),
+	                         *r5j = ran(m, "raid5-degraded-journal", "ext3-ordered-b1"),
+	                         *r6 = ran(m, "raid6-2missing", "ext3-ordered-b1");
 	if (r5d && atom)
 		vadd(out, max, &n, "DEGRADED-RAID",
 		     "Degraded RAID5 damaged bystanders in %s, a single disk in %s: %s%s",
 		     share(r5d, r5d->viol[MI_BYSTANDER], a, sizeof(a)),
 		     share(atom, atom->viol[MI_BYSTANDER], b, sizeof(b)),
 		     r5d->viol[MI_BYSTANDER] > atom->viol[MI_BYSTANDER]
-			     ? "the write hole makes a degraded array worse than one disk for data "
-			       "nobody was writing."
-			     : "no worse than a single disk in these workloads.",
+		         ? "the write hole makes a degraded array worse than one disk for data "
+		           "nobody was writing."
+		         : "no worse than a single disk in these workloads.",
 		     r5 ? (snprintf(c3, sizeof(c3), " (healthy RAID5: %s)",
-				    share(r5, r5->viol[MI_BYSTANDER], d, sizeof(d))),
-			   c3)
-			: "");
+		                    share(r5, r5->viol[MI_BYSTANDER], d, sizeof(d))),
+		           c3)
+		        : "");
 	if (r5j)
 		vadd(out, max, &n, "DEGRADED-RAID",
 		     "A write journal closes the hole: degraded RAID5 with a journal damaged "
@@ -177,16 +180,17 @@ static void cell_text(const struct matrix_cell *c, char *buf, size_t len)
 		snprintf(buf, len, "ok %" PRIu64, c->states);
 	else
 		snprintf(buf, len, "%" PRIu64 "/%" PRIu64 " %" PRIu64 "s", violating(c), c->states,
-			 c->silent);
+		         c->silent);
 }
 
 void matrix_print_table(const struct matrix *m, FILE *f, bool color)
 {
 	const char *red = color ? "\033[1;31m" : "", *yel = color ? "\033[33m" : "",
-		   *grn = color ? "\033[32m" : "", *off = color ? "\033[0m" : "";
-	fprintf(f, "blackout matrix (%s, seed %" PRIu64 "): crash states violating an invariant / "
-		   "states judged, and how many silently (s)\n\n",
-		m->mode, m->seed);
+	           *grn = color ? "\033[32m" : "", *off = color ? "\033[0m" : "";
+	fprintf(f,
+	        "blackout matrix (%s, seed %" PRIu64 "): crash states violating an invariant / "
+	        "states judged, and how many silently (s)\n\n",
+	        m->mode, m->seed);
 	fprintf(f, "%-24s", "stack \\ filesystem");
 	for (size_t c = 0; c < m->ncols; c++)
 		fprintf(f, " %-16.16s", m->cols[c].label);
@@ -226,7 +230,7 @@ static void json_example(const struct matrix_example *e, FILE *f)
 	fputs(",\"broken\":", f);
 	bo_json_str(f, e->broken);
 	fprintf(f, ",\"silent\":%s,\"cut\":%zu,\"cut_inflight\":%s,\"ops\":[",
-		e->silent ? "true" : "false", e->cut, e->cut_inflight ? "true" : "false");
+	        e->silent ? "true" : "false", e->cut, e->cut_inflight ? "true" : "false");
 	for (size_t i = 0; i < e->nops; i++) {
 		const struct matrix_op *o = &e->ops[i];
 		fprintf(f, "%s{\"op\":\"%s\"", i ? "," : "", o->op);
@@ -244,7 +248,7 @@ static void json_example(const struct matrix_example *e, FILE *f)
 	for (size_t i = 0; i < e->ndamage; i++) {
 		const struct matrix_damage *d = &e->damage[i];
 		fprintf(f, "%s{\"block\":%" PRIu64 ",\"what\":\"%s\",\"ino\":%u,\"owner\":",
-			i ? "," : "", d->block, d->what, d->ino);
+		        i ? "," : "", d->block, d->what, d->ino);
 		bo_json_str(f, d->owner);
 		fputc('}', f);
 	}
@@ -253,9 +257,10 @@ static void json_example(const struct matrix_example *e, FILE *f)
 
 int matrix_write_json(const struct matrix *m, FILE *f)
 {
-	fprintf(f, "{\"schema\":\"blackout-matrix/1\",\"mode\":\"%s\",\"seed\":%" PRIu64
-		   ",\"seconds\":%.1f,\n\"workloads\":[",
-		m->mode, m->seed, m->seconds);
+	fprintf(f,
+	        "{\"schema\":\"blackout-matrix/1\",\"mode\":\"%s\",\"seed\":%" PRIu64
+	        ",\"seconds\":%.1f,\n\"workloads\":[",
+	        m->mode, m->seed, m->seconds);
 	for (size_t i = 0; i < m->nworkloads; i++) {
 		fputs(i ? "," : "", f);
 		bo_json_str(f, m->workloads[i]);
@@ -303,14 +308,14 @@ int matrix_write_json(const struct matrix *m, FILE *f)
 				bo_json_str(f, x->note);
 			}
 			fprintf(f,
-				",\"states\":%" PRIu64 ",\"ok\":%" PRIu64 ",\"silent\":%" PRIu64
-				",\"detected\":%" PRIu64 ",\"exhaustive\":%s,\"coverage\":%.4f,"
-				"\"seconds\":%.2f,\"violations\":{",
-				x->states, x->ok, x->silent, x->detected,
-				x->exhaustive ? "true" : "false", x->coverage, x->seconds);
+			        ",\"states\":%" PRIu64 ",\"ok\":%" PRIu64 ",\"silent\":%" PRIu64
+			        ",\"detected\":%" PRIu64 ",\"exhaustive\":%s,\"coverage\":%.4f,"
+			        "\"seconds\":%.2f,\"violations\":{",
+			        x->states, x->ok, x->silent, x->detected,
+			        x->exhaustive ? "true" : "false", x->coverage, x->seconds);
 			for (int i = 0; i < MI_N; i++)
 				fprintf(f, "%s\"%s\":%" PRIu64, i ? "," : "",
-					matrix_inv_name((enum matrix_inv)i), x->viol[i]);
+				        matrix_inv_name((enum matrix_inv)i), x->viol[i]);
 			fputs("},\"example\":", f);
 			if (x->example)
 				json_example(x->example, f);
@@ -322,7 +327,8 @@ int matrix_write_json(const struct matrix *m, FILE *f)
 	struct matrix_verdict v[32];
 	size_t nv = matrix_verdicts(m, v, 32);
 	for (size_t i = 0; i < nv; i++) {
-		fprintf(f, "%s\n {\"expectation\":\"%s\",\"text\":", i ? "," : "", v[i].expectation);
+		fprintf(f, "%s\n {\"expectation\":\"%s\",\"text\":", i ? "," : "",
+		        v[i].expectation);
 		bo_json_str(f, v[i].text);
 		fputc('}', f);
 	}
@@ -334,9 +340,10 @@ int matrix_write_json(const struct matrix *m, FILE *f)
 
 int matrix_write_md(const struct matrix *m, FILE *f)
 {
-	fprintf(f, "# blackout matrix (%s)\n\nCrash states that broke an invariant / states "
-		   "judged; **bold** = some silently. Seed %" PRIu64 ", %.0f s.\n\n",
-		m->mode, m->seed, m->seconds);
+	fprintf(f,
+	        "# blackout matrix (%s)\n\nCrash states that broke an invariant / states "
+	        "judged; **bold** = some silently. Seed %" PRIu64 ", %.0f s.\n\n",
+	        m->mode, m->seed, m->seconds);
 	fputs("| stack | spec |", f);
 	for (size_t c = 0; c < m->ncols; c++)
 		fprintf(f, " %s |", m->cols[c].label);
@@ -385,7 +392,7 @@ int matrix_write_all(const struct matrix *m, const char *dir, struct bo_err *err
 		return bo_errf(err, -errno, "%s: cannot create: %s", dir, strerror(errno));
 	static const char *const names[] = {"matrix.json", "matrix.md", "report.html"};
 	int (*const fns[])(const struct matrix *, FILE *) = {matrix_write_json, matrix_write_md,
-							      matrix_write_html};
+	                                                     matrix_write_html};
 	for (int i = 0; i < 3; i++) {
 		char path[4096];
 		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
