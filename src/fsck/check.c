@@ -353,6 +353,7 @@ static int pass0(struct ck *c)
 static bool claim(struct ck *c, uint64_t b, uint32_t ino, const char *what)
 {
 	if (bit_test(c->bused, b)) {
+		c->had_dup = true;
 		if (ino)
 			ck_problem(c, FSCK_BLOCK_DUP, ino, b, NULL, 0,
 			           "inode %u %s block %llu is claimed twice", ino, what,
@@ -1249,13 +1250,14 @@ static int check_dir(struct ck *c, struct dirst *ds)
 			if (l && (!x->ref || x->dup))
 				bad = true;
 		}
-		if (bad)
+		if (bad) {
 			ck_problem(
 			    c, FSCK_HTREE, ino, 0, NULL, 0,
 			    "htree directory %u: index does not match its blocks (hash order, "
 			    "references or depth)",
 			    ino);
-		ck_add_fix(c, FIX_CLEAR_HTREE, ino, 0, 0, 0);
+			ck_add_fix(c, FIX_CLEAR_HTREE, ino, 0, 0, 0);
+		}
 	}
 	free(ds->dx);
 	ds->dx = NULL;

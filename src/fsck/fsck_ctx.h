@@ -48,7 +48,8 @@ struct ck {
 	const struct fsck_opts *o;
 	struct fsck_report *r;
 	struct bo_err *err;
-	bool stop; /* max_problems reached */
+	bool stop;    /* max_problems reached */
+	bool had_dup; /* some block was claimed twice */
 
 	uint8_t sb[1024];
 	uint32_t bs, bpg, ipg, isz, ngroups, first_ino, desc_size, first_data, ninodes;

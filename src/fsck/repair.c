@@ -3,6 +3,7 @@
  * check found none of those, the global ones computed from a consistent state (link
  * counts, lost+found, bitmaps and summary counts). fsck_check() loops and re-checks. */
 #include <errno.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -51,7 +52,7 @@ static int fix_dirent(struct ck *c, const struct fix *f)
 		prev = off;
 		off += rl;
 	}
-	if (off != f->off || de_inode(b + off) != f->val)
+	if (off != f->off || (f->kind == FIX_CLEAR_DIRENT && de_inode(b + off) != f->val))
 		return 0;
 	if (f->kind == FIX_FILETYPE) {
 		b[off + DE_FILE_TYPE] = (uint8_t)f->val;
@@ -141,6 +142,10 @@ static int fix_inode(struct ck *c, const struct fix *f)
 		changed = 1;
 		break;
 	case FIX_CLEAR_HTREE:
+		/* Under metadata_csum the index blocks carry no dirent tail: a linear
+		 * directory needs them rebuilt, which this repair does not do. */
+		if (c->csum)
+			return 0;
 		put_le32(in + I_FLAGS, ino_flags(in) & ~EXT2_INDEX_FL);
 		changed = 1;
 		break;
@@ -330,6 +335,8 @@ static int fix_maps(struct ck *c)
 	uint64_t free_b = 0, free_i = 0;
 	bool gdt_dirty = false;
 	int rc;
+	if (c->had_dup)
+		return 0; /* a bitmap may sit on another structure: never write through it */
 	for (uint32_t g = 0; g < c->ngroups; g++) {
 		if (c->grp_bad[g])
 			return 0; /* relocating group metadata is beyond these repairs */
