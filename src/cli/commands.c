@@ -4,6 +4,8 @@
 
 #include "cli/cli.h"
 
+int cmd_corrupt(int argc, char **argv);
+int cmd_fsck(int argc, char **argv);
 int cmd_log(int argc, char **argv);
 int cmd_stack(int argc, char **argv);
 
@@ -26,6 +28,8 @@ int cmd_workloads(int argc, char **argv);
 int cmd_jbd(int argc, char **argv);
 
 const struct cli_cmd cli_cmds[] = {
+    {"corrupt", "damage an ext2/ext3 image on purpose, seeded and reproducible", cmd_corrupt},
+    {"fsck", "check (and repair) an ext2/ext3 image; exit codes as e2fsck", cmd_fsck},
     {"log", "print an I/O log written by the recorder (log dump)", cmd_log},
     {"stack", "describe, format or probe a device stack spec", cmd_stack},
     {"mkfs", "make an ext2/ext3 filesystem on an image", cmd_mkfs},

@@ -1,0 +1,113 @@
+/* fsck_ctx.h — the checker's working state, shared by the check passes (check.c) and
+ * the repairs (repair.c). One allocation set per run; nothing global. */
+#ifndef BLACKOUT_FSCK_CTX_H
+#define BLACKOUT_FSCK_CTX_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "blackout/fsck.h"
+
+/* Per-inode state bits (ck.iflag). */
+enum {
+	IF_DIR = 1u << 0,
+	IF_REACHED = 1u << 1, /* pass 3: connected to root */
+	IF_ZEROLEN = 1u << 2, /* size 0 and no blocks */
+	IF_HTREE = 1u << 3,   /* directory with a (plausible) hashed index */
+	IF_BADBLK = 1u << 4,  /* had out-of-range block pointers */
+	IF_WALK = 1u << 5,    /* pass 3: on the current parent walk */
+};
+
+struct dblk {
+	uint32_t ino, lblk;
+	uint32_t pblk; /* 0: a hole */
+};
+
+/* A repair the check found, applied by repair.c. */
+enum fix_kind {
+	FIX_CLEAR_DIRENT, /* dir block pblk, entry at off: drop it */
+	FIX_FILETYPE,     /* dir block pblk, entry at off: set file type `val` */
+	FIX_INODE_BLOCKS, /* inode: zero out-of-range pointers, fix i_blocks/i_size */
+	FIX_DTIME,        /* inode: set (val=1) or clear (val=0) dtime */
+	FIX_INODE_CSUM,   /* inode: rewrite its checksum */
+	FIX_DIRBLK_CSUM,  /* dir block pblk of inode: rewrite tail/dx checksum */
+	FIX_IBLOCKS,      /* inode: i_blocks = val (512-byte units) */
+	FIX_SIZE,         /* inode: i_size = val blocks * bs */
+	FIX_CLEAR_HTREE,  /* inode: drop INDEX_FL (the index blocks read as empty entries) */
+};
+struct fix {
+	enum fix_kind kind;
+	uint32_t ino;
+	uint32_t pblk;
+	uint32_t off;
+	uint32_t val;
+};
+
+struct ck {
+	struct bdev *d;
+	const struct fsck_opts *o;
+	struct fsck_report *r;
+	struct bo_err *err;
+	bool stop;    /* max_problems reached */
+	bool had_dup; /* some block was claimed twice */
+
+	uint8_t sb[1024];
+	uint32_t bs, bpg, ipg, isz, ngroups, first_ino, desc_size, first_data, ninodes;
+	uint32_t gdt_blocks, rsv_gdt, log_bs;
+	uint64_t nblocks;
+	bool csum, filetype, dir_index, has_journal, ext_attr;
+	uint32_t seed, hash_seed[4];
+	uint8_t *gdt;     /* ngroups * desc_size */
+	uint8_t *grp_bad; /* group's bitmaps/table unusable */
+	uint8_t *bbm;     /* on-disk block bitmaps, bpg/8 bytes per group */
+	uint8_t *ibm;     /* on-disk inode bitmaps, ipg/8 bytes per group */
+	uint8_t *bused;   /* computed: blocks in use */
+	uint8_t *iused;   /* computed: inodes in use */
+	uint16_t *links;  /* i_links_count */
+	uint32_t *counted;
+	uint8_t *iflag;
+	uint8_t *ftype;     /* EXT2_FT_* of the inode's mode (0: bad mode) */
+	uint32_t *parent;   /* directories: first entry found pointing here */
+	uint32_t *dotdot;   /* directories: their '..' */
+	uint32_t *gen;      /* i_generation (checksums of directory blocks) */
+	uint32_t *dir_nblk; /* directories: blocks (i_size / bs) */
+
+	struct dblk *db;
+	size_t ndb, cap_db;
+	struct fix *fx;
+	size_t nfx, cap_fx;
+	uint32_t *ea; /* EA blocks referenced: pairs (blk, refcount on disk) */
+	size_t nea, cap_ea;
+
+	uint8_t *buf, *ibuf; /* one block; an inode-table chunk */
+	uint8_t *lvl[3];     /* indirect blocks being walked */
+	uint16_t *dedup;     /* per-block name table (pass 2) */
+	uint32_t dedup_mask;
+	uint32_t lpf; /* lost+found inode (0: none) */
+};
+
+bool ck_problem(struct ck *c, enum fsck_kind k, uint32_t ino, uint64_t blk, const char *name,
+                int name_len, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+int ck_add_fix(struct ck *c, enum fix_kind k, uint32_t ino, uint32_t pblk, uint32_t off,
+               uint32_t val);
+int ck_read_inode(struct ck *c, uint32_t ino, uint8_t *in);
+int ck_write_inode(struct ck *c, uint32_t ino, uint8_t *in);
+
+/* repair.c */
+int fsck_apply_fixes(struct ck *c);
+int fsck_rewrite_maps(struct ck *c);
+
+static inline bool bit_test(const uint8_t *m, uint64_t i)
+{
+	return (m[i >> 3] >> (i & 7)) & 1;
+}
+static inline void bit_set(uint8_t *m, uint64_t i)
+{
+	m[i >> 3] |= (uint8_t)(1u << (i & 7));
+}
+static inline void bit_clear(uint8_t *m, uint64_t i)
+{
+	m[i >> 3] &= (uint8_t) ~(1u << (i & 7));
+}
+
+#endif
