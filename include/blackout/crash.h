@@ -148,9 +148,11 @@ int crash_oracle_check(const struct crash_oracle *o, size_t completed,
 /* ---- exploration ------------------------------------------------------------ */
 
 /* A consistency judge for a recovered (and cleanly unmounted) state: sets *clean,
- * and a one-line reason when not. The engine uses the own fsck when one is plugged
- * in here, e2fsck -fn (crash_fsck_e2fsck) otherwise when cfg->e2fsck is set. */
+ * and a one-line reason when not. By default the engine uses blackout's own fsck
+ * (crash_fsck_own, in-process); e2fsck -fn (crash_fsck_e2fsck) runs besides it with
+ * cfg->e2fsck, and is the only judge with cfg->no_fsck. */
 typedef int (*crash_fsck_fn)(void *ctx, struct bdev *d, bool *clean, char *why, size_t whylen);
+int crash_fsck_own(void *ctx, struct bdev *d, bool *clean, char *why, size_t whylen);
 int crash_fsck_e2fsck(void *ctx, struct bdev *d, bool *clean, char *why, size_t whylen);
 
 struct crash_progress {
@@ -167,8 +169,9 @@ struct crash_config {
 	unsigned shard, nshards; /* judge only states with hash % nshards == shard; 0,0 = all */
 	const char *state_id;    /* judge only this state (crash_result has it alone) */
 	bool e2fsck;             /* also run e2fsck -fn on failing states and a sample of ok ones */
-	crash_fsck_fn fsck;      /* own fsck; NULL: none */
+	crash_fsck_fn fsck;      /* consistency judge; NULL: crash_fsck_own */
 	void *fsck_ctx;
+	bool no_fsck;            /* judge consistency by mount (and --e2fsck) only */
 	const char *keep_dir; /* write failing states as images + rebuild commands */
 	const char *command;  /* the command line that produced this run (for rebuilds) */
 	void (*progress)(void *ctx, const struct crash_progress *p);

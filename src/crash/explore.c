@@ -13,6 +13,7 @@
 #include "blackout/dev.h"
 #include "blackout/e2fsck.h"
 #include "blackout/fs.h"
+#include "blackout/fsck.h"
 #include "blackout/rec.h"
 #include "blackout/util.h"
 
@@ -557,9 +558,12 @@ static int judge_state(struct explorer *ex, struct bdev *state)
 			if (!s.detected_by[0])
 				snprintf(s.detected_by, sizeof(s.detected_by), "unmount");
 		}
-		if (ex->cfg->fsck && urc == 0) {
+		crash_fsck_fn judge = ex->cfg->no_fsck ? NULL
+		                      : ex->cfg->fsck  ? ex->cfg->fsck
+		                                       : crash_fsck_own;
+		if (judge && urc == 0) {
 			bool clean = true;
-			int frc = ex->cfg->fsck(ex->cfg->fsck_ctx, state, &clean, why, sizeof(why));
+			int frc = judge(ex->cfg->fsck_ctx, state, &clean, why, sizeof(why));
 			if (frc == 0 && !clean) {
 				fsck_dirty = true;
 				v.broken |= 1u << CRASH_INV_CONSISTENT;
@@ -569,13 +573,13 @@ static int judge_state(struct explorer *ex, struct bdev *state)
 			}
 		}
 		bool sample_ok = (mix64(first ^ 0x5bd1e995) & 63) == 0;
-		if (ex->cfg->e2fsck && urc == 0 && (v.broken || sample_ok || !ex->cfg->fsck)) {
+		if (ex->cfg->e2fsck && urc == 0 && (v.broken || sample_ok || !judge)) {
 			bool clean = true;
 			char ewhy[256] = "";
 			int erc = crash_fsck_e2fsck(NULL, state, &clean, ewhy, sizeof(ewhy));
 			if (erc == 0) {
 				r->e2fsck_runs++;
-				if (ex->cfg->fsck) {
+				if (judge) {
 					s.e2fsck_agrees = clean == !fsck_dirty;
 					if (!s.e2fsck_agrees)
 						r->e2fsck_disagree++;
@@ -983,6 +987,27 @@ out:
 	}
 	*out = r;
 	return 0;
+}
+
+int crash_fsck_own(void *ctx, struct bdev *d, bool *clean, char *why, size_t whylen)
+{
+	(void)ctx;
+	struct fsck_opts o = {.repair = FSCK_REPAIR_NONE, .max_problems = 1};
+	struct fsck_report *r = calloc(1, sizeof(*r));
+	struct bo_err err = {{0}};
+	if (!r)
+		return -ENOMEM;
+	int rc = fsck_check(d, &o, r, &err);
+	if (rc == 0) {
+		*clean = r->nr_problems == 0;
+		if (!*clean && r->nr_kept)
+			snprintf(why, whylen, "%s: %s", fsck_kind_name(r->problems[0].kind),
+			         r->problems[0].msg);
+	} else {
+		snprintf(why, whylen, "fsck could not run: %s", bo_errstr(&err, rc));
+	}
+	free(r);
+	return rc;
 }
 
 int crash_fsck_e2fsck(void *ctx, struct bdev *d, bool *clean, char *why, size_t whylen)
