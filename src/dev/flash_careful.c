@@ -237,12 +237,12 @@ static int wear_level(struct flash *f)
 }
 
 /* Makes room for one host page while keeping a free block in reserve for the GC
- * (without it the log could fill up with no place left to copy into). */
+ * (without it the log could fill up with no place left to copy into). GC runs as soon
+ * as the reserve is short, not when the log head is full: after a cut in the middle of
+ * a GC the open block has just enough room to finish moving the victim. */
 static int host_space(struct flash *f)
 {
 	struct careful *c = f->fs;
-	if (c->active != FLASH_NONE)
-		return 0;
 	while (c->fcount < 2) {
 		uint32_t v = FLASH_NONE;
 		for (uint32_t n = 0; n < f->ppb && v == FLASH_NONE; n++)
@@ -253,8 +253,6 @@ static int host_space(struct flash *f)
 		if (rc)
 			return rc;
 		f->st.gc_runs++;
-		if (c->active != FLASH_NONE)
-			return 0;
 	}
 	int rc = wear_level(f);
 	if (rc)
@@ -336,6 +334,8 @@ static int careful_write(struct flash *f, uint64_t lba, uint32_t count, const vo
 struct scan_ctx {
 	uint64_t *best; /* highest valid seq seen per logical page */
 	uint64_t maxseq;
+	uint32_t open; /* the partly programmed block written last */
+	uint64_t open_seq;
 };
 
 static int scan_cb(struct flash *f, uint32_t blk, void *ctx)
@@ -343,6 +343,7 @@ static int scan_cb(struct flash *f, uint32_t blk, void *ctx)
 	struct careful *c = f->fs;
 	struct scan_ctx *s = ctx;
 	uint32_t wp = 0;
+	uint64_t blk_seq = 0;
 	for (uint32_t i = 0; i < f->ppb; i++) {
 		struct flash_spare sp;
 		flash_meta_spare(f, i, &sp);
@@ -354,6 +355,8 @@ static int scan_cb(struct flash *f, uint32_t blk, void *ctx)
 			continue;
 		if (sp.seq > s->maxseq)
 			s->maxseq = sp.seq;
+		if (sp.seq > blk_seq)
+			blk_seq = sp.seq;
 		if (sp.seq > s->best[sp.lpn]) {
 			s->best[sp.lpn] = sp.seq;
 			c->l2p[sp.lpn] = blk * f->ppb + i;
@@ -363,6 +366,12 @@ static int scan_cb(struct flash *f, uint32_t blk, void *ctx)
 	                          f->bad[blk] ? B_BAD
 	                          : wp        ? B_FULL
 	                                      : B_FREE};
+	/* the log head at the cut: programming resumes after its last programmed page
+	 * (a torn one included), as firmware appends to its open block */
+	if (!f->bad[blk] && wp && wp < f->ppb && (s->open == FLASH_NONE || blk_seq > s->open_seq)) {
+		s->open = blk;
+		s->open_seq = blk_seq;
+	}
 	return 0;
 }
 
@@ -375,7 +384,7 @@ static int cmp_u64(const void *a, const void *b)
 static int careful_rebuild(struct flash *f)
 {
 	struct careful *c = f->fs;
-	struct scan_ctx s = {calloc(f->nlpn, sizeof(uint64_t)), 0};
+	struct scan_ctx s = {calloc(f->nlpn, sizeof(uint64_t)), 0, FLASH_NONE, 0};
 	if (!s.best)
 		return -ENOMEM;
 	for (uint64_t i = 0; i < f->nlpn; i++)
@@ -396,7 +405,6 @@ static int careful_rebuild(struct flash *f)
 		}
 	}
 	c->fhead = c->fcount = 0;
-	c->active = FLASH_NONE;
 	c->seq = s.maxseq;
 	c->erases_since_wl = 0;
 	/* free blocks least worn first (key: erase count, then block number): a good
@@ -404,6 +412,11 @@ static int careful_rebuild(struct flash *f)
 	uint64_t *keys = malloc(f->nblocks * sizeof(*keys));
 	if (!keys)
 		return -ENOMEM;
+	c->active = FLASH_NONE;
+	if (s.open != FLASH_NONE) {
+		c->b[s.open].state = B_ACTIVE;
+		c->active = s.open;
+	}
 	uint32_t nfree = 0;
 	for (uint32_t b = 0; b < f->nblocks; b++) {
 		if (c->b[b].state == B_FULL)
