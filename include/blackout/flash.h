@@ -31,8 +31,11 @@ struct flash_params {
 /* ftl=careful, sector 512, page 4k, eb 128k, size 64M, op 7%, no endurance limit, no cache. */
 void flash_params_default(struct flash_params *p);
 
-/* Checks the geometry; *lower_bytes (may be NULL) is the lower medium size it needs. */
-int flash_params_check(const struct flash_params *p, uint64_t *lower_bytes, struct bo_err *err);
+/* Checks the geometry; *lower_bytes (may be NULL) is the size the lower medium needs
+ * when its sector size is lower_sector (512 or 4096; metadata is kept per block in
+ * whole lower sectors, so 512 is smaller and faster). */
+int flash_params_check(const struct flash_params *p, uint32_t lower_sector, uint64_t *lower_bytes,
+                       struct bo_err *err);
 
 /* Opens the model over `lower`, a medium (mem, file, cow) of at least the size
  * flash_params_check reports, which then holds the NAND pages, their spare areas and

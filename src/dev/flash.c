@@ -92,10 +92,14 @@ static int layout(const struct flash_params *p, uint32_t lss, uint64_t *meta_byt
 	return 0;
 }
 
-int flash_params_check(const struct flash_params *p, uint64_t *lower_bytes, struct bo_err *err)
+int flash_params_check(const struct flash_params *p, uint32_t lower_sector, uint64_t *lower_bytes,
+                       struct bo_err *err)
 {
 	uint64_t mb, doff, total;
-	int rc = layout(p, 512, &mb, &doff, &total, err);
+	if (lower_sector != 512 && lower_sector != 4096)
+		return bo_errf(err, -EINVAL, "flash: lower sector size %u (must be 512 or 4096)",
+		               lower_sector);
+	int rc = layout(p, lower_sector, &mb, &doff, &total, err);
 	if (rc == 0 && lower_bytes)
 		*lower_bytes = total;
 	return rc;

@@ -128,7 +128,7 @@ static void test_basics(void)
 	/* remount the same lower: the map is rebuilt from what is on it */
 	struct bdev *mem, *f;
 	uint64_t need;
-	flash_params_check(&p, &need, NULL);
+	flash_params_check(&p, 512, &need, NULL);
 	tap_require(blk_mem_open(512, need / 512, &mem) == 0, "mem");
 	struct bdev *cow;
 	blk_cow_open(mem, &cow);
@@ -147,13 +147,13 @@ static void test_basics(void)
 	is_int(dev_flash_open(&p, mem, &f, &err), -EINVAL, "a too-small lower is refused");
 	ok(strstr(err.msg, "needs") != NULL, "naming the size it needs: %s", err.msg);
 	p.eb_size = 12288;
-	is_int(flash_params_check(&p, NULL, &err), -EINVAL, "erase block not a power of two");
+	is_int(flash_params_check(&p, 512, NULL, &err), -EINVAL, "erase block not a power of two");
 	small_cheap(&p);
 	p.size = 100000;
-	is_int(flash_params_check(&p, NULL, &err), -EINVAL, "size not whole erase blocks");
+	is_int(flash_params_check(&p, 512, NULL, &err), -EINVAL, "size not whole erase blocks");
 	small_cheap(&p);
 	p.page_size = 256;
-	is_int(flash_params_check(&p, NULL, &err), -EINVAL, "page below 512");
+	is_int(flash_params_check(&p, 512, NULL, &err), -EINVAL, "page below 512");
 }
 
 static void test_write_amp(void)

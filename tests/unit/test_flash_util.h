@@ -22,7 +22,7 @@ static inline int tflash_open(const struct flash_params *p, struct tflash *t, st
 {
 	uint64_t need;
 	t->base = t->dev = NULL;
-	int rc = flash_params_check(p, &need, err);
+	int rc = flash_params_check(p, 512, &need, err);
 	if (rc)
 		return rc;
 	rc = blk_mem_open(512, need / 512, &t->base);
