@@ -41,9 +41,13 @@ int flash_params_check(const struct flash_params *p, uint32_t lower_sector, uint
  * flash_params_check reports, which then holds the NAND pages, their spare areas and
  * per-block erase counters: nothing that must survive a power cut lives only in RAM.
  * A blank (all-zero) lower is formatted; one holding a flash image of the same
- * geometry is mounted (the FTL rebuilds its map from it). The flash device owns
- * `lower` from the call on, also when it fails. */
+ * geometry is mounted (the FTL rebuilds its map from it). On success the device owns
+ * `lower`; on failure the caller still does. */
 int dev_flash_open(const struct flash_params *p, struct bdev *lower, struct bdev **out,
                    struct bo_err *err);
+
+/* The same over a private, blank RAM medium (a copy-on-write overlay of a zeroed
+ * image the device's clones share, so a clone costs only the FTL's RAM state). */
+int dev_flash_open_ram(const struct flash_params *p, struct bdev **out, struct bo_err *err);
 
 #endif

@@ -417,6 +417,10 @@ static void flash_free(struct flash *f)
 	free(f->sect_buf);
 	rec_free(f->rec);
 	blk_close(f->lower);
+	if (f->base && --f->base->ref == 0) {
+		blk_close(f->base->mem);
+		free(f->base);
+	}
 	free(f);
 }
 
@@ -452,6 +456,10 @@ static int flash_clone(struct bdev *d, struct bdev **out)
 	c->rec = NULL;
 	c->lower = NULL;
 	int rc = blk_clone(f->lower, &c->lower);
+	if (rc == 0 && c->base)
+		c->base->ref++; /* the overlay clone reads the same base */
+	else
+		c->base = NULL;
 	if (rc == 0)
 		rc = flash_alloc_common(c);
 	if (rc == 0) {
@@ -702,24 +710,19 @@ int dev_flash_open(const struct flash_params *p, struct bdev *lower, struct bdev
 	*out = NULL;
 	uint64_t mb, doff, total;
 	int rc = layout(p, lower->sector_size, &mb, &doff, &total, err);
-	if (rc) {
-		blk_close(lower);
+	if (rc)
 		return rc;
-	}
 	if (blk_size_bytes(lower) < total) {
 		char a[32], b[32];
 		rc = bo_errf(err, -EINVAL,
 		             "flash: the lower device is %s; this geometry needs %s (%llu bytes)",
 		             bo_format_size(blk_size_bytes(lower), a, sizeof(a)),
 		             bo_format_size(total, b, sizeof(b)), (unsigned long long)total);
-		blk_close(lower);
 		return rc;
 	}
 	struct flash *f = calloc(1, sizeof(*f));
-	if (!f) {
-		blk_close(lower);
+	if (!f)
 		return -ENOMEM;
-	}
 	f->p = *p;
 	f->lower = lower;
 	f->ftl = p->ftl == FLASH_FTL_CHEAP ? &flash_cheap_ops : &flash_careful_ops;
@@ -740,6 +743,7 @@ int dev_flash_open(const struct flash_params *p, struct bdev *lower, struct bdev
 	if (rc == 0)
 		rc = sb_check(f, err);
 	if (rc) {
+		f->lower = NULL; /* the caller keeps it */
 		flash_free(f);
 		return rc;
 	}
@@ -749,9 +753,40 @@ int dev_flash_open(const struct flash_params *p, struct bdev *lower, struct bdev
 	if (rc) {
 		bo_errf(err, rc, "flash: mounting the %s FTL failed: %s", f->ftl->name,
 		        bo_errstr(&f->dev.err, rc));
+		f->lower = NULL;
 		flash_free(f);
 		return rc;
 	}
 	*out = &f->dev;
+	return 0;
+}
+
+int dev_flash_open_ram(const struct flash_params *p, struct bdev **out, struct bo_err *err)
+{
+	uint64_t need;
+	*out = NULL;
+	int rc = flash_params_check(p, 512, &need, err);
+	if (rc)
+		return rc;
+	struct flash_base *b = calloc(1, sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	struct bdev *cow = NULL;
+	rc = blk_mem_open(512, need / 512, &b->mem);
+	if (rc == 0)
+		rc = blk_cow_open(b->mem, &cow);
+	if (rc == 0)
+		rc = dev_flash_open(p, cow, out, err);
+	if (rc) {
+		if (err && !err->msg[0])
+			bo_errf(err, rc, "flash: cannot allocate a %llu-byte RAM medium",
+			        (unsigned long long)need);
+		blk_close(cow);
+		blk_close(b->mem);
+		free(b);
+		return rc;
+	}
+	b->ref = 1;
+	((struct flash *)*out)->base = b;
 	return 0;
 }

@@ -28,6 +28,13 @@ struct flash_spare {
 
 struct flash;
 
+/* A device opened without a lower stands on a copy-on-write overlay of a zeroed RAM
+ * image (lazily allocated by the OS) that it and its clones share. */
+struct flash_base {
+	uint32_t ref;
+	struct bdev *mem;
+};
+
 struct flash_ftl_ops {
 	const char *name;
 	int (*init)(struct flash *f);    /* allocate RAM state */
@@ -96,6 +103,7 @@ struct flash {
 	uint64_t cache_used;
 
 	struct flash_rec *rec;
+	struct flash_base *base; /* the private RAM medium under `lower`, or NULL */
 	unsigned char *page_buf; /* scratch: one page */
 	unsigned char *meta_buf; /* scratch: one block's metadata */
 	unsigned char *sect_buf; /* scratch: one lower sector */

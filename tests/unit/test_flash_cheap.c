@@ -139,6 +139,7 @@ static void test_basics(void)
 	blk_close(f);
 	p.eb_size = 32768;
 	is_int(dev_flash_open(&p, copy, &f, &err), -EINVAL, "other geometry is refused");
+	blk_close(copy);
 	ok(strstr(err.msg, "another geometry") != NULL, "and says so: %s", err.msg);
 	blk_close(mem);
 
@@ -146,6 +147,7 @@ static void test_basics(void)
 	tap_require(blk_mem_open(512, 64, &mem) == 0, "small mem");
 	is_int(dev_flash_open(&p, mem, &f, &err), -EINVAL, "a too-small lower is refused");
 	ok(strstr(err.msg, "needs") != NULL, "naming the size it needs: %s", err.msg);
+	blk_close(mem);
 	p.eb_size = 12288;
 	is_int(flash_params_check(&p, 512, NULL, &err), -EINVAL, "erase block not a power of two");
 	small_cheap(&p);
