@@ -56,8 +56,9 @@ static int owner_cb(struct flash *f, uint32_t block, void *ctx)
 	uint32_t ec, flags, owner, gen;
 	flash_meta_header(f, &ec, &flags, &owner, &gen);
 	/* a replacement block names the user block it stands for and which replacement
-	 * it is: the latest wins, good or (worn out since, data intact) bad */
-	if (owner && owner - 1 < f->nlb && gen > c->gen[owner - 1]) {
+	 * it is: the latest wins, good or (worn out since, data intact) bad. Only
+	 * spare blocks can replace, so no two user blocks ever share one. */
+	if (block >= f->nlb && owner && owner - 1 < f->nlb && gen > c->gen[owner - 1]) {
 		c->map[owner - 1] = block;
 		c->gen[owner - 1] = gen;
 	}
@@ -134,7 +135,7 @@ static int cheap_read(struct flash *f, uint64_t lba, uint32_t count, void *out)
 	return 0;
 }
 
-/* A good block neither bad nor standing for a user block, least worn first. */
+/* A good spare block not standing for a user block yet, least worn first. */
 static uint32_t pick_spare(struct flash *f)
 {
 	struct cheap *c = f->fs;
@@ -144,7 +145,7 @@ static uint32_t pick_spare(struct flash *f)
 	for (uint32_t l = 0; l < f->nlb; l++)
 		used[c->map[l]] = 1;
 	uint32_t best = FLASH_NONE;
-	for (uint32_t b = 0; b < f->nblocks; b++)
+	for (uint32_t b = f->nlb; b < f->nblocks; b++)
 		if (!used[b] && !f->bad[b] && (best == FLASH_NONE || f->ec[b] < f->ec[best]))
 			best = b;
 	free(used);
