@@ -485,8 +485,8 @@ static uint64_t garbage_word(struct bo_rng *r)
 	return bo_rng_next(r);
 }
 
-/* After a cut at step k: pages whose program did not happen but whose block had
- * already been erased hold garbage (cheap: the whole rest of the block, since the RAM
+/* After a cut at step k: pages whose program did not happen but whose block's
+ * latest erase had happened hold garbage (cheap: the whole rest of the block, since the RAM
  * buffer the firmware was programming from had failed; careful: the page being
  * programmed at the cut). */
 static int write_garbage(struct flash *f, uint32_t k)
@@ -501,10 +501,11 @@ static int write_garbage(struct flash *f, uint32_t k)
 		if (f->p.ftl == FLASH_FTL_CAREFUL) {
 			hit = s == k;
 		} else {
-			hit = false;
-			for (uint32_t e = 0; e < k; e++)
-				if (!r->steps[e].program && r->steps[e].block == st->block)
-					hit = true;
+			/* garbage only where the block's latest erase did happen */
+			uint32_t e = s;
+			while (e-- > 0 && (r->steps[e].program || r->steps[e].block != st->block))
+				;
+			hit = e < k; /* e wrapped to UINT32_MAX: no erase, the old data stays */
 		}
 		if (!hit)
 			continue;
@@ -545,46 +546,30 @@ static int flash_power_cut(struct bdev *d, struct blk_chooser *ch,
                            const struct blk_inflight *inflight)
 {
 	struct flash *f = (struct flash *)d;
-	/* pending work in the order the firmware does it: cached writes oldest first, then
-	 * the write in flight (which, with a cache, was being accepted into it) */
-	uint32_t n = f->ncache + (inflight ? 1 : 0);
 	int rc = 0;
-	if (n) {
-		uint64_t j =
-		    blk_choose(ch, n, "flash: pending writes completed before the one cut");
-		for (uint64_t i = 0; i < j && i < f->ncache && rc == 0; i++) {
-			struct flash_centry *e = &f->cache[i];
-			rc = ftl_write(f, e->lba, e->count, e->data);
-		}
+	if (f->ncache || inflight) {
+		/* The pending work in the order the firmware does it (cached writes oldest
+		 * first, then the write in flight, which with a cache was being accepted
+		 * into it) is one sequence of micro-steps; the cut falls between two of
+		 * them. One decision whose radix does not depend on anything asked before,
+		 * so the outcome space is exactly steps + 1. */
+		f->rec = calloc(1, sizeof(*f->rec));
+		if (!f->rec)
+			return -ENOMEM;
+		/* an FTL error (worn out) ends that write where it happened */
+		for (uint32_t i = 0; i < f->ncache && !f->rec->err; i++)
+			(void)ftl_write(f, f->cache[i].lba, f->cache[i].count, f->cache[i].data);
+		if (inflight && !f->rec->err)
+			(void)ftl_write(f, inflight->lba, inflight->count, inflight->data);
+		rc = f->rec->err;
 		if (rc == 0) {
-			f->rec = calloc(1, sizeof(*f->rec));
-			if (!f->rec)
-				return -ENOMEM;
-			uint64_t lba;
-			uint32_t count;
-			const void *data;
-			if (j < f->ncache) {
-				lba = f->cache[j].lba;
-				count = f->cache[j].count;
-				data = f->cache[j].data;
-			} else {
-				lba = inflight->lba;
-				count = inflight->count;
-				data = inflight->data;
-			}
-			/* an FTL error (worn out) ends the operation where it happened */
-			(void)ftl_write(f, lba, count, data);
-			rc = f->rec->err;
-			if (rc == 0) {
-				uint64_t k =
-				    blk_choose(ch, (uint64_t)f->rec->nsteps + 1,
-				               "flash: micro-steps (erase, program page) of "
-				               "the interrupted write that completed");
-				rc = rollback(f, (uint32_t)k);
-			}
-			rec_free(f->rec);
-			f->rec = NULL;
+			uint64_t k = blk_choose(ch, (uint64_t)f->rec->nsteps + 1,
+			                        "flash: micro-steps (erase, program page) of the "
+			                        "pending writes that completed");
+			rc = rollback(f, (uint32_t)k);
 		}
+		rec_free(f->rec);
+		f->rec = NULL;
 	}
 	while (f->ncache)
 		cache_drop_first(f);

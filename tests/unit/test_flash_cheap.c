@@ -211,8 +211,48 @@ static void test_endurance(void)
 	tflash_close(&t);
 }
 
+struct intact {
+	int outcomes, a_intact, all_new;
+};
+
+static int intact_cb(void *ctx, struct bdev *st, const struct blk_chooser_list *dec)
+{
+	struct intact *c = ctx;
+	(void)dec;
+	c->outcomes++;
+	c->a_intact += ver_at(st, 27) == 1;
+	c->all_new += ver_at(st, 27) == 1 && ver_at(st, 3) == 2 && ver_at(st, 5) == 3;
+	return 0;
+}
+
+/* Two cached writes to one erase block: a cut between them leaves the first
+ * complete; garbage only hits pages whose latest erase happened. */
+static void test_cache_garbage(void)
+{
+	struct flash_params p;
+	small_cheap(&p);
+	p.garbage = true;
+	p.cache_bytes = 4096;
+	struct tflash t;
+	tap_require(tflash_open(&p, &t, NULL) == 0, "cheap, garbage, 4k cache");
+	wr(t.dev, 27, 1);
+	blk_flush(t.dev);
+	wr(t.dev, 3, 2);
+	wr(t.dev, 5, 3);
+	struct intact c = {0};
+	bool complete;
+	blk_cut_foreach(t.dev, NULL, 100, intact_cb, &c, &complete);
+	is_int(c.outcomes, 11, "two read-modify-writes of 5 steps: 11 outcomes");
+	is_int(c.a_intact, 3,
+	       "A survives before the first erase, between the two writes, and "
+	       "after both");
+	is_int(c.all_new, 1, "one outcome has both cached writes");
+	tflash_close(&t);
+}
+
 int main(void)
 {
+	test_cache_garbage();
 	test_collateral(false);
 	test_collateral(true);
 	test_basics();
