@@ -119,8 +119,7 @@ static void rec_free(struct flash_rec *r)
 {
 	if (!r)
 		return;
-	for (uint32_t i = 0; i < r->nw; i++)
-		free(r->w[i].before);
+	free(r->arena);
 	free(r->w);
 	free(r->steps);
 	free(r);
@@ -157,15 +156,21 @@ static int lower_write(struct flash *f, uint64_t off, uint32_t len, const void *
 			r->w = n;
 			r->capw = cap;
 		}
-		unsigned char *before = malloc(len);
-		if (!before)
-			return r->err = -ENOMEM;
-		int rc = blk_pread(f->lower, off, len, before);
-		if (rc) {
-			free(before);
-			return rc;
+		if (r->used + len > r->cap) {
+			size_t cap = r->cap ? r->cap : 16 * 1024;
+			while (cap < r->used + len)
+				cap *= 2;
+			unsigned char *n = realloc(r->arena, cap);
+			if (!n)
+				return r->err = -ENOMEM;
+			r->arena = n;
+			r->cap = cap;
 		}
-		r->w[r->nw++] = (struct flash_rwrite){r->nsteps - 1, off, len, before};
+		int rc = blk_pread(f->lower, off, len, r->arena + r->used);
+		if (rc)
+			return rc;
+		r->w[r->nw++] = (struct flash_rwrite){r->nsteps - 1, off, len, r->used};
+		r->used += len;
 	}
 	int rc = blk_pwrite(f->lower, off, len, buf, 0);
 	if (rc)
@@ -535,7 +540,8 @@ static int rollback(struct flash *f, uint32_t k)
 	for (uint32_t i = r->nw; i-- > 0;) {
 		if (r->w[i].step < k)
 			break;
-		int rc = blk_pwrite(f->lower, r->w[i].off, r->w[i].len, r->w[i].before, 0);
+		int rc =
+		    blk_pwrite(f->lower, r->w[i].off, r->w[i].len, r->arena + r->w[i].before, 0);
 		if (rc)
 			return rc;
 	}

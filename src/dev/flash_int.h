@@ -68,13 +68,15 @@ struct flash_rwrite {
 	uint32_t step;
 	uint64_t off;
 	uint32_t len;
-	unsigned char *before;
+	size_t before; /* offset of the before-image in the arena */
 };
 struct flash_rec {
 	struct flash_rstep *steps;
 	uint32_t nsteps, capsteps;
 	struct flash_rwrite *w;
 	uint32_t nw, capw;
+	unsigned char *arena; /* before-images, back to back */
+	size_t used, cap;
 	int err; /* ENOMEM while recording */
 };
 
