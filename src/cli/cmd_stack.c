@@ -112,7 +112,10 @@ int cmd_stack(int argc, char **argv)
 			printf("tears multi-sector writes:  %s\n", yn(r.tears_writes));
 			printf("tears sectors (bytes):      %s\n", yn(r.tears_sectors));
 			char eb[32];
-			if (!r.collateral)
+			if (!r.honors_flush)
+				printf("collateral damage:          not measured (flush not "
+				       "honoured)\n");
+			else if (!r.collateral)
 				printf("collateral damage:          no\n");
 			else
 				printf("collateral damage:          yes: erase block %s%s\n",
