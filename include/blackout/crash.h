@@ -171,7 +171,7 @@ struct crash_config {
 	bool e2fsck;             /* also run e2fsck -fn on failing states and a sample of ok ones */
 	crash_fsck_fn fsck;      /* consistency judge; NULL: crash_fsck_own */
 	void *fsck_ctx;
-	bool no_fsck;            /* judge consistency by mount (and --e2fsck) only */
+	bool no_fsck;         /* judge consistency by mount (and --e2fsck) only */
 	const char *keep_dir; /* write failing states as images + rebuild commands */
 	const char *command;  /* the command line that produced this run (for rebuilds) */
 	void (*progress)(void *ctx, const struct crash_progress *p);

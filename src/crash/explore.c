@@ -388,17 +388,18 @@ static uint64_t mix64(uint64_t z)
 	return z ^ (z >> 31);
 }
 
-static void digest_walk(struct bdev *d, uint64_t *h, unsigned depth)
+static void digest_walk(struct bdev *d, uint64_t *h, unsigned *ncow, unsigned depth)
 {
 	struct bdev *low = blk_lower(d, 0);
 	bool cow = strcmp(d->name, "cow") == 0; /* its base is shared by every state */
 	if (cow || !low || depth > 64) {
 		uint64_t v = cow ? blk_cow_digest(d) : 0;
+		*ncow += cow;
 		*h = mix64(*h ^ v) + 0x9e3779b97f4a7c15ull;
 		return;
 	}
 	for (unsigned i = 0; (low = blk_lower(d, i)); i++)
-		digest_walk(low, h, depth + 1);
+		digest_walk(low, h, ncow, depth + 1);
 }
 
 static void state_id(char *buf, size_t len, const struct cut *c, bool sampled, uint64_t k)
@@ -486,7 +487,10 @@ static int judge_state(struct explorer *ex, struct bdev *state)
 		return 0;
 	double t = bo_now();
 	uint64_t key = 0x243f6a8885a308d3ull ^ (uint64_t)c->completed;
-	digest_walk(state, &key, 0);
+	unsigned ncow = 0;
+	digest_walk(state, &key, &ncow, 0);
+	if (ncow == 0) /* no overlay to digest (a model with private media): no dedup */
+		key = mix64(key ^ r->built);
 	bool dup = false;
 	uint64_t first;
 	int rc = seen_add(&ex->seen, key, r->built, &dup, &first);
