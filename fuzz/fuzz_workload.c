@@ -1,0 +1,71 @@
+/* fuzz_workload.c — libFuzzer target for the workload parser (docs/workloads.md) and
+ * the result JSON reader (shard files): parse, print, parse again must be equal; a
+ * parsed workload is modelled by the oracle and judged against an empty tree. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "blackout/crash.h"
+
+static void check(int cond)
+{
+	if (!cond)
+		__builtin_trap();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size > 1 << 16)
+		return 0;
+	struct bo_err err = {{0}};
+	struct crash_result *r;
+	if (crash_result_read_json((const char *)data, size, &r, &err) == 0) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+		check(f && crash_result_write_json(r, f) == 0);
+		fclose(f);
+		struct crash_result *r2;
+		check(crash_result_read_json(buf, len, &r2, &err) == 0);
+		check(r2->nfail == r->nfail && r2->judged == r->judged);
+		crash_result_free(r2);
+		crash_result_free(r);
+		free(buf);
+	}
+	struct crash_workload *w;
+	if (crash_workload_parse((const char *)data, size, "fuzz", &w, &err) != 0) {
+		check(strstr(err.msg, "workload") != NULL);
+		return 0;
+	}
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	check(f && crash_workload_format(w, f) == 0);
+	fclose(f);
+	struct crash_workload *w2;
+	check(crash_workload_parse(buf, len, "fuzz", &w2, &err) == 0);
+	check(crash_workload_equal(w, w2));
+	crash_workload_free(w2);
+	free(buf);
+	/* the oracle must model anything that parses; small fills only */
+	struct crash_exec *x = calloc(w->nrun ? w->nrun : 1, sizeof(*x));
+	for (size_t i = 0; x && i < w->nrun; i++)
+		x[i].done = w->run[i].len > 4096 ? 4096 : w->run[i].len;
+	bool bigdata = false;
+	for (size_t i = 0; i < w->nsetup; i++)
+		bigdata |= w->setup[i].len > (1u << 16) || w->setup[i].off > (1u << 16);
+	struct crash_oracle *o;
+	if (x && !bigdata && crash_oracle_new(w, x, &o, &err) == 0) {
+		struct crash_obs_node root = {.dir = true};
+		struct crash_verdict v;
+		for (size_t c = 0; c <= w->nrun; c += 1 + w->nrun / 4)
+			check(crash_oracle_check(o, c, &root, 0, &v) == 0);
+		crash_oracle_free(o);
+	}
+	free(x);
+	crash_workload_free(w);
+	return 0;
+}
