@@ -182,8 +182,9 @@ int main(void)
 
 	base(&r);
 	put(file(&r, "/config"), 2, 0, 3072);
-	r.nkids = 1; /* drop /keep (and /keep/a) */
-	crash_obs_free(&r.kids[1]);
+	crash_obs_free(&r.kids[1]); /* drop /keep (and /keep/a) */
+	r.kids[1] = r.kids[2];
+	r.nkids = 2;
 	is_int(judge(o, 0, &r, 0, &v), B(CRASH_INV_DURABLE), "a lost setup directory");
 
 	/* stale: bytes nobody wrote to /log */
