@@ -464,6 +464,39 @@ static bool byte_written_ever(const struct node *n, uint64_t o, uint8_t v)
 	return false;
 }
 
+/* Whose data is at data[off..off+8)? Foreign data arrives a whole sector at a time,
+ * so it is some write's pattern at an offset congruent modulo 512. */
+static bool attribute(const struct crash_oracle *o, const uint8_t *data, uint64_t off,
+                      const char **name, long *step)
+{
+	for (size_t ni = 1; ni < o->nnodes; ni++) {
+		const struct node *n = &o->nodes[ni];
+		for (size_t k = 0; k < n->nev; k++) {
+			const struct ev *e = &n->ev[k];
+			if (e->trunc || e->tag == CRASH_PATTERN_ZERO || e->len < 8)
+				continue;
+			uint64_t first = e->off + ((off - e->off) & 511);
+			if (first < e->off)
+				first += 512;
+			for (uint64_t c = first; c + 8 <= e->off + e->len; c += 512) {
+				bool same = true;
+				for (unsigned b = 0; b < 8 && same; b++)
+					same = data[off + b] == crash_pattern_byte(e->tag, c + b);
+				if (!same)
+					continue;
+				*name = "?";
+				for (size_t q = 0; q < o->nents; q++)
+					for (size_t m = 0; m < o->ents[q]->nb; m++)
+						if (o->ents[q]->b[m].target == ni)
+							*name = o->ents[q]->name;
+				*step = e->step;
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
 static void check_file(const struct judge *j, uint32_t id, const char *path,
                        const struct crash_obs_node *obs, struct fcheck *fc)
 {
@@ -486,8 +519,9 @@ static void check_file(const struct judge *j, uint32_t id, const char *path,
 		if (n->ev[i].size_after > maxsz)
 			maxsz = n->ev[i].size_after;
 	}
+	/* a size that no version had is a worse fit than wrong bytes: rank it so */
 	if (obs->size < minsz) {
-		fc->bad = minsz - obs->size;
+		fc->bad = (1ull << 40) + minsz - obs->size;
 		fc->inv = CRASH_INV_DURABLE;
 		snprintf(fc->why, sizeof(fc->why),
 		         "%.80s is %" PRIu64 " bytes, %" PRIu64 " were synced", path, obs->size,
@@ -495,7 +529,7 @@ static void check_file(const struct judge *j, uint32_t id, const char *path,
 		return;
 	}
 	if (obs->size > maxsz) {
-		fc->bad = obs->size - maxsz;
+		fc->bad = (1ull << 40) + obs->size - maxsz;
 		fc->inv = CRASH_INV_STALE;
 		snprintf(fc->why, sizeof(fc->why),
 		         "%.80s is %" PRIu64 " bytes, never more than %" PRIu64 " were written",
@@ -526,7 +560,7 @@ static void check_file(const struct judge *j, uint32_t id, const char *path,
 	for (size_t i = first_later; i < end; i++)
 		if (n->ev[i].trunc && n->ev[i].off < zero_from)
 			zero_from = n->ev[i].off;
-	uint64_t first_bad = UINT64_MAX, last_bad = 0;
+	uint64_t first_bad = UINT64_MAX, last_bad = 0, first_stale = 0;
 	bool stale = false;
 	for (uint64_t off = 0; off < obs->size; off++) {
 		uint8_t v = obs->data[off];
@@ -542,10 +576,11 @@ static void check_file(const struct judge *j, uint32_t id, const char *path,
 		}
 		if (later)
 			continue;
-		if (off < dsize || v == 0 || byte_written_ever(n, off, v)) {
-			/* old or zero where synced data belongs: lost */
-		} else {
+		if (v == 0 || byte_written_ever(n, off, v)) {
+			/* zero, or this file's own older bytes, where synced data belongs: lost */
+		} else if (!stale) {
 			stale = true;
+			first_stale = off;
 		}
 		fc->bad++;
 		if (first_bad == UINT64_MAX)
@@ -555,10 +590,22 @@ static void check_file(const struct judge *j, uint32_t id, const char *path,
 	free(dbuf);
 	if (fc->bad) {
 		fc->inv = stale ? CRASH_INV_STALE : CRASH_INV_DURABLE;
-		snprintf(fc->why, sizeof(fc->why), "%.80s bytes %" PRIu64 "-%" PRIu64 " %s", path,
+		char whose[96] = "";
+		const char *wn;
+		long ws;
+		if (stale && first_stale + 8 <= obs->size &&
+		    attribute(j->o, obs->data, first_stale, &wn, &ws))
+		{
+			if (ws < 0)
+				snprintf(whose, sizeof(whose), " (from %.40s, setup)", wn);
+			else
+				snprintf(whose, sizeof(whose), " (from %.40s, step %ld)", wn, ws);
+		}
+		snprintf(fc->why, sizeof(fc->why), "%.80s bytes %" PRIu64 "-%" PRIu64 " %s%s", path,
 		         first_bad, last_bad,
 		         stale ? "hold data never written to this file"
-		               : "lost data a sync had made durable");
+		               : "lost data a sync had made durable",
+		         whose);
 	}
 }
 

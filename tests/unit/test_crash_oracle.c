@@ -212,6 +212,9 @@ int main(void)
 	put(l, 11, 1024, 1024);
 	put(l, 2, 2048, 1024); /* /config's old bytes at the right offset: still foreign */
 	is_int(judge(o, 11, &r, 0, &v), B(CRASH_INV_STALE), "another file's data: stale");
+	ok(strstr(v.detail, "/log bytes 2048-3071 hold data never written to this file (from "
+	                    "config, setup)") != NULL,
+	   "and whose data it is: %s", v.detail);
 
 	base(&r);
 	put(file(&r, "/config"), 20, 0, 2048);
