@@ -450,7 +450,7 @@ static void report(struct judge *j, enum crash_inv inv, const char *fmt, ...)
 struct fcheck {
 	uint64_t bad;       /* bytes (or 1 for a size problem) that are wrong */
 	enum crash_inv inv; /* DURABLE (old/lost synced data) or STALE (never written) */
-	char why[200];
+	char why[256];
 };
 
 static bool byte_written_ever(const struct node *n, uint64_t o, uint8_t v)
@@ -594,15 +594,14 @@ static void check_file(const struct judge *j, uint32_t id, const char *path,
 		const char *wn;
 		long ws;
 		if (stale && first_stale + 8 <= obs->size &&
-		    attribute(j->o, obs->data, first_stale, &wn, &ws))
-		{
+		    attribute(j->o, obs->data, first_stale, &wn, &ws)) {
 			if (ws < 0)
-				snprintf(whose, sizeof(whose), " (from %.40s, setup)", wn);
+				snprintf(whose, sizeof(whose), " (from %.32s, setup)", wn);
 			else
-				snprintf(whose, sizeof(whose), " (from %.40s, step %ld)", wn, ws);
+				snprintf(whose, sizeof(whose), " (from %.32s, step %ld)", wn, ws);
 		}
-		snprintf(fc->why, sizeof(fc->why), "%.80s bytes %" PRIu64 "-%" PRIu64 " %s%s", path,
-		         first_bad, last_bad,
+		snprintf(fc->why, sizeof(fc->why), "%.80s bytes %" PRIu64 "-%" PRIu64 " %s%.63s",
+		         path, first_bad, last_bad,
 		         stale ? "hold data never written to this file"
 		               : "lost data a sync had made durable",
 		         whose);

@@ -598,7 +598,8 @@ int crash_result_merge(struct crash_result *const *parts, size_t n, struct crash
 			m->viol[k] += b->viol[k];
 			m->allowed[k] += b->allowed[k];
 		}
-		memcpy(m->fail + m->nfail, b->fail, b->nfail * sizeof(*b->fail));
+		if (b->nfail)
+			memcpy(m->fail + m->nfail, b->fail, b->nfail * sizeof(*b->fail));
 		m->nfail += b->nfail;
 	}
 	if (m->nfail)
