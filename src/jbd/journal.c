@@ -276,9 +276,11 @@ int jbd_journal_start(struct jbd_journal *j, uint32_t credits, struct jbd_handle
 		return aborted_err(j);
 	if (!j->loaded)
 		return bo_errf(&j->err, -EINVAL, "journal: start before load");
+	/* max_buffers is the size at which a transaction is committed (a quarter of
+	 * the log, as jbd2): a larger reservation only commits what runs first; the
+	 * hard limit is what fits in the log (log_buffer) */
 	if (credits > j->max_buffers)
-		return bo_errf(&j->err, -ENOSPC, "journal: %u credits exceed a transaction (%llu)",
-		               credits, (unsigned long long)j->max_buffers);
+		credits = (uint32_t)j->max_buffers;
 	if (!j->depth && j->running.live + j->reserved + credits > j->max_buffers) {
 		int rc = jbd_journal_commit(j);
 		if (rc)
@@ -326,9 +328,9 @@ static int log_buffer(struct jbd_handle *h, uint64_t block, const void *data)
 		return bo_errf(&j->err, -EINVAL, "journal: block %llu beyond the filesystem",
 		               (unsigned long long)block);
 	long f = jmap_find(&j->running, block);
-	if (f < 0 && j->running.live >= j->max_buffers)
-		return bo_errf(&j->err, -ENOSPC, "journal: transaction full (%llu buffers)",
-		               (unsigned long long)j->max_buffers);
+	if (f < 0 && tx_blocks(j, j->running.live + 1, j->revokes.live) + 1 >= j->last - j->first)
+		return bo_errf(&j->err, -ENOSPC, "journal: transaction of %llu blocks fills the log",
+		               (unsigned long long)j->running.live);
 	size_t idx;
 	if (f >= 0)
 		idx = (size_t)f;
