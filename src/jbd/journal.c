@@ -49,6 +49,31 @@ int jbd_bmap(struct jbd_journal *j, uint64_t lblk, uint64_t *pblk)
 	return 0;
 }
 
+/* Reads n log blocks from lblk on (wrapping at the end of the log) with as few
+ * device reads as the map allows: replay reads whole descriptors' worth at once. */
+int jbd_log_read_n(struct jbd_journal *j, uint32_t lblk, uint32_t n, uint8_t *buf)
+{
+	uint32_t bs = j->cfg.block_size, done = 0;
+	while (done < n) {
+		uint32_t l = jbd_wrap(j, (uint64_t)lblk + done);
+		uint64_t p, q;
+		int rc = jbd_bmap(j, l, &p);
+		if (rc)
+			return rc;
+		uint32_t run = 1, max = n - done;
+		if (max > j->last - l)
+			max = j->last - l; /* the log wraps here */
+		while (run < max && !jbd_bmap(j, (uint64_t)l + run, &q) && q == p + run)
+			run++;
+		rc = blk_pread(j->d, p * bs, (size_t)run * bs, buf + (size_t)done * bs);
+		if (rc)
+			return bo_errf(&j->err, rc, "reading journal blocks %u+%u: %s", l, run,
+			               bo_errstr(&j->d->err, rc));
+		done += run;
+	}
+	return 0;
+}
+
 int jbd_log_read(struct jbd_journal *j, uint64_t lblk, void *buf)
 {
 	uint64_t p;
@@ -329,7 +354,8 @@ static int log_buffer(struct jbd_handle *h, uint64_t block, const void *data)
 		               (unsigned long long)block);
 	long f = jmap_find(&j->running, block);
 	if (f < 0 && tx_blocks(j, j->running.live + 1, j->revokes.live) + 1 >= j->last - j->first)
-		return bo_errf(&j->err, -ENOSPC, "journal: transaction of %llu blocks fills the log",
+		return bo_errf(&j->err, -ENOSPC,
+		               "journal: transaction of %llu blocks fills the log",
 		               (unsigned long long)j->running.live);
 	size_t idx;
 	if (f >= 0)
@@ -697,6 +723,7 @@ int jbd_journal_destroy(struct jbd_journal *j, bool clean)
 	free(j->sbbuf);
 	free(j->tmp);
 	free(j->tmp2);
+	free(j->rbuf);
 	free(j);
 	return rc;
 }
