@@ -343,8 +343,62 @@ static void test_cache_loss(void)
 	}
 }
 
+/* A journal write fails: fsync reports it, errors=remount-ro stops writes, and no
+ * later fsync reports success. */
+static void test_write_errors(void)
+{
+	for (int ro = 0; ro <= 1; ro++) {
+		struct bdev *m;
+		blk_mem_open(512, IMG / 512, &m);
+		struct fs_mkfs_opts mk;
+		fs_mkfs_opts_default(&mk);
+		mk.type = 3;
+		mk.block_size = 1024;
+		struct bo_err err = {{0}};
+		fs_mkfs(m, &mk, &err);
+		struct tdev *td = tdev_open(m);
+		struct fs_mount_opts mo;
+		fs_mount_opts_default(&mo);
+		fs_mount_opts_parse(ro ? "errors=remount-ro" : "errors=continue", &mo, &err);
+		struct fs *fs;
+		int rc = fs_mount(&td->dev, &mo, &fs, &err);
+		ok(!rc && !put(fs, "/a", 3000, 1, true), "errors=%s: mount, write, fsync",
+		   ro ? "remount-ro" : "continue");
+		td->fail_after = (long)td->writes; /* the device stops taking writes */
+		struct fs_file *f;
+		rc = fs_open(fs, "/b", FS_O_CREAT | FS_O_RDWR, 0644, &f);
+		uint8_t buf[2000] = {1};
+		if (!rc) {
+			fs_pwrite(f, buf, sizeof(buf), 0);
+			rc = fs_fsync(f);
+			ok(rc < 0, "errors=%s: fsync reports the failed journal write (%d)",
+			   ro ? "remount-ro" : "continue", rc);
+			td->fail_after = -1; /* the device works again: too late */
+			ok(fs_fsync(f) < 0, "errors=%s: a later fsync does not report success",
+			   ro ? "remount-ro" : "continue");
+			fs_close(f);
+		} else {
+			ok(rc < 0, "errors=%s: the failure surfaced at create (%d)",
+			   ro ? "remount-ro" : "continue", rc);
+			td->fail_after = -1;
+			ok(fs_sync(fs) < 0, "errors=%s: and sync fails afterwards",
+			   ro ? "remount-ro" : "continue");
+		}
+		rc = fs_mkdir(fs, "/dir", 0755);
+		if (ro)
+			is_int(rc, -EROFS, "errors=remount-ro: the filesystem is read-only now");
+		else
+			ok(rc < 0, "errors=continue: journaled operations keep failing (%d)", rc);
+		ok(fs_unmount(fs) < 0, "errors=%s: unmount reports the error",
+		   ro ? "remount-ro" : "continue");
+		blk_close(&td->dev);
+		blk_close(m);
+	}
+}
+
 int main(void)
 {
+	test_write_errors();
 	test_cache_loss();
 	test_clean_unmount_310();
 	test_crash_compat();
