@@ -19,8 +19,12 @@ int cmd_symlink(int argc, char **argv);
 int cmd_truncate(int argc, char **argv);
 int cmd_df(int argc, char **argv);
 int cmd_jbd(int argc, char **argv);
+int cmd_log(int argc, char **argv);
+int cmd_stack(int argc, char **argv);
 
 const struct cli_cmd cli_cmds[] = {
+    {"stack", "describe, format or probe a device stack spec", cmd_stack},
+    {"log", "print an I/O log written by the recorder (log dump)", cmd_log},
     {"mkfs", "make an ext2/ext3 filesystem on an image", cmd_mkfs},
     {"ls", "list a directory of a filesystem image", cmd_ls},
     {"stat", "show an inode of a filesystem image", cmd_stat},
