@@ -12,6 +12,7 @@
 #include "blackout/endian.h"
 #include "blackout/fs.h"
 #include "blackout/jbd.h"
+#include "blackout/rec.h"
 #include "tap.h"
 #include "test_fs_util.h"
 #include "test_jbd_dev.h"
@@ -173,39 +174,36 @@ static void test_crash_compat(void)
 		mk.metadata_csum = c % 2 == 1;
 		struct bo_err err = {{0}};
 		tap_require(!fs_mkfs(base, &mk, &err), "mkfs: %s", err.msg);
-		struct bdev *work;
+		/* the workload runs once over the recorder; crash states are prefixes of
+		 * its log replayed onto copies of the formatted image */
+		struct bdev *work, *rdev;
+		struct rec_log *log;
 		blk_clone(base, &work);
-		struct tdev *rec = tdev_open(work);
-		rec->record = true;
+		tap_require(!rec_log_new(512, IMG / 512, &log) && !rec_open(work, log, 0, &rdev),
+		            "recorder");
 		struct fs_mount_opts mo;
 		fs_mount_opts_default(&mo);
 		fs_mount_opts_parse(cfg[c].opts, &mo, &err);
 		struct fs *fs;
-		int rc = fs_mount(&rec->dev, &mo, &fs, &err);
+		int rc = fs_mount(rdev, &mo, &fs, &err);
 		if (!rc)
 			rc = workload(fs);
 		ok(!rc, "%s: workload ran (%s)", cfg[c].opts, rc ? bo_errstr(fs_err(fs), rc) : "");
 		fs_abandon(fs);
-		/* prefixes of the recorded writes, evenly spread, and the whole log */
-		size_t nw = 0;
-		for (size_t i = 0; i < rec->nops; i++)
-			nw += rec->ops[i].op == T_WRITE;
+		size_t nlog = rec_log_len(log);
 		int bad = 0, n = 0, needed = 0;
 		for (int s = 1; s <= states; s++) {
-			size_t k = nw * (size_t)s / (size_t)states;
+			size_t k = nlog * (size_t)s / (size_t)states;
 			struct bdev *state;
 			blk_clone(base, &state);
-			size_t done = 0;
-			for (size_t i = 0; i < rec->nops && done < k; i++) {
-				const struct t_op *o = &rec->ops[i];
-				if (o->op != T_WRITE)
-					continue;
-				blk_write(state, o->lba, o->count, o->data, 0);
-				done++;
+			if (rec_replay(log, k, state, &err)) {
+				bad++;
+				blk_close(state);
+				continue;
 			}
 			char tag[128];
-			snprintf(tag, sizeof(tag), "%s%s, %zu of %zu writes", cfg[c].opts,
-			         mk.metadata_csum ? ",csum" : "", k, nw);
+			snprintf(tag, sizeof(tag), "%s%s, %zu of %zu log entries", cfg[c].opts,
+			         mk.metadata_csum ? ",csum" : "", k, nlog);
 			bad += judge(state, &mo, tag, &needed);
 			n++;
 			blk_close(state);
@@ -215,7 +213,8 @@ static void test_crash_compat(void)
 		       "fsck-clean",
 		       cfg[c].opts, mk.metadata_csum ? " (metadata_csum)" : "", n);
 		ok(needed > 0, "%s: %d of the states needed journal recovery", cfg[c].opts, needed);
-		blk_close(&rec->dev);
+		blk_close(rdev);
+		rec_log_free(log);
 		blk_close(work);
 		blk_close(base);
 	}
