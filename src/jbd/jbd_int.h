@@ -96,7 +96,8 @@ int jbd_log_write(struct jbd_journal *j, uint64_t lblk, const void *buf, unsigne
 int jbd_write_sb(struct jbd_journal *j, unsigned flags);
 static inline uint32_t jbd_wrap(const struct jbd_journal *j, uint64_t b)
 {
-	return (uint32_t)(b >= j->last ? b - (j->last - j->first) : b);
+	/* a corrupt descriptor may skip further than one turn of the log */
+	return (uint32_t)(b >= j->last ? j->first + (b - j->first) % (j->last - j->first) : b);
 }
 
 #endif

@@ -177,6 +177,13 @@ int jbd_journal_open(struct bdev *d, const struct jbd_config *c, struct jbd_jour
 			goto fail;
 		memcpy(j->ext, c->map.extents, n * sizeof(*j->ext));
 		for (size_t i = 0; i < n; i++) {
+			if (j->ext[i].count > j->dev_blocks ||
+			    j->ext[i].pblk > j->dev_blocks - j->ext[i].count) {
+				rc = bo_errf(
+				    err, -EINVAL,
+				    "journal: extent %zu of the block map is beyond the device", i);
+				goto fail;
+			}
 			if (j->ext[i].count == 0 ||
 			    (i && j->ext[i].lblk < j->ext[i - 1].lblk + j->ext[i - 1].count)) {
 				rc =
