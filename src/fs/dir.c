@@ -9,6 +9,50 @@
 #include "fs/dx.h"
 #include "fs/fs_int.h"
 
+/* ---- the name cache ------------------------------------------------------------ */
+static struct fs_dentry *dc_slot(struct fs *fs, uint32_t dir, const char *name, size_t len)
+{
+	uint64_t h = bo_hash64(BO_HASH64_INIT, &dir, sizeof(dir));
+	h = bo_hash64(h, name, len);
+	return &fs->dcache[h & (FS_DCACHE_SIZE - 1)];
+}
+
+static bool dc_cacheable(const char *name, size_t len)
+{
+	return len < FS_DCACHE_NAME && len &&
+	       !(name[0] == '.' && (len == 1 || (len == 2 && name[1] == '.')));
+}
+
+static struct fs_dentry *dc_find(struct fs *fs, uint32_t dir, const char *name, size_t len)
+{
+	if (!dc_cacheable(name, len))
+		return NULL;
+	struct fs_dentry *e = dc_slot(fs, dir, name, len);
+	if (e->ino && e->dir == dir && e->len == len && !memcmp(e->name, name, len))
+		return e;
+	return NULL;
+}
+
+static void dc_put(struct fs *fs, uint32_t dir, const char *name, size_t len, uint32_t ino,
+                   uint8_t ft)
+{
+	if (!dc_cacheable(name, len))
+		return;
+	struct fs_dentry *e = dc_slot(fs, dir, name, len);
+	e->dir = dir;
+	e->ino = ino;
+	e->len = (uint8_t)len;
+	e->ft = ft;
+	memcpy(e->name, name, len);
+}
+
+static void dc_drop(struct fs *fs, uint32_t dir, const char *name, size_t len)
+{
+	struct fs_dentry *e = dc_find(fs, dir, name, len);
+	if (e)
+		e->ino = 0;
+}
+
 static uint32_t tail_size(const struct fs *fs)
 {
 	return fs->csum ? DIRENT_TAIL_SIZE : 0;
@@ -209,6 +253,7 @@ static int find_entry(struct fs *fs, struct fs_inode *dir, const char *name, siz
 		for (uint32_t off = 0; off < end;) {
 			uint8_t *de = b->data + off;
 			if (de_inode(de) && de_name_len(de) == len &&
+			    de[DE_NAME + len - 1] == (uint8_t)name[len - 1] &&
 			    memcmp(de + DE_NAME, name, len) == 0) {
 				*bo = b;
 				*lblk_out = l;
@@ -235,8 +280,10 @@ int fs_dir_lookup(struct fs *fs, struct fs_inode *dir, const char *name, size_t 
 	if (rc == 0)
 		return -ENOENT;
 	*ino = de_inode(b->data + off);
+	uint8_t ft = fs->has_filetype ? de_file_type(b->data + off) : 0;
 	if (ftype)
-		*ftype = fs->has_filetype ? de_file_type(b->data + off) : 0;
+		*ftype = ft;
+	dc_put(fs, dir->ino, name, len, *ino, ft);
 	return 0;
 }
 
@@ -254,6 +301,7 @@ int fs_dir_set(struct fs *fs, struct fs_inode *dir, const char *name, size_t len
 	put_le32(b->data + off + DE_INODE, ino);
 	if (fs->has_filetype)
 		b->data[off + DE_FILE_TYPE] = ftype;
+	dc_put(fs, dir->ino, name, len, ino, fs->has_filetype ? ftype : 0);
 	if (l == 0 && (ino_flags(dir->raw) & EXT2_INDEX_FL))
 		fs_dx_set_root_csum(fs, dir, b->data);
 	else
@@ -275,6 +323,7 @@ int fs_dir_remove(struct fs *fs, struct fs_inode *dir, const char *name, size_t 
 		               dir->ino, (int)len, name);
 	if ((rc = fs_baccess(fs, b)) < 0)
 		return rc;
+	dc_drop(fs, dir->ino, name, len);
 	uint8_t *de = b->data + off;
 	if (prev != UINT32_MAX) {
 		uint8_t *p = b->data + prev;
@@ -341,8 +390,20 @@ int fs_dir_new_leaf(struct fs *fs, struct fs_inode *dir, uint64_t lblk, struct f
 	return 0;
 }
 
+static int dir_add(struct fs *fs, struct fs_inode *dir, const char *name, size_t len, uint32_t ino,
+                   uint8_t ftype);
+
 int fs_dir_add(struct fs *fs, struct fs_inode *dir, const char *name, size_t len, uint32_t ino,
                uint8_t ftype)
+{
+	int rc = dir_add(fs, dir, name, len, ino, ftype);
+	if (rc == 0)
+		dc_put(fs, dir->ino, name, len, ino, fs->has_filetype ? ftype : 0);
+	return rc;
+}
+
+static int dir_add(struct fs *fs, struct fs_inode *dir, const char *name, size_t len, uint32_t ino,
+                   uint8_t ftype)
 {
 	int rc;
 	if (ino_flags(dir->raw) & EXT2_INDEX_FL) {

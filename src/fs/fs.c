@@ -635,6 +635,7 @@ static void fs_free(struct fs *fs)
 		free(f);
 	}
 	free(fs->htab);
+	free(fs->dcache);
 	free(fs->gdt);
 	free(fs->gd_dirty);
 	free(fs);
@@ -658,7 +659,8 @@ int fs_mount(struct bdev *d, const struct fs_mount_opts *o, struct fs **out, str
 	fs->max_bufs = 1u << 15;
 	fs->max_dirty = 1u << 13;
 	fs->htab = calloc(fs->hsize, sizeof(*fs->htab));
-	int rc = fs->htab ? 0 : -ENOMEM;
+	fs->dcache = calloc(FS_DCACHE_SIZE, sizeof(*fs->dcache));
+	int rc = fs->htab && fs->dcache ? 0 : -ENOMEM;
 	if (rc == 0)
 		rc = read_sb_raw(d, fs->sb, err);
 	if (rc == 0)

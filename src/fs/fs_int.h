@@ -25,6 +25,15 @@ struct fs_buf {
 	struct fs_buf *op_next;
 };
 
+/* Positive name cache: (directory, name) -> inode; short names only. */
+#define FS_DCACHE_SIZE 65536
+#define FS_DCACHE_NAME 38
+struct fs_dentry {
+	uint32_t dir, ino;
+	uint8_t len, ft;
+	char name[FS_DCACHE_NAME];
+};
+
 struct fs_file {
 	struct fs *fs;
 	uint32_t ino;
@@ -72,6 +81,7 @@ struct fs {
 	struct fs_buf *op_dirty;
 
 	struct fs_file *files; /* open files */
+	struct fs_dentry *dcache;
 	uint32_t last_alloc_group;
 	uint32_t now_override; /* nonzero: fixed clock (tests) */
 };

@@ -100,9 +100,8 @@ static void deep_tree(const struct cfg *c, struct fs *fs)
 	char path[256] = "";
 	int bad = 0;
 	for (int l = 0; l < 6 && !bad; l++) {
-		char dir[256];
-		snprintf(dir, sizeof(dir), "%s/level%d", path, l);
-		snprintf(path, sizeof(path), "%s", dir);
+		size_t pl = strlen(path);
+		snprintf(path + pl, sizeof(path) - pl, "/level%d", l);
 		if (fs_mkdir(fs, path, 0755) < 0)
 			bad = 1;
 		for (int k = 0; k < 3 && !bad; k++) {
