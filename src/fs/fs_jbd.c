@@ -137,7 +137,8 @@ static int map_journal(struct fsj *f, struct fs *fs, uint64_t *nblocks)
 	return rc;
 }
 
-/* A failed journal write: the fs learns it once; errors=remount-ro stops writes. */
+/* A failed journal write: the fs learns it; the superblock records the error once;
+ * errors=remount-ro then refuses every change (h_start). */
 static int failed(struct fsj *f, int rc)
 {
 	struct fs *fs = f->hook.fs;
@@ -149,8 +150,6 @@ static int failed(struct fsj *f, int rc)
 		sb_put16(fs->sb, SB_STATE, sb_get16(fs->sb, SB_STATE) | EXT2_ERROR_FS);
 		(void)fs_set_needs_recovery(fs, true, BLK_FUA); /* best effort */
 		bo_errf(&fs->err, rc, "journal: %s", bo_errstr(jbd_journal_err(f->j), rc));
-		if (fs->opts.errors == FS_ERRORS_RO)
-			fs->ro = true;
 	}
 	return rc;
 }
@@ -192,6 +191,12 @@ static int h_recover(struct fs_jhook *h)
 static int h_start(struct fs_jhook *h, uint32_t credits)
 {
 	struct fsj *f = J(h);
+	/* errors=remount-ro: every change is refused from now on. The fs's own ro
+	 * flag is not used: with it, fs_sync would return 0, and a later fsync must
+	 * never report success after a failed write. */
+	if (f->errored && h->fs->opts.errors == FS_ERRORS_RO)
+		return bo_errf(&h->fs->err, -EROFS,
+		               "read-only after a journal write error (errors=remount-ro)");
 	if (!f->started) {
 		/* from the first change on, a crash leaves a journal to replay */
 		int rc = fs_set_needs_recovery(h->fs, true, h->fs->opts.barrier ? BLK_FUA : 0);

@@ -74,6 +74,8 @@ struct jbd_journal {
 	struct bo_err err;
 	struct jbd_stats st;
 	uint8_t *tmp, *tmp2;
+	uint8_t *rbuf; /* replay: the blocks of one descriptor */
+	size_t rbuf_blocks;
 };
 
 /* format.c */
@@ -89,11 +91,13 @@ bool jbd_commit_csum_ok(const struct jbd_journal *j, const uint8_t *block);
 /* journal.c */
 int jbd_bmap(struct jbd_journal *j, uint64_t lblk, uint64_t *pblk);
 int jbd_log_read(struct jbd_journal *j, uint64_t lblk, void *buf);
+int jbd_log_read_n(struct jbd_journal *j, uint32_t lblk, uint32_t n, uint8_t *buf);
 int jbd_log_write(struct jbd_journal *j, uint64_t lblk, const void *buf, unsigned flags);
 int jbd_write_sb(struct jbd_journal *j, unsigned flags);
 static inline uint32_t jbd_wrap(const struct jbd_journal *j, uint64_t b)
 {
-	return (uint32_t)(b >= j->last ? b - (j->last - j->first) : b);
+	/* a corrupt descriptor may skip further than one turn of the log */
+	return (uint32_t)(b >= j->last ? j->first + (b - j->first) % (j->last - j->first) : b);
 }
 
 #endif

@@ -49,6 +49,31 @@ int jbd_bmap(struct jbd_journal *j, uint64_t lblk, uint64_t *pblk)
 	return 0;
 }
 
+/* Reads n log blocks from lblk on (wrapping at the end of the log) with as few
+ * device reads as the map allows: replay reads whole descriptors' worth at once. */
+int jbd_log_read_n(struct jbd_journal *j, uint32_t lblk, uint32_t n, uint8_t *buf)
+{
+	uint32_t bs = j->cfg.block_size, done = 0;
+	while (done < n) {
+		uint32_t l = jbd_wrap(j, (uint64_t)lblk + done);
+		uint64_t p, q;
+		int rc = jbd_bmap(j, l, &p);
+		if (rc)
+			return rc;
+		uint32_t run = 1, max = n - done;
+		if (max > j->last - l)
+			max = j->last - l; /* the log wraps here */
+		while (run < max && !jbd_bmap(j, (uint64_t)l + run, &q) && q == p + run)
+			run++;
+		rc = blk_pread(j->d, p * bs, (size_t)run * bs, buf + (size_t)done * bs);
+		if (rc)
+			return bo_errf(&j->err, rc, "reading journal blocks %u+%u: %s", l, run,
+			               bo_errstr(&j->d->err, rc));
+		done += run;
+	}
+	return 0;
+}
+
 int jbd_log_read(struct jbd_journal *j, uint64_t lblk, void *buf)
 {
 	uint64_t p;
@@ -152,6 +177,13 @@ int jbd_journal_open(struct bdev *d, const struct jbd_config *c, struct jbd_jour
 			goto fail;
 		memcpy(j->ext, c->map.extents, n * sizeof(*j->ext));
 		for (size_t i = 0; i < n; i++) {
+			if (j->ext[i].count > j->dev_blocks ||
+			    j->ext[i].pblk > j->dev_blocks - j->ext[i].count) {
+				rc = bo_errf(
+				    err, -EINVAL,
+				    "journal: extent %zu of the block map is beyond the device", i);
+				goto fail;
+			}
 			if (j->ext[i].count == 0 ||
 			    (i && j->ext[i].lblk < j->ext[i - 1].lblk + j->ext[i - 1].count)) {
 				rc =
@@ -276,9 +308,11 @@ int jbd_journal_start(struct jbd_journal *j, uint32_t credits, struct jbd_handle
 		return aborted_err(j);
 	if (!j->loaded)
 		return bo_errf(&j->err, -EINVAL, "journal: start before load");
+	/* max_buffers is the size at which a transaction is committed (a quarter of
+	 * the log, as jbd2): a larger reservation only commits what runs first; the
+	 * hard limit is what fits in the log (log_buffer) */
 	if (credits > j->max_buffers)
-		return bo_errf(&j->err, -ENOSPC, "journal: %u credits exceed a transaction (%llu)",
-		               credits, (unsigned long long)j->max_buffers);
+		credits = (uint32_t)j->max_buffers;
 	if (!j->depth && j->running.live + j->reserved + credits > j->max_buffers) {
 		int rc = jbd_journal_commit(j);
 		if (rc)
@@ -326,9 +360,10 @@ static int log_buffer(struct jbd_handle *h, uint64_t block, const void *data)
 		return bo_errf(&j->err, -EINVAL, "journal: block %llu beyond the filesystem",
 		               (unsigned long long)block);
 	long f = jmap_find(&j->running, block);
-	if (f < 0 && j->running.live >= j->max_buffers)
-		return bo_errf(&j->err, -ENOSPC, "journal: transaction full (%llu buffers)",
-		               (unsigned long long)j->max_buffers);
+	if (f < 0 && tx_blocks(j, j->running.live + 1, j->revokes.live) + 1 >= j->last - j->first)
+		return bo_errf(&j->err, -ENOSPC,
+		               "journal: transaction of %llu blocks fills the log",
+		               (unsigned long long)j->running.live);
 	size_t idx;
 	if (f >= 0)
 		idx = (size_t)f;
@@ -695,6 +730,7 @@ int jbd_journal_destroy(struct jbd_journal *j, bool clean)
 	free(j->sbbuf);
 	free(j->tmp);
 	free(j->tmp2);
+	free(j->rbuf);
 	free(j);
 	return rc;
 }

@@ -4,6 +4,7 @@
  * range. Not the writing side (journal.c). */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "blackout/endian.h"
@@ -130,48 +131,85 @@ static void set_stop(struct rstate *st, const char *fmt, uint32_t a, uint32_t b)
 		snprintf(st->info->stop, sizeof(st->info->stop), fmt, a, b);
 }
 
+static int write_run(struct jbd_journal *j, uint64_t home, uint32_t n, const uint8_t *data)
+{
+	uint32_t bs = j->cfg.block_size;
+	int rc = blk_pwrite(j->d, home * bs, (size_t)n * bs, data, 0);
+	if (rc)
+		return bo_errf(&j->err, rc, "replay: writing blocks %llu+%u: %s",
+		               (unsigned long long)home, n, bo_errstr(&j->d->err, rc));
+	return 0;
+}
+
+/* Replays one descriptor: reads its blocks in one go, writes home in runs of
+ * consecutive blocks. Revoked blocks and blocks failing their checksum are skipped. */
 static int replay_tags(struct jbd_journal *j, struct rstate *st, const uint8_t *desc, uint32_t tid,
                        uint32_t *next)
 {
-	uint32_t size = desc_size(j), off = 12, bs = j->cfg.block_size;
-	while (off + j->tag_bytes <= size) {
+	uint32_t bs = j->cfg.block_size, size = desc_size(j);
+	int rc;
+	uint32_t n = walk_tags(j, desc, NULL, NULL, &rc);
+	if (n > j->rbuf_blocks) {
+		free(j->rbuf);
+		j->rbuf = malloc((size_t)n * bs);
+		j->rbuf_blocks = j->rbuf ? n : 0;
+		if (!j->rbuf)
+			return bo_errf(&j->err, -ENOMEM, "replay: out of memory");
+	}
+	uint32_t at = *next;
+	rc = jbd_log_read_n(j, at, n, j->rbuf);
+	if (rc)
+		return rc;
+	*next = jbd_wrap(j, (uint64_t)at + n);
+	uint32_t off = 12, i = 0, run = 0;
+	uint64_t run_home = 0;
+	uint8_t *run_data = NULL;
+	while (i < n && off + j->tag_bytes <= size) {
 		const uint8_t *t = desc + off;
 		uint32_t fl = tag_flags(j, t);
 		uint64_t home = tag_block(j, t);
-		uint32_t at = *next;
-		int rc = jbd_log_read(j, at, j->tmp2);
-		if (rc)
-			return rc;
-		*next = jbd_wrap(j, (uint64_t)at + 1);
+		uint8_t *data = j->rbuf + (size_t)i * bs;
+		bool write = false;
 		if (is_revoked(st, home, tid)) {
 			st->info->nr_revoked++;
-		} else if (!tag_csum_ok(j, t, j->tmp2, tid)) {
+		} else if (!tag_csum_ok(j, t, data, tid)) {
 			/* like the kernel: skip the block, finish, report the error */
 			st->info->nr_bad_csum++;
 			bo_errf(&j->err, -EUCLEAN,
 			        "journal block %u (home %llu, transaction %u): checksum mismatch",
-			        at, (unsigned long long)home, tid);
+			        jbd_wrap(j, (uint64_t)at + i), (unsigned long long)home, tid);
 		} else if (home >= j->fs_blocks) {
 			return bo_errf(
 			    &j->err, -EUCLEAN,
-			    "journal block %u: home block %llu beyond the filesystem (%llu)", at,
-			    (unsigned long long)home, (unsigned long long)j->fs_blocks);
+			    "journal block %u: home block %llu beyond the filesystem (%llu)",
+			    jbd_wrap(j, (uint64_t)at + i), (unsigned long long)home,
+			    (unsigned long long)j->fs_blocks);
 		} else {
 			if (fl & JBD_FLAG_ESCAPE)
-				put_be32(j->tmp2, JBD_MAGIC);
-			rc = blk_pwrite(j->d, home * bs, bs, j->tmp2, 0);
-			if (rc)
-				return bo_errf(&j->err, rc, "replay: writing block %llu: %s",
-				               (unsigned long long)home, bo_errstr(&j->d->err, rc));
+				put_be32(data, JBD_MAGIC);
+			write = true;
 			st->info->nr_replayed++;
+		}
+		if (run && (!write || home != run_home + run)) {
+			if ((rc = write_run(j, run_home, run, run_data)))
+				return rc;
+			run = 0;
+		}
+		if (write) {
+			if (!run) {
+				run_home = home;
+				run_data = data;
+			}
+			run++;
 		}
 		off += j->tag_bytes;
 		if (!(fl & JBD_FLAG_SAME_UUID))
 			off += 16;
+		i++;
 		if (fl & JBD_FLAG_LAST_TAG)
 			break;
 	}
-	return 0;
+	return run ? write_run(j, run_home, run, run_data) : 0;
 }
 
 static int one_pass(struct jbd_journal *j, struct rstate *st, enum pass pass)

@@ -7,7 +7,7 @@ set -u
 B=${BLACKOUT:-build/blackout}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-echo "1..30"
+
 
 # mkimg NAME MKE2FS-OPTS
 mkimg() { mke2fs -q -F -t ext3 $2 "$T/$1" 8M >/dev/null 2>&1; }
@@ -163,3 +163,4 @@ grep -q ' 8 replayed' "$T/rec.out"
 ok $? "wrapped log: the eight transactions after the checkpoint replayed ($(head -1 "$T/rec.out"))"
 e2fsck -fn "$T/ours.img" >/dev/null 2>&1
 ok $? "wrapped log: e2fsck -fn clean after blackout's replay"
+echo "1..$_n"

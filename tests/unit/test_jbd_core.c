@@ -460,8 +460,29 @@ static void test_torn_commit(void)
 	       tried);
 }
 
+/* A handle larger than a quarter of the log still works up to what fits in it. */
+static void test_big_handle(void)
+{
+	uint32_t bs = 1024;
+	struct bdev *d = mkdev(bs);
+	struct tj t;
+	struct jbd_journal *j = mkjournal(d, &t, bs, 0, JBD_FEATURE_INCOMPAT_CSUM_V3);
+	ok(!put_blocks(j, bs, 1000, 200, 3) && !jbd_journal_commit(j),
+	   "big handle: 200 blocks in a 256-block journal commit");
+	struct jbd_recovery_info info;
+	int rc;
+	struct bdev *c = crash_recover(d, &t, &info, &rc);
+	ok(!rc && has_blocks(c, bs, 1000, 200, 3), "big handle: and recover");
+	blk_close(c);
+	ok(put_blocks(j, bs, 1000, 300, 3) == -ENOSPC,
+	   "big handle: 300 blocks do not fit the log: -ENOSPC, not a corrupt log");
+	jbd_journal_destroy(j, false);
+	blk_close(d);
+}
+
 int main(void)
 {
+	test_big_handle();
 	test_crc();
 	test_variants();
 	test_wrap();

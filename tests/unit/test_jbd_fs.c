@@ -12,6 +12,8 @@
 #include "blackout/endian.h"
 #include "blackout/fs.h"
 #include "blackout/jbd.h"
+#include "blackout/rec.h"
+#include "blackout/util.h"
 #include "tap.h"
 #include "test_fs_util.h"
 #include "test_jbd_dev.h"
@@ -162,7 +164,7 @@ static void test_crash_compat(void)
 	    {"data=ordered,barrier=1"},   {"data=ordered,barrier=0"}, {"data=writeback,barrier=1"},
 	    {"data=writeback,barrier=0"}, {"data=journal,barrier=1"}, {"data=journal,barrier=0"},
 	};
-	int states = getenv("BLACKOUT_ASAN") ? 6 : 12;
+	int states = getenv("BLACKOUT_ASAN") ? 5 : 10;
 	for (size_t c = 0; c < sizeof(cfg) / sizeof(cfg[0]); c++) {
 		struct bdev *base;
 		blk_mem_open(512, IMG / 512, &base);
@@ -173,39 +175,36 @@ static void test_crash_compat(void)
 		mk.metadata_csum = c % 2 == 1;
 		struct bo_err err = {{0}};
 		tap_require(!fs_mkfs(base, &mk, &err), "mkfs: %s", err.msg);
-		struct bdev *work;
+		/* the workload runs once over the recorder; crash states are prefixes of
+		 * its log replayed onto copies of the formatted image */
+		struct bdev *work, *rdev;
+		struct rec_log *log;
 		blk_clone(base, &work);
-		struct tdev *rec = tdev_open(work);
-		rec->record = true;
+		tap_require(!rec_log_new(512, IMG / 512, &log) && !rec_open(work, log, 0, &rdev),
+		            "recorder");
 		struct fs_mount_opts mo;
 		fs_mount_opts_default(&mo);
 		fs_mount_opts_parse(cfg[c].opts, &mo, &err);
 		struct fs *fs;
-		int rc = fs_mount(&rec->dev, &mo, &fs, &err);
+		int rc = fs_mount(rdev, &mo, &fs, &err);
 		if (!rc)
 			rc = workload(fs);
 		ok(!rc, "%s: workload ran (%s)", cfg[c].opts, rc ? bo_errstr(fs_err(fs), rc) : "");
 		fs_abandon(fs);
-		/* prefixes of the recorded writes, evenly spread, and the whole log */
-		size_t nw = 0;
-		for (size_t i = 0; i < rec->nops; i++)
-			nw += rec->ops[i].op == T_WRITE;
+		size_t nlog = rec_log_len(log);
 		int bad = 0, n = 0, needed = 0;
 		for (int s = 1; s <= states; s++) {
-			size_t k = nw * (size_t)s / (size_t)states;
+			size_t k = nlog * (size_t)s / (size_t)states;
 			struct bdev *state;
 			blk_clone(base, &state);
-			size_t done = 0;
-			for (size_t i = 0; i < rec->nops && done < k; i++) {
-				const struct t_op *o = &rec->ops[i];
-				if (o->op != T_WRITE)
-					continue;
-				blk_write(state, o->lba, o->count, o->data, 0);
-				done++;
+			if (rec_replay(log, k, state, &err)) {
+				bad++;
+				blk_close(state);
+				continue;
 			}
 			char tag[128];
-			snprintf(tag, sizeof(tag), "%s%s, %zu of %zu writes", cfg[c].opts,
-			         mk.metadata_csum ? ",csum" : "", k, nw);
+			snprintf(tag, sizeof(tag), "%s%s, %zu of %zu log entries", cfg[c].opts,
+			         mk.metadata_csum ? ",csum" : "", k, nlog);
 			bad += judge(state, &mo, tag, &needed);
 			n++;
 			blk_close(state);
@@ -214,8 +213,50 @@ static void test_crash_compat(void)
 		       "%s%s: %d crash states: e2fsck's and blackout's recovery agree, both "
 		       "fsck-clean",
 		       cfg[c].opts, mk.metadata_csum ? " (metadata_csum)" : "", n);
+		if (mo.barrier) {
+			/* A write cache: at a cut, any subset of the writes since the last
+			 * flush may have landed, FUA writes always. With barriers the
+			 * journal must stay consistent in every such state. */
+			struct bo_rng r;
+			bo_rng_seed(&r, 77 + c);
+			int sbad = 0, sn = 0;
+			for (int s = 0; s < states; s++) {
+				size_t k = 1 + bo_rng_below(&r, nlog);
+				size_t epoch = 0;
+				for (size_t i = 0; i < k; i++)
+					if (rec_log_get(log, i)->op == REC_FLUSH)
+						epoch = i + 1;
+				struct bdev *state;
+				blk_clone(base, &state);
+				rec_replay(log, epoch, state, &err);
+				size_t dropped = 0;
+				for (size_t i = epoch; i < k; i++) {
+					const struct rec_entry *e = rec_log_get(log, i);
+					if (e->op != REC_WRITE)
+						continue;
+					if (!(e->flags & BLK_FUA) && bo_rng_below(&r, 2)) {
+						dropped++;
+						continue;
+					}
+					rec_apply(e, state);
+				}
+				char tag[160];
+				snprintf(tag, sizeof(tag),
+				         "%s: cut at entry %zu, %zu unflushed writes lost",
+				         cfg[c].opts, k, dropped);
+				sbad += judge(state, &mo, tag, &needed);
+				sn++;
+				blk_close(state);
+			}
+			is_int(sbad, 0,
+			       "%s: %d write-cache crash states (unflushed writes lost at random): "
+			       "both "
+			       "recoveries agree, fsck-clean",
+			       cfg[c].opts, sn);
+		}
 		ok(needed > 0, "%s: %d of the states needed journal recovery", cfg[c].opts, needed);
-		blk_close(&rec->dev);
+		blk_close(rdev);
+		rec_log_free(log);
 		blk_close(work);
 		blk_close(base);
 	}
@@ -343,8 +384,62 @@ static void test_cache_loss(void)
 	}
 }
 
+/* A journal write fails: fsync reports it, errors=remount-ro stops writes, and no
+ * later fsync reports success. */
+static void test_write_errors(void)
+{
+	for (int ro = 0; ro <= 1; ro++) {
+		struct bdev *m;
+		blk_mem_open(512, IMG / 512, &m);
+		struct fs_mkfs_opts mk;
+		fs_mkfs_opts_default(&mk);
+		mk.type = 3;
+		mk.block_size = 1024;
+		struct bo_err err = {{0}};
+		fs_mkfs(m, &mk, &err);
+		struct tdev *td = tdev_open(m);
+		struct fs_mount_opts mo;
+		fs_mount_opts_default(&mo);
+		fs_mount_opts_parse(ro ? "errors=remount-ro" : "errors=continue", &mo, &err);
+		struct fs *fs;
+		int rc = fs_mount(&td->dev, &mo, &fs, &err);
+		ok(!rc && !put(fs, "/a", 3000, 1, true), "errors=%s: mount, write, fsync",
+		   ro ? "remount-ro" : "continue");
+		td->fail_after = (long)td->writes; /* the device stops taking writes */
+		struct fs_file *f;
+		rc = fs_open(fs, "/b", FS_O_CREAT | FS_O_RDWR, 0644, &f);
+		uint8_t buf[2000] = {1};
+		if (!rc) {
+			fs_pwrite(f, buf, sizeof(buf), 0);
+			rc = fs_fsync(f);
+			ok(rc < 0, "errors=%s: fsync reports the failed journal write (%d)",
+			   ro ? "remount-ro" : "continue", rc);
+			td->fail_after = -1; /* the device works again: too late */
+			ok(fs_fsync(f) < 0, "errors=%s: a later fsync does not report success",
+			   ro ? "remount-ro" : "continue");
+			fs_close(f);
+		} else {
+			ok(rc < 0, "errors=%s: the failure surfaced at create (%d)",
+			   ro ? "remount-ro" : "continue", rc);
+			td->fail_after = -1;
+			ok(fs_sync(fs) < 0, "errors=%s: and sync fails afterwards",
+			   ro ? "remount-ro" : "continue");
+		}
+		rc = fs_mkdir(fs, "/dir", 0755);
+		if (ro)
+			is_int(rc, -EROFS, "errors=remount-ro: the filesystem is read-only now");
+		else
+			ok(rc < 0, "errors=continue: journaled operations keep failing (%d)", rc);
+		ok(fs_unmount(fs) < 0, "errors=%s: unmount reports the error",
+		   ro ? "remount-ro" : "continue");
+		blk_close(&td->dev);
+		blk_close(m);
+	}
+}
+
 int main(void)
 {
+	test_write_errors();
 	test_cache_loss();
 	test_clean_unmount_310();
 	test_crash_compat();
