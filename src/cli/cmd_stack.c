@@ -25,8 +25,10 @@ static void help(FILE *out)
 	        "  format    print the canonical spec (every parameter spelled out)\n"
 	        "  probe     infer, only by writing, flushing, FUA and cutting power over\n"
 	        "            every outcome, whether the stack has a volatile cache, honours\n"
-	        "            flush and FUA, and tears writes or sectors (media are wrapped in\n"
-	        "            copy-on-write overlays: a file image is never written)\n"
+	        "            flush and FUA, tears writes or sectors, and destroys flushed\n"
+	        "            sectors it was not writing (collateral damage: the erase-block\n"
+	        "            size, as flashbench finds it). Media are wrapped in\n"
+	        "            copy-on-write overlays: a file image is never written\n"
 	        "  models    list every device model and its parameters\n\n"
 	        "Exit status: 0 on success, 1 on a bad spec or a failed probe, 2 on usage.\n");
 }

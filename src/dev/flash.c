@@ -387,8 +387,12 @@ static int flash_write(struct bdev *d, uint64_t lba, uint32_t count, const void 
 		int rc2 = ftl_write(f, lba, count, buf);
 		return rc ? rc : rc2;
 	}
-	while (f->cache_used + len > f->p.cache_bytes && !rc)
-		rc = cache_destage(f, 1);
+	/* an error destaging an older write is reported, but the cache still makes room */
+	while (f->cache_used + len > f->p.cache_bytes && f->ncache) {
+		int e = cache_destage(f, 1);
+		if (e && !rc)
+			rc = e;
+	}
 	int rc2 = cache_add(f, lba, count, buf);
 	if (rc2)
 		return rc2;

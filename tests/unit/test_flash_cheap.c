@@ -250,8 +250,35 @@ static void test_cache_garbage(void)
 	tflash_close(&t);
 }
 
+/* Wear-out behind a write cache surfaces as an error of the request that made the
+ * cache destage (here the flush): the host is told, and what it was told is durable
+ * stays readable. */
+static void test_cache_endurance(void)
+{
+	struct flash_params p;
+	small_cheap(&p);
+	p.endurance = 3;
+	p.cache_bytes = 4096;
+	struct tflash t;
+	tap_require(tflash_open(&p, &t, NULL) == 0, "cheap, endurance 3, 4k cache");
+	uint64_t durable = 0;
+	int rc = 0, flushes = 0;
+	for (uint64_t v = 1; v < 20 && rc == 0; v++) {
+		is_int(wr(t.dev, 9, v), 0, "write %llu is cached", (unsigned long long)v);
+		rc = blk_flush(t.dev);
+		if (rc == 0)
+			durable = v, flushes++;
+	}
+	is_int(rc, -EIO, "the flush that needed a worn-out erase fails: %s",
+	       bo_errstr(&t.dev->err, rc));
+	is_int(flushes, 3, "three flushes succeeded (three erases)");
+	is_int(ver_at(t.dev, 9), (int64_t)durable, "the last flushed version is still there");
+	tflash_close(&t);
+}
+
 int main(void)
 {
+	test_cache_endurance();
 	test_cache_garbage();
 	test_collateral(false);
 	test_collateral(true);
