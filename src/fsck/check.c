@@ -1271,7 +1271,8 @@ static int check_dir(struct ck *c, struct dirst *ds)
 
 static int pass2(struct ck *c)
 {
-	qsort(c->db, c->ndb, sizeof(*c->db), cmp_dblk);
+	if (c->ndb)
+		qsort(c->db, c->ndb, sizeof(*c->db), cmp_dblk);
 	uint32_t maxent = c->bs / 12 + 1, sz = 1;
 	while (sz < 2 * maxent)
 		sz <<= 1;
