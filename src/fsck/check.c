@@ -46,6 +46,8 @@ bool ck_problem(struct ck *c, enum fsck_kind k, uint32_t ino, uint64_t blk, cons
                 int name_len, const char *fmt, ...)
 {
 	struct fsck_report *r = c->r;
+	if (c->stop)
+		return false;
 	struct fsck_problem p = {.kind = k, .ino = ino, .block = blk};
 	if (name && name_len > 0) {
 		size_t n =
@@ -240,6 +242,8 @@ static int pass0(struct ck *c)
 	else if (c->ipg < c->bs / c->isz || c->ipg > c->bs * 8 || c->ipg % (c->bs / c->isz) ||
 	         c->ipg % 8)
 		bad = "inodes_per_group", val = c->ipg;
+	else if ((uint64_t)c->ipg * c->isz > (uint64_t)c->bpg * c->bs)
+		bad = "inodes_per_group (inode table larger than a group)", val = c->ipg;
 	else if (c->rsv_gdt > c->bs / 4)
 		bad = "reserved_gdt_blocks", val = c->rsv_gdt;
 	if (bad) {
@@ -1087,7 +1091,8 @@ static void check_dirents(struct ck *c, struct dirst *ds, uint32_t lblk, uint32_
 					           ino);
 					break;
 				}
-			if (c->filetype && bit_test(c->iused, t - 1) && ft != c->ftype[t]) {
+			/* A zero filetype e2fsck sets silently (it is no error under -n). */
+			if (c->filetype && bit_test(c->iused, t - 1) && ft != c->ftype[t] && ft) {
 				ck_problem(c, FSCK_DIRENT, ino, pblk, name, (int)nl,
 				           "directory %u: entry '%.*s' (inode %u) has filetype %u, "
 				           "should be %u",
@@ -1266,7 +1271,8 @@ static int check_dir(struct ck *c, struct dirst *ds)
 
 static int pass2(struct ck *c)
 {
-	qsort(c->db, c->ndb, sizeof(*c->db), cmp_dblk);
+	if (c->ndb)
+		qsort(c->db, c->ndb, sizeof(*c->db), cmp_dblk);
 	uint32_t maxent = c->bs / 12 + 1, sz = 1;
 	while (sz < 2 * maxent)
 		sz <<= 1;
@@ -1633,9 +1639,12 @@ int fsck_check(struct bdev *d, const struct fsck_opts *o, struct fsck_report *r,
 	for (int round = 0; round < 8; round++) {
 		void (*cb)(void *, const struct fsck_problem *) = round ? NULL : o->on_problem;
 		q.on_problem = cb;
+		uint32_t fixed_before = r->nr_fixed;
 		int rc = check_once(d, &q, r, err, true);
 		if (rc)
 			return rc;
+		if (round && r->nr_fixed == fixed_before)
+			break; /* this round changed nothing: the rest is beyond these repairs */
 		if (round == 0)
 			before = r->nr_problems;
 		if (!r->nr_problems || r->needs_recovery || !r->modified)
