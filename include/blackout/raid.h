@@ -48,7 +48,8 @@ struct raid_status {
 	int rebuilding;       /* member being rebuilt, or -1 */
 	uint64_t rebuild_pos; /* stripes already rebuilt */
 	uint64_t stripes;
-	bool dirty; /* unclean-shutdown flag as held on the members */
+	bool dirty;           /* unclean-shutdown flag as held on the members */
+	uint64_t data_offset; /* member sector where stripe 0 starts */
 };
 int raid_status(struct bdev *d, struct raid_status *st);
 

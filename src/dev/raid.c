@@ -1693,9 +1693,16 @@ int raid_status(struct bdev *d, struct raid_status *st)
 	if (!raid_is(d))
 		return -EINVAL;
 	struct raid_dev *r = (struct raid_dev *)d;
-	*st =
-	    (struct raid_status){r->p.level,     r->n,           r->k,       r->p.chunk, r->failed,
-	                         r->rebuild_idx, r->rebuild_pos, r->stripes, r->dirty};
+	*st = (struct raid_status){.level = r->p.level,
+	                           .members = r->n,
+	                           .data_members = r->k,
+	                           .chunk = r->p.chunk,
+	                           .failed = r->failed,
+	                           .rebuilding = r->rebuild_idx,
+	                           .rebuild_pos = r->rebuild_pos,
+	                           .stripes = r->stripes,
+	                           .dirty = r->dirty,
+	                           .data_offset = r->data_off};
 	return 0;
 }
 
