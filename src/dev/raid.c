@@ -1206,28 +1206,42 @@ static int ppl_recover(struct raid_dev *r)
 			b[j] = get_le32(h + 68 + 8 * j);
 			if (a[j] > b[j] || (a[j] < b[j] && (a[j] < lo || b[j] > hi)))
 				ok = false;
-			else if (a[j] < b[j] && !usable(r, g.dm[j], s))
-				ok = false; /* a modified chunk is gone: md leaves the stripe be */
 		}
 		size_t L = (size_t)(hi - lo) * ss;
-		if (!ok) {
-			r->st.ppl_skipped++;
-			goto next;
-		}
-		if (!(pp = plan_alloc(pl, L)) || mread(r, i, r->ppl_off + r->meta, hi - lo, pp) ||
+		if (!ok || !(pp = plan_alloc(pl, L)) ||
+		    mread(r, i, r->ppl_off + r->meta, hi - lo, pp) ||
 		    get_le32(h + 36) != crc32c(pp, L))
 			goto next;
-		unsigned char *cur = plan_alloc(pl, L);
-		if (!cur)
+		unsigned char *cur = plan_alloc(pl, L), *par = plan_alloc(pl, L);
+		if (!cur || !par)
 			goto next;
 		uint64_t base = r->data_off + s * r->cs;
+		/* Row by row: a sector row whose modified chunks are all present gets
+		 * parity = pp ^ their current data; a row with a modified chunk on a lost
+		 * member is left alone (md: "no PPL recovery for this stripe"; md decides
+		 * per 4 KiB page, here per sector, so only sectors being written are lost). */
+		if ((rc = mread(r, i, base + lo, hi - lo, par)))
+			goto next;
 		for (unsigned j = 0; j < r->k && rc == 0; j++) {
-			if (a[j] >= b[j])
+			if (a[j] >= b[j] || !usable(r, g.dm[j], s))
 				continue;
-			rc = mread(r, g.dm[j], base + a[j], b[j] - a[j], cur);
+			rc = mread(r, g.dm[j], base + a[j], b[j] - a[j], cur + (a[j] - lo) * ss);
 			if (rc == 0)
-				raid_xor_into(pp + (a[j] - lo) * ss, cur, (b[j] - a[j]) * ss);
+				raid_xor_into(pp + (a[j] - lo) * ss, cur + (a[j] - lo) * ss,
+				              (b[j] - a[j]) * ss);
 		}
+		bool skipped = false;
+		for (uint32_t x = lo; x < hi && rc == 0; x++) {
+			bool lost = false;
+			for (unsigned j = 0; j < r->k; j++)
+				lost |= a[j] <= x && x < b[j] && !usable(r, g.dm[j], s);
+			if (lost) {
+				memcpy(pp + (x - lo) * ss, par + (x - lo) * ss, ss);
+				skipped = true;
+			}
+		}
+		if (skipped)
+			r->st.ppl_skipped++;
 		if (rc == 0 && (rc = mwrite_raw(r, i, base + lo, hi - lo, pp, 0)) == 0)
 			r->st.ppl_recovered++;
 	next:
