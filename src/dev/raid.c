@@ -1645,10 +1645,10 @@ static void raid_stats(struct bdev *d, void (*emit)(void *, const char *, uint64
 	struct raid_dev *r = (struct raid_dev *)d;
 	const struct raid_stats *s = &r->st;
 #define E(f) emit(ctx, #f, s->f)
-	E(host_reads);
-	E(host_writes);
-	E(host_read_sectors);
-	E(host_write_sectors);
+	emit(ctx, "reads", s->host_reads);
+	emit(ctx, "writes", s->host_writes);
+	emit(ctx, "read_sectors", s->host_read_sectors);
+	emit(ctx, "write_sectors", s->host_write_sectors);
 	E(flushes);
 	E(member_reads);
 	E(member_writes);

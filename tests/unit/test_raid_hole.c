@@ -12,7 +12,7 @@
 #define SS     512u
 #define CHUNK  4096u
 #define CS     (CHUNK / SS)
-#define MEMBER 160u /* sectors: metadata + some whole chunks */
+#define MEMBER 88u /* sectors: metadata + a few whole chunks */
 
 enum mit { NONE, BITMAP, PPL, JOURNAL };
 static const char *const mit_name[] = {"none", "bitmap", "ppl", "journal"};
