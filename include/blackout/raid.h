@@ -74,4 +74,18 @@ int raid_map_chunk(unsigned level, enum raid_layout layout, unsigned n, uint64_t
 int raid_parity_members(unsigned level, enum raid_layout layout, unsigned n, uint64_t stripe,
                         int *p, int *q);
 
+/* The write-hole experiment behind `blackout raid hole`: fills `d` (any stack) with
+ * seeded data and flushes, then visits every outcome (at most `max`) of a power cut
+ * during a write of `count` sectors at `lba`, and counts the outcomes in which a
+ * sector that was not being written reads back changed, a written sector is
+ * neither old nor new, or the write is partly old and partly new. With
+ * fail_after, each outcome is also read with each member of the first RAID in the
+ * stack failed in turn (a disk lost after the restart). */
+struct raid_hole_result {
+	uint64_t outcomes, untouched_bad, inflight_torn, inflight_mixed;
+	bool complete;
+};
+int raid_hole_probe(struct bdev *d, uint64_t lba, uint32_t count, bool fail_after, uint64_t max,
+                    struct raid_hole_result *res, struct bo_err *err);
+
 #endif

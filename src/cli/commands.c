@@ -5,8 +5,10 @@
 #include "cli/cli.h"
 
 int cmd_stack(int argc, char **argv);
+int cmd_raid(int argc, char **argv);
 
 const struct cli_cmd cli_cmds[] = {
     {"stack", "describe, format or probe a device stack spec", cmd_stack},
+    {"raid", "the RAID write hole over every power-cut outcome; md's chunk layout", cmd_raid},
     {NULL, NULL, NULL},
 };

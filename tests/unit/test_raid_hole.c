@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "blackout/dev.h"
 #include "blackout/raid.h"
 #include "blackout/util.h"
 #include "tap.h"
@@ -275,5 +276,28 @@ int main(void)
 	ok(r1.complete && r1.untouched_bad == 0 && r1.inflight_torn == 0,
 	   "raid1: after resync either mirror alone reads old-or-new (%llu outcomes)",
 	   (unsigned long long)r1.outcomes);
+
+	/* the same experiment through the library call behind `blackout raid hole` */
+	struct raid_hole_result hr;
+	struct bdev *d;
+	struct bo_err err = {{0}};
+	tap_require(dev_stack_open_text("raid5(chunk=4k,missing=1) > [disk > mem(size=64k)] x4",
+	                                NULL, &d, &err) == 0,
+	            "spec opens: %s", err.msg);
+	is_int(raid_hole_probe(d, 3, 1, false, 1u << 20, &hr, &err), 0, "raid_hole_probe runs");
+	ok(hr.complete && hr.untouched_bad > 0,
+	   "raid_hole_probe over disks: the hole (%llu of %llu)",
+	   (unsigned long long)hr.untouched_bad, (unsigned long long)hr.outcomes);
+	is_int(raid_hole_probe(d, d->nr_sectors, 1, false, 10, &hr, &err), -EINVAL,
+	       "a write past the end is refused");
+	blk_close(d);
+	tap_require(dev_stack_open_text("raid6(chunk=4k,journal=1) > [disk > mem(size=64k)] x6",
+	                                NULL, &d, &err) == 0,
+	            "spec opens: %s", err.msg);
+	is_int(raid_hole_probe(d, 5, 9, true, 1u << 20, &hr, &err), 0, "raid_hole_probe runs");
+	ok(hr.complete && hr.untouched_bad == 0 && hr.inflight_torn == 0 && hr.inflight_mixed == 0,
+	   "raid6 + journal over disks, a member lost after restart: nothing wrong (%llu outcomes)",
+	   (unsigned long long)hr.outcomes);
+	blk_close(d);
 	return tap_done();
 }
