@@ -55,8 +55,10 @@ struct bdev_ops {
 	 * cow) have no volatile state and may leave this NULL. */
 	int (*power_cut)(struct bdev *d, struct blk_chooser *ch,
 	                 const struct blk_inflight *inflight);
-	/* Power back on: only persistent state is visible. Optional. Models forward it
-	 * to their lower devices. */
+	/* Power back on: only persistent state is visible. Optional. blk_power_restore
+	 * first restores every lower device reachable through `lower` (restoring a
+	 * device that is on is a no-op, so a model may also forward it itself), then
+	 * calls this. */
 	int (*power_restore)(struct bdev *d);
 
 	/* The i-th lower device this one stands on, or NULL past the last: lets

@@ -111,7 +111,19 @@ int blk_power_cut(struct bdev *d, struct blk_chooser *ch, const struct blk_infli
 
 int blk_power_restore(struct bdev *d)
 {
-	int rc = d->ops->power_restore ? d->ops->power_restore(d) : 0;
+	if (!d->powered_off)
+		return 0;
+	/* lower devices first, so a model rebuilding its state at power-on (a flash
+	 * FTL scanning its map, an array reading its bitmap) reads powered media */
+	int rc = 0;
+	for (unsigned i = 0; rc == 0; i++) {
+		struct bdev *l = blk_lower(d, i);
+		if (!l)
+			break;
+		rc = blk_power_restore(l);
+	}
+	if (rc == 0 && d->ops->power_restore)
+		rc = d->ops->power_restore(d);
 	if (rc == 0)
 		d->powered_off = false;
 	return rc;

@@ -1,0 +1,164 @@
+/* test_blk_media.c — the file backend's error paths and the cow overlay's promises:
+ * O(1) clones that do not disturb each other, O(changed) memory, discard tracking,
+ * digests that see content. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "blackout/blk.h"
+#include "tap.h"
+
+static char tmpdir[] = "/tmp/blackout-test-XXXXXX";
+
+static void file_errors(void)
+{
+	char path[256];
+	struct bdev *d;
+	struct bo_err err = {{0}};
+
+	snprintf(path, sizeof(path), "%s/missing/x.img", tmpdir);
+	is_int(blk_file_open(path, 512, 0, 0, &d, &err), -ENOENT, "missing path is -ENOENT");
+	ok(strstr(err.msg, "missing/x.img") != NULL, "and the message names the path: %s", err.msg);
+
+	snprintf(path, sizeof(path), "%s/odd.img", tmpdir);
+	int fd = open(path, O_CREAT | O_WRONLY, 0644);
+	ok(fd >= 0 && write(fd, "abc", 3) == 3, "made a 3-byte file");
+	close(fd);
+	is_int(blk_file_open(path, 512, 0, 0, &d, &err), -EINVAL,
+	       "size not a multiple of the sector size is -EINVAL");
+	ok(strstr(err.msg, "multiple") != NULL, "message says why: %s", err.msg);
+
+	snprintf(path, sizeof(path), "%s/empty.img", tmpdir);
+	fd = open(path, O_CREAT | O_WRONLY, 0644);
+	close(fd);
+	is_int(blk_file_open(path, 512, 0, 0, &d, &err), -EINVAL, "an empty file is -EINVAL");
+
+	is_int(blk_file_open(path, 1000, 4096, BLK_FILE_CREATE, &d, &err), -EINVAL,
+	       "sector size 1000 is -EINVAL");
+
+	snprintf(path, sizeof(path), "%s/ro.img", tmpdir);
+	struct bdev *w;
+	is_int(blk_file_open(path, 512, 8192, BLK_FILE_CREATE, &w, &err), 0, "create 8 KiB image");
+	unsigned char buf[512];
+	memset(buf, 0x5a, sizeof(buf));
+	is_int(blk_write(w, 3, 1, buf, BLK_FUA), 0, "FUA write to the file");
+	is_int(blk_flush(w), 0, "flush (fdatasync)");
+	blk_close(w);
+	chmod(path, 0444);
+	if (geteuid() == 0) {
+		/* root ignores mode bits: a read-only open is the way to test EROFS */
+		is_int(blk_file_open(path, 512, 0, BLK_FILE_RDONLY, &d, &err), 0, "read-only open");
+	} else {
+		is_int(blk_file_open(path, 512, 0, 0, &d, &err), -EACCES,
+		       "read-write open of a read-only file is -EACCES");
+		ok(strstr(err.msg, "read-only") != NULL, "with a hint: %s", err.msg);
+		is_int(blk_file_open(path, 512, 0, BLK_FILE_RDONLY, &d, &err), 0, "read-only open");
+	}
+	unsigned char got[512];
+	is_int(blk_read(d, 3, 1, got), 0, "read back");
+	ok(memcmp(got, buf, 512) == 0, "data persisted in the file");
+	is_int(blk_write(d, 0, 1, buf, 0), -EROFS, "write to a read-only device is -EROFS");
+	is_int(blk_discard(d, 0, 1), -EROFS, "discard on a read-only device is -EROFS");
+	is_int(blk_read(d, 16, 1, got), -EINVAL, "read past the end never reaches the file");
+	blk_close(d);
+
+	is_int(blk_file_open(path, 512, 16384, BLK_FILE_RDONLY, &d, &err), -EINVAL,
+	       "asking a read-only file to be larger than it is is -EINVAL");
+}
+
+static int count_cb(void *ctx, uint64_t lba, const void *data)
+{
+	(void)lba;
+	(void)data;
+	(*(int *)ctx)++;
+	return 0;
+}
+
+static void cow_semantics(void)
+{
+	struct bdev *base, *a, *b;
+	tap_require(blk_mem_open(512, 1 << 16, &base) == 0, "base");
+	unsigned char x[512], y[512], got[512];
+	memset(x, 'x', 512);
+	memset(y, 'y', 512);
+	blk_write(base, 100, 1, x, 0);
+	base->read_only = true;
+	tap_require(blk_cow_open(base, &a) == 0, "overlay");
+	is_int(blk_cow_changed(a), 0, "a new overlay holds nothing");
+	uint64_t d0 = blk_cow_digest(a);
+	is_int(blk_read(a, 100, 1, got), 0, "read through to the base");
+	ok(memcmp(got, x, 512) == 0, "base data visible");
+	is_int(blk_write(a, 100, 1, y, 0), 0, "write to the overlay");
+	ok(blk_cow_digest(a) != d0, "digest changes with content");
+	is_int(blk_write(base, 0, 1, y, 0), -EROFS, "the base stays read-only");
+	is_int(blk_clone(a, &b), 0, "clone");
+	ok(blk_cow_digest(a) == blk_cow_digest(b), "clone has the same digest");
+	is_int(blk_write(b, 100, 1, x, 0), 0, "write to the clone");
+	blk_read(a, 100, 1, got);
+	ok(memcmp(got, y, 512) == 0, "the original is untouched by the clone's write");
+	blk_read(b, 100, 1, got);
+	ok(memcmp(got, x, 512) == 0, "the clone sees its own write");
+	ok(blk_cow_digest(a) != blk_cow_digest(b), "digests differ once contents differ");
+	is_int(blk_discard(b, 200, 3), 0, "discard");
+	blk_read(b, 201, 1, got);
+	ok(got[0] == 0 && got[511] == 0, "discarded sectors read as zeroes");
+	is_int(blk_cow_changed(b), 4, "overlay holds 1 written + 3 discarded sectors");
+	int n = 0;
+	blk_cow_foreach(b, count_cb, &n);
+	is_int(n, 4, "foreach visits every held sector");
+	/* the same writes in another order reach the same digest */
+	struct bdev *c;
+	blk_cow_open(base, &c);
+	blk_discard(c, 200, 3);
+	blk_write(c, 100, 1, x, 0);
+	ok(blk_cow_digest(c) == blk_cow_digest(b), "digest depends on content, not history");
+	blk_close(c);
+	blk_close(a);
+	blk_close(b);
+	blk_close(base);
+}
+
+static void cow_many_clones(void)
+{
+	/* a deep chain of clones, each changed a little, all independent */
+	struct bdev *base, *o[64];
+	blk_mem_open(4096, 1 << 14, &base);
+	base->read_only = true;
+	blk_cow_open(base, &o[0]);
+	unsigned char buf[4096], got[4096];
+	int bad = 0;
+	for (int i = 1; i < 64; i++) {
+		blk_clone(o[i - 1], &o[i]);
+		memset(buf, i, sizeof(buf));
+		blk_write(o[i], (uint64_t)i * 37 % (1 << 14), 1, buf, 0);
+	}
+	for (int i = 1; i < 64; i++) {
+		for (int j = 1; j < 64; j++) {
+			blk_read(o[i], (uint64_t)j * 37 % (1 << 14), 1, got);
+			int want = j <= i ? j : 0;
+			if (got[0] != want || got[4095] != want)
+				bad++;
+		}
+	}
+	is_int(bad, 0, "63 chained clones each see exactly the writes before them");
+	is_int(blk_cow_changed(o[63]), 63, "the last clone holds 63 sectors");
+	for (int i = 0; i < 64; i++)
+		blk_close(o[i]);
+	blk_close(base);
+}
+
+int main(void)
+{
+	tap_require(mkdtemp(tmpdir) != NULL, "temporary directory");
+	file_errors();
+	cow_semantics();
+	cow_many_clones();
+	char cmd[300];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
+	if (system(cmd) != 0)
+		diag("could not remove %s", tmpdir);
+	return tap_done();
+}
