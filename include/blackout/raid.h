@@ -30,6 +30,9 @@ struct raid_params {
 	uint64_t bitmap_chunk;   /* bytes of each member's data per bitmap bit; 0 = 64 MiB */
 	bool ppl;                /* RAID5 partial parity log */
 	bool journal;            /* the last lower device is a write journal */
+	/* md refuses to start a dirty degraded RAID4/5/6 (without PPL or journal)
+	 * unless forced; true starts it as `mdadm --assemble --force` would */
+	bool refuse_dirty_degraded;
 };
 
 /* Opens an array over `nlowers` devices: the members, then the journal device if
@@ -78,11 +81,13 @@ int raid_parity_members(unsigned level, enum raid_layout layout, unsigned n, uin
  * seeded data and flushes, then visits every outcome (at most `max`) of a power cut
  * during a write of `count` sectors at `lba`, and counts the outcomes in which a
  * sector that was not being written reads back changed, a written sector is
- * neither old nor new, or the write is partly old and partly new. With
+ * neither old nor new, or the write is partly old and partly new, or the array
+ * returns -EIO instead (start_dirty_degraded=false). With
  * fail_after, each outcome is also read with each member of the first RAID in the
  * stack failed in turn (a disk lost after the restart). */
 struct raid_hole_result {
 	uint64_t outcomes, untouched_bad, inflight_torn, inflight_mixed;
+	uint64_t unreadable; /* the array refused reads (-EIO): the damage was detected */
 	bool complete;
 };
 int raid_hole_probe(struct bdev *d, uint64_t lba, uint32_t count, bool fail_after, uint64_t max,

@@ -20,7 +20,8 @@ static void help(FILE *out)
 	        "          the stack allows (at most MAX outcomes, default 1000000), restart,\n"
 	        "          and count the outcomes where a sector that was NOT being written\n"
 	        "          reads back wrong (the write hole), where a written sector is\n"
-	        "          neither old nor new, and where the write is partly old, partly new.\n"
+	        "          neither old nor new, where the write is partly old, partly new, and\n"
+	        "          where the array refused to be read (-EIO: the damage was detected).\n"
 	        "          --fail-after also reads each outcome with each member of the RAID\n"
 	        "          failed in turn (a disk lost after the restart). Keep it small:\n"
 	        "          'raid5(chunk=4k,missing=1) > [mem(size=64k)] x4'\n"
@@ -88,6 +89,7 @@ static int hole(int argc, char **argv)
 	       (unsigned long long)r.inflight_torn);
 	printf("write partly old/new:       %llu outcome(s)\n",
 	       (unsigned long long)r.inflight_mixed);
+	printf("array refused reads (-EIO): %llu outcome(s)\n", (unsigned long long)r.unreadable);
 	return 0;
 }
 

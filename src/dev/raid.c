@@ -56,6 +56,7 @@ struct raid_dev {
 	uint64_t ppl_off;
 	uint64_t j_head, j_seq, j_tail;
 	bool in_write; /* counts member I/O towards amplification */
+	bool inactive; /* dirty and degraded at assembly, and refused to start */
 	struct raid_stats st;
 };
 
@@ -839,9 +840,20 @@ static int write_piece(struct raid_dev *r, struct piece *pc, void *ctx)
 	return rc;
 }
 
+static int refused(struct raid_dev *r)
+{
+	return bo_errf(&r->dev.err, -EIO,
+	               "%s: not started: the array was dirty and degraded after a crash, so its "
+	               "parity may not match its data (the write hole); md refuses to start it "
+	               "without --force (start_dirty_degraded=true)",
+	               r->dev.name);
+}
+
 static int raid_write(struct bdev *d, uint64_t lba, uint32_t count, const void *buf, unsigned flags)
 {
 	struct raid_dev *r = (struct raid_dev *)d;
+	if (r->inactive)
+		return refused(r);
 	struct wctx w = {flags};
 	r->st.host_writes++;
 	r->st.host_write_sectors += count;
@@ -918,6 +930,8 @@ static int read_piece(struct raid_dev *r, struct piece *pc, void *ctx)
 static int raid_read(struct bdev *d, uint64_t lba, uint32_t count, void *buf)
 {
 	struct raid_dev *r = (struct raid_dev *)d;
+	if (r->inactive)
+		return refused(r);
 	r->st.host_reads++;
 	r->st.host_read_sectors += count;
 	return for_each_piece(r, lba, count, buf, read_piece, NULL);
@@ -945,6 +959,8 @@ static int write_bitmap(struct raid_dev *r)
 static int raid_flush(struct bdev *d)
 {
 	struct raid_dev *r = (struct raid_dev *)d;
+	if (r->inactive)
+		return refused(r);
 	r->st.flushes++;
 	int rc = flush_members(r);
 	if (rc)
@@ -1331,6 +1347,7 @@ static unsigned tolerance(const struct raid_dev *r)
 
 static int assemble(struct raid_dev *r, bool first, struct bo_err *err)
 {
+	r->inactive = false;
 	unsigned char *b = aligned_alloc(64, META);
 	if (!b)
 		return -ENOMEM;
@@ -1387,8 +1404,14 @@ static int assemble(struct raid_dev *r, bool first, struct bo_err *err)
 		rc = journal_recover(r);
 	} else if (r->dirty || had_bits) {
 		bool degraded = r->failed != 0 || r->rebuild_idx >= 0;
-		if (degraded && r->p.level != 1)
+		if (degraded && r->p.level != 1 && !r->p.ppl && r->dirty) {
+			if (r->p.refuse_dirty_degraded) {
+				/* left inactive, as md leaves it: every I/O fails, visibly */
+				r->inactive = true;
+				return 0;
+			}
 			r->st.dirty_degraded_starts++;
+		}
 		if (r->p.ppl) {
 			rc = ppl_recover(r);
 		} else if (r->p.bitmap) {
@@ -1970,6 +1993,11 @@ static int open_level(unsigned level, const struct dev_args *a, struct bdev **lo
 		return rc;
 	if (has_param(a, "journal") && (rc = dev_arg_bool(a, "journal", &p.journal, err)))
 		return rc;
+	bool start = true;
+	if (has_param(a, "start_dirty_degraded") &&
+	    (rc = dev_arg_bool(a, "start_dirty_degraded", &start, err)))
+		return rc;
+	p.refuse_dirty_degraded = !start;
 	return dev_raid_open(&p, lowers, nlowers, out, err);
 }
 
@@ -2006,6 +2034,14 @@ OPENER(6)
 		"bitmap", "false", "write-intent bitmap: resync only dirty regions after a crash", \
 		    DEV_PT_BOOL                                                                    \
 	}
+#define P_START                                                                                    \
+	{                                                                                          \
+		"start_dirty_degraded", "true",                                                    \
+		    "after a crash, start a dirty degraded array (as md with --force); false: "    \
+		    "refuse, "                                                                     \
+		    "as md does by default",                                                       \
+		    DEV_PT_BOOL                                                                    \
+	}
 #define P_BMCHUNK                                                                                  \
 	{                                                                                          \
 		"bitmap_chunk", "64M", "member data covered by one bitmap bit", DEV_PT_SIZE        \
@@ -2020,8 +2056,8 @@ OPENER(6)
 
 static const struct dev_param raid0_params[] = {P_CHUNK, {NULL}};
 static const struct dev_param raid1_params[] = {P_MISSING, P_BITMAP, P_BMCHUNK, {NULL}};
-static const struct dev_param raid4_params[] = {P_CHUNK,   P_MISSING, P_BITMAP,
-                                                P_BMCHUNK, P_JOURNAL, {NULL}};
+static const struct dev_param raid4_params[] = {P_CHUNK,   P_MISSING, P_BITMAP, P_BMCHUNK,
+                                                P_JOURNAL, P_START,   {NULL}};
 static const struct dev_param raid5_params[] = {
     P_CHUNK,
     P_LAYOUT,
@@ -2031,9 +2067,10 @@ static const struct dev_param raid5_params[] = {
     {"ppl", "false", "partial parity log on each stripe's parity member (md raid5-ppl)",
      DEV_PT_BOOL},
     P_JOURNAL,
+    P_START,
     {NULL}};
 static const struct dev_param raid6_params[] = {P_CHUNK,   P_LAYOUT,  P_MISSING, P_BITMAP,
-                                                P_BMCHUNK, P_JOURNAL, {NULL}};
+                                                P_BMCHUNK, P_JOURNAL, P_START,   {NULL}};
 
 const struct dev_model dev_model_raid0 = {
     .name = "raid0",

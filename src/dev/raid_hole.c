@@ -35,11 +35,13 @@ static struct bdev *find_raid(struct bdev *d, unsigned depth)
 }
 
 /* bit 0: an untouched sector changed; bit 1: a written sector is neither old nor
- * new; bit 2: the write is partly old, partly new */
+ * new; bit 2: the write is partly old, partly new; bit 3: reads fail with -EIO */
 static unsigned judge(struct hole *h, struct bdev *d)
 {
 	size_t ss = d->sector_size;
 	int rc = blk_read(d, 0, (uint32_t)d->nr_sectors, h->got);
+	if (rc == -EIO)
+		return 8;
 	if (rc) {
 		h->err = rc;
 		return 0;
@@ -88,6 +90,7 @@ static int visit(void *ctx, struct bdev *state, const struct blk_chooser_list *l
 	h->res->untouched_bad += v & 1;
 	h->res->inflight_torn += v >> 1 & 1;
 	h->res->inflight_mixed += v >> 2 & 1;
+	h->res->unreadable += v >> 3 & 1;
 	return 0;
 }
 

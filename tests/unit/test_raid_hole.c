@@ -270,6 +270,16 @@ int main(void)
 	ok(r6.complete && r6.untouched_bad == 0,
 	   "raid6 whole at the cut: resync, then any member fails, nothing untouched wrong");
 
+	/* RAID4 (parity always on member 3): the same hole, the same cure */
+	struct scen s4 = {4, 4, 0x2, NONE, 3, 1, false};
+	struct result r4 = run(&s4);
+	ok(r4.complete && r4.untouched_bad > 0,
+	   "raid4 missing 1, none: the write hole (%llu of %llu)",
+	   (unsigned long long)r4.untouched_bad, (unsigned long long)r4.outcomes);
+	s4.mit = JOURNAL;
+	r4 = run(&s4);
+	ok(r4.complete && r4.untouched_bad == 0, "raid4 missing 1, journal: closed");
+
 	/* RAID1: mirrors may diverge at the cut; resync makes them agree */
 	struct scen s1 = {1, 2, 0, NONE, 5, 3, true};
 	struct result r1 = run(&s1);
@@ -288,8 +298,19 @@ int main(void)
 	ok(hr.complete && hr.untouched_bad > 0,
 	   "raid_hole_probe over disks: the hole (%llu of %llu)",
 	   (unsigned long long)hr.untouched_bad, (unsigned long long)hr.outcomes);
+	uint64_t holes = hr.untouched_bad;
 	is_int(raid_hole_probe(d, d->nr_sectors, 1, false, 10, &hr, &err), -EINVAL,
 	       "a write past the end is refused");
+	blk_close(d);
+	tap_require(dev_stack_open_text("raid5(chunk=4k,missing=1,start_dirty_degraded=false) > "
+	                                "[disk > mem(size=64k)] x4",
+	                                NULL, &d, &err) == 0,
+	            "spec opens: %s", err.msg);
+	is_int(raid_hole_probe(d, 3, 1, false, 1u << 20, &hr, &err), 0, "raid_hole_probe runs");
+	ok(hr.untouched_bad == 0 && hr.unreadable >= holes,
+	   "refusing a dirty degraded array (md's default): no silent damage, %llu outcomes "
+	   "refused",
+	   (unsigned long long)hr.unreadable);
 	blk_close(d);
 	tap_require(dev_stack_open_text("raid6(chunk=4k,journal=1) > [disk > mem(size=64k)] x6",
 	                                NULL, &d, &err) == 0,
