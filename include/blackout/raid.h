@@ -52,10 +52,14 @@ struct raid_status {
 	uint64_t rebuild_pos; /* stripes already rebuilt */
 	uint64_t stripes;
 	bool dirty;           /* unclean-shutdown flag as held on the members */
+	bool inactive;        /* refused to start: dirty and degraded, start_dirty_degraded=false */
 	uint64_t data_offset; /* member sector where stripe 0 starts */
 };
 int raid_status(struct bdev *d, struct raid_status *st);
 
+/* Starts an array left inactive because it was dirty and degraded
+ * (start_dirty_degraded=false), as `mdadm --assemble --force` does. */
+int raid_force_start(struct bdev *d);
 /* Marks a member failed (as a failing disk or `mdadm --fail` would). */
 int raid_fail_member(struct bdev *d, unsigned idx);
 /* Puts `newdev` in place of failed member idx (the old device is closed) and starts

@@ -1071,6 +1071,8 @@ int raid_scrub(struct bdev *d, bool repair, uint64_t *mismatches)
 	if (!raid_is(d))
 		return -EINVAL;
 	struct raid_dev *r = (struct raid_dev *)d;
+	if (r->inactive)
+		return refused(r);
 	if (r->p.level == 0)
 		return bo_errf(&d->err, -EINVAL, "%s: RAID0 has nothing to check", d->name);
 	if (r->failed || r->rebuild_idx >= 0)
@@ -1106,6 +1108,8 @@ int raid_rebuild_step(struct bdev *d, uint64_t max_stripes, uint64_t *done, uint
 	struct raid_dev *r = (struct raid_dev *)d;
 	*total = r->stripes;
 	*done = r->rebuild_idx < 0 ? r->stripes : r->rebuild_pos;
+	if (r->inactive)
+		return refused(r);
 	if (r->rebuild_idx < 0)
 		return 0;
 	unsigned idx = (unsigned)r->rebuild_idx;
@@ -1555,7 +1559,7 @@ static int raid_power_cut(struct bdev *d, struct blk_chooser *ch,
 	plan_init(c->pl);
 	c->ch = ch;
 	int rc = 0;
-	if (inflight) {
+	if (inflight && !r->inactive) {
 		uint64_t nst = 0;
 		for_each_piece(r, inflight->lba, inflight->count, NULL, count_piece, &nst);
 		c->target = blk_choose(ch, nst, "raid: stripe of the in-flight write at the cut");
@@ -1652,6 +1656,8 @@ static int discard_piece(struct raid_dev *r, struct piece *pc, void *ctx)
 static int raid_discard(struct bdev *d, uint64_t lba, uint32_t count)
 {
 	struct raid_dev *r = (struct raid_dev *)d;
+	if (r->inactive)
+		return refused(r);
 	if (r->p.level >= 4)
 		return 0;
 	return for_each_piece(r, lba, count, NULL, discard_piece, NULL);
@@ -1739,8 +1745,22 @@ int raid_status(struct bdev *d, struct raid_status *st)
 	                           .rebuild_pos = r->rebuild_pos,
 	                           .stripes = r->stripes,
 	                           .dirty = r->dirty,
+	                           .inactive = r->inactive,
 	                           .data_offset = r->data_off};
 	return 0;
+}
+
+int raid_force_start(struct bdev *d)
+{
+	if (!raid_is(d))
+		return -EINVAL;
+	struct raid_dev *r = (struct raid_dev *)d;
+	if (!r->inactive)
+		return 0;
+	r->inactive = false;
+	r->st.dirty_degraded_starts++;
+	r->dirty = false;
+	return write_sbs(r);
 }
 
 int raid_fail_member(struct bdev *d, unsigned idx)

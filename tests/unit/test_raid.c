@@ -446,6 +446,40 @@ static void test_cached_members(void)
 	blk_close(d);
 }
 
+/* md's default: a dirty degraded array is not started after a crash until forced. */
+static void test_refuse_dirty_degraded(void)
+{
+	struct bdev *m[4];
+	for (unsigned i = 0; i < 4; i++)
+		blk_mem_open(SS, MEMBER, &m[i]);
+	struct raid_params p = {.level = 5,
+	                        .chunk = 4096,
+	                        .layout = RAID_LEFT_SYMMETRIC,
+	                        .missing = 1u << 3,
+	                        .refuse_dirty_degraded = true};
+	struct bdev *d;
+	struct bo_err err = {{0}};
+	tap_require(dev_raid_open(&p, m, 4, &d, &err) == 0, "degraded raid5 opens: %s", err.msg);
+	size_t len = (size_t)d->nr_sectors * SS;
+	unsigned char *ref = calloc(1, len), *got = malloc(len);
+	struct bo_rng rng;
+	bo_rng_seed(&rng, 3);
+	random_writes(d, ref, &rng, 10); /* dirty, no flush */
+	ok(blk_power_cut(d, &blk_chooser_zero, NULL) == 0 && blk_power_restore(d) == 0,
+	   "power cycle while dirty and degraded");
+	struct raid_status st;
+	raid_status(d, &st);
+	ok(st.inactive, "the array is left inactive");
+	is_int(blk_read(d, 0, 1, got), -EIO, "reads fail: %s", d->err.msg);
+	is_int(blk_write(d, 0, 1, got, 0), -EIO, "writes fail");
+	is_int(raid_force_start(d), 0, "forced start (mdadm --assemble --force)");
+	is_int(stat_of(d, "dirty_degraded_starts"), 1, "counted as a dirty degraded start");
+	ok(same_as(d, ref), "nothing was in flight, so everything reads back");
+	free(ref);
+	free(got);
+	blk_close(d);
+}
+
 /* File members: the array is found again on its members after it is closed. */
 static void test_reassemble(void)
 {
@@ -494,5 +528,6 @@ int main(void)
 	test_rebuild_resume();
 	test_cached_members();
 	test_reassemble();
+	test_refuse_dirty_degraded();
 	return tap_done();
 }
