@@ -1294,7 +1294,8 @@ static int journal_recover(struct raid_dev *r)
 		    get_le64(h + 8) != seq)
 			break;
 		uint32_t nw = get_le32(h + 16), total = get_le32(h + 20);
-		if (nw > r->n + 1 || nw > (META - 64 - 4) / 16 ||
+		/* a record is one stripe update: at most a chunk on every member */
+		if (nw > r->n || total > (uint64_t)r->n * r->cs ||
 		    total > r->jdev->nr_sectors - pos - r->meta)
 			break;
 		uint64_t sum = 0;
