@@ -8,6 +8,7 @@ int cmd_corrupt(int argc, char **argv);
 int cmd_fsck(int argc, char **argv);
 int cmd_log(int argc, char **argv);
 int cmd_stack(int argc, char **argv);
+int cmd_raid(int argc, char **argv);
 
 int cmd_mkfs(int argc, char **argv);
 int cmd_ls(int argc, char **argv);
@@ -49,5 +50,6 @@ const struct cli_cmd cli_cmds[] = {
     {"explore", "cut power at every point of a workload and judge what survived", cmd_explore},
     {"workloads", "list the built-in crash workloads, or print one", cmd_workloads},
     {"jbd", "recover or write a JBD2 journal inside an image (tests, inspection)", cmd_jbd},
+    {"raid", "the RAID write hole over every power-cut outcome; md's chunk layout", cmd_raid},
     {NULL, NULL, NULL},
 };
