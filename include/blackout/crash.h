@@ -173,6 +173,7 @@ struct crash_config {
 	void *fsck_ctx;
 	bool no_fsck;         /* judge consistency by mount (and --e2fsck) only */
 	const char *keep_dir; /* write failing states as images + rebuild commands */
+	bool map_damage;      /* with state_id: map the state's sectors (crash_result.damage) */
 	const char *command;  /* the command line that produced this run (for rebuilds) */
 	void (*progress)(void *ctx, const struct crash_progress *p);
 	void *progress_ctx;
@@ -200,6 +201,17 @@ struct crash_io {
 	char mark[64];
 };
 
+/* Sectors of a crash state (of the top device, before recovery) that are not what
+ * the stack held at the cut: "lost" = the content from before the recording (an
+ * update did not persist), "damaged" = neither that nor the latest (torn, erased,
+ * collateral damage). Contiguous sectors of one kind are one range. */
+struct crash_damage {
+	uint64_t lba;
+	uint64_t count;
+	char what[8];
+};
+#define CRASH_DAMAGE_MAX 256
+
 struct crash_result {
 	char stack[512], fs[128], workload[64];
 	uint64_t seed, max_states;
@@ -223,6 +235,9 @@ struct crash_result {
 	size_t nfail;
 	struct crash_io *io; /* the recorded run */
 	size_t nio;
+	struct crash_damage *damage; /* map_damage: at most CRASH_DAMAGE_MAX ranges */
+	size_t ndamage;
+	bool damage_truncated;
 };
 
 int crash_explore(const struct crash_config *cfg, struct crash_result **out, struct bo_err *err);

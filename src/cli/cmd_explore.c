@@ -32,6 +32,8 @@ static const char explore_help[] =
     "  --json FILE         write every failing state and the counts as JSON ('-': stdout)\n"
     "  --keep DIR          write each failing state as DIR/ID.img + DIR/ID.cmd (rebuild)\n"
     "  --state ID          judge only state ID (as printed, e.g. p12w-3)\n"
+    "  --damage            with --state: list the sectors that are not what the stack\n"
+    "                      last held (lost: older content; damaged: neither)\n"
     "  --e2fsck            also run e2fsck -fn on failing states and a sample of ok ones\n"
     "                      (without an own fsck it is the consistency judge of every state)\n"
     "  --quiet             no progress and no summary\n"
@@ -42,7 +44,7 @@ struct opts {
 	const char *stack, *fs, *workload, *json, *keep, *state;
 	uint64_t max_states, seed;
 	unsigned shard, nshards;
-	bool e2fsck, quiet;
+	bool e2fsck, quiet, damage;
 };
 
 static void progress_tty(void *ctx, const struct crash_progress *p)
@@ -185,6 +187,10 @@ int cmd_explore(int argc, char **argv)
 			o.quiet = true;
 			continue;
 		}
+		if (strcmp(a, "--damage") == 0) {
+			o.damage = true;
+			continue;
+		}
 		if (i + 1 >= argc)
 			return cli_usage_error("explore", "%s needs a value (or is unknown)", a);
 		const char *v = argv[++i];
@@ -226,6 +232,8 @@ int cmd_explore(int argc, char **argv)
 	}
 	if (!o.stack || !o.fs || !o.workload)
 		return cli_usage_error("explore", "--stack, --fs and --workload are required");
+	if (o.damage && !o.state)
+		return cli_usage_error("explore", "--damage maps one state: give --state ID");
 
 	struct crash_workload *w;
 	struct bo_err err = {{0}};
@@ -250,6 +258,7 @@ int cmd_explore(int argc, char **argv)
 	    .state_id = o.state,
 	    .e2fsck = o.e2fsck,
 	    .keep_dir = o.keep,
+	    .map_damage = o.damage,
 	    .command = cmd,
 	    .progress = o.quiet ? NULL
 	                : tty   ? progress_tty

@@ -379,6 +379,8 @@ struct explorer {
 	uint64_t total_planned;
 	double t0, last_progress;
 	uint64_t e2fsck_sample;
+	struct bdev *live, *live0;       /* the stack at the cut, and at recording start */
+	const struct blk_inflight *infl; /* the write in flight at the cut, or NULL */
 };
 
 static uint64_t mix64(uint64_t z)
@@ -477,6 +479,59 @@ static void progress(struct explorer *ex, bool force)
 	ex->cfg->progress(ex->cfg->progress_ctx, &p);
 }
 
+static int add_damage(struct crash_result *r, uint64_t lba, const char *what)
+{
+	struct crash_damage *d = r->ndamage ? &r->damage[r->ndamage - 1] : NULL;
+	if (d && d->lba + d->count == lba && strcmp(d->what, what) == 0) {
+		d->count++;
+		return 0;
+	}
+	if (r->ndamage == CRASH_DAMAGE_MAX) {
+		r->damage_truncated = true;
+		return 0;
+	}
+	if (!r->damage && !(r->damage = calloc(CRASH_DAMAGE_MAX, sizeof(*r->damage))))
+		return -ENOMEM;
+	d = &r->damage[r->ndamage++];
+	d->lba = lba;
+	d->count = 1;
+	snprintf(d->what, sizeof(d->what), "%s", what);
+	return 0;
+}
+
+/* Compares the state with the stack at the cut (and the write in flight) and at the
+ * start of the recording, a megabyte at a time. */
+static int map_damage(struct explorer *ex, struct bdev *state)
+{
+	uint32_t ss = state->sector_size;
+	size_t chunk = 1 << 20;
+	uint8_t *a = malloc(chunk), *n = malloc(chunk), *o = malloc(chunk);
+	int rc = a && n && o ? 0 : -ENOMEM;
+	uint64_t total = blk_size_bytes(state);
+	for (uint64_t off = 0; rc == 0 && off < total; off += chunk) {
+		size_t len = total - off < chunk ? (size_t)(total - off) : chunk;
+		if ((rc = blk_pread(state, off, len, a)) ||
+		    (rc = blk_pread(ex->live, off, len, n)) ||
+		    (rc = blk_pread(ex->live0, off, len, o)))
+			break;
+		for (size_t i = 0; i < len && rc == 0; i += ss) {
+			uint64_t lba = (off + i) / ss;
+			if (memcmp(a + i, n + i, ss) == 0)
+				continue;
+			const struct blk_inflight *w = ex->infl;
+			if (w && lba >= w->lba && lba - w->lba < w->count &&
+			    memcmp(a + i, (const uint8_t *)w->data + (lba - w->lba) * ss, ss) == 0)
+				continue;
+			rc = add_damage(ex->r, lba,
+			                memcmp(a + i, o + i, ss) == 0 ? "lost" : "damaged");
+		}
+	}
+	free(a);
+	free(n);
+	free(o);
+	return rc ? bo_errf(ex->err, rc, "mapping the damage: %s", strerror(-rc)) : 0;
+}
+
 /* Judges one crash state (already cut and powered back on). */
 static int judge_state(struct explorer *ex, struct bdev *state)
 {
@@ -515,6 +570,8 @@ static int judge_state(struct explorer *ex, struct bdev *state)
 	s.completed = c->completed;
 	s.e2fsck_agrees = -1;
 	struct bdev *raw = NULL;
+	if (ex->cfg->map_damage && ex->only_one && (rc = map_damage(ex, state)))
+		return rc;
 	if (ex->cfg->keep_dir && (rc = blk_clone(state, &raw)))
 		return bo_errf(ex->err, rc, "cloning a state to keep it: %s",
 		               bo_errstr(&state->err, rc));
@@ -648,6 +705,8 @@ static int explore_cut(struct explorer *ex, struct bdev *live, const struct blk_
 	ex->cut = c;
 	ex->k = 0;
 	ex->sampled = sampled;
+	ex->live = live;
+	ex->infl = infl;
 	if (!sampled) {
 		bool complete = false;
 		uint64_t max = ex->only_one ? ex->want_k + 1 : c->quota;
@@ -936,6 +995,7 @@ int crash_explore(const struct crash_config *cfg, struct crash_result **out, str
 		ex.total_planned += cuts[i].quota;
 
 	/* walk the log again with one live stack, cutting at every point */
+	ex.live0 = live0;
 	blk_close(live);
 	live = NULL;
 	if ((rc = blk_clone(live0, &live)))
@@ -1036,5 +1096,6 @@ void crash_result_free(struct crash_result *r)
 		return;
 	free(r->fail);
 	free(r->io);
+	free(r->damage);
 	free(r);
 }

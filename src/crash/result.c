@@ -97,6 +97,13 @@ void crash_result_print(const struct crash_result *r, FILE *f)
 		fprintf(f,
 		        "\ne2fsck:   %" PRIu64 " runs, %" PRIu64 " disagreements with own fsck\n",
 		        r->e2fsck_runs, r->e2fsck_disagree);
+	if (r->ndamage) {
+		fprintf(f, "\nsectors not as the stack last held them (%zu ranges%s):\n",
+		        r->ndamage, r->damage_truncated ? ", more not shown" : "");
+		for (size_t i = 0; i < r->ndamage; i++)
+			fprintf(f, "  %-8s sectors %" PRIu64 "-%" PRIu64 "\n", r->damage[i].what,
+			        r->damage[i].lba, r->damage[i].lba + r->damage[i].count - 1);
+	}
 	size_t show = r->nfail < 10 ? r->nfail : 10;
 	if (show)
 		fprintf(f, "\nfailing states (first %zu of %zu):\n", show, r->nfail);
@@ -573,6 +580,8 @@ int crash_result_merge(struct crash_result *const *parts, size_t n, struct crash
 	*m = *a;
 	m->fail = NULL;
 	m->io = NULL;
+	m->damage = NULL;
+	m->ndamage = 0;
 	m->nio = 0;
 	m->nfail = 0;
 	m->shard = 0;

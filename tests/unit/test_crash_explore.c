@@ -132,6 +132,39 @@ int main(void)
 	crash_result_free(a);
 	crash_result_free(b);
 
+	/* the damage map of one state: cheap flash destroys a whole erase block */
+	{
+		const char *cheap = "flash(ftl=cheap,eb=16k,page=1k,size=8M) > mem(size=9M)";
+		struct crash_result *fr =
+		    explore(cheap, "ext3", "overwrite-fsync", 2000, 0, 0, NULL, &err);
+		tap_require(fr != NULL, "cheap flash exploration %s", err.msg);
+		const char *id = NULL;
+		for (size_t i = 0; i < fr->nfail && !id; i++)
+			if (fr->fail[i].broken & (1u << CRASH_INV_BYSTANDER))
+				id = fr->fail[i].id;
+		ok(id != NULL, "a state with a damaged bystander (%s)", id ? id : "none");
+		struct crash_workload *fw;
+		crash_workload_load("overwrite-fsync", &fw, &err);
+		struct crash_config fc = {.stack = cheap,
+		                          .fs = "ext3",
+		                          .wl = fw,
+		                          .max_states = 2000,
+		                          .seed = 7,
+		                          .state_id = id,
+		                          .map_damage = true};
+		struct crash_result *dm = NULL;
+		int drc = id ? crash_explore(&fc, &dm, &err) : -1;
+		bool eb = false;
+		for (size_t i = 0; drc == 0 && i < dm->ndamage; i++)
+			eb |=
+			    strcmp(dm->damage[i].what, "damaged") == 0 && dm->damage[i].count >= 32;
+		ok(drc == 0 && eb, "its damage map shows a whole erase block (32 sectors) damaged");
+		if (drc == 0)
+			crash_result_free(dm);
+		crash_workload_free(fw);
+		crash_result_free(fr);
+	}
+
 	/* e2fsck beside the own fsck: they agree on ext2 crash states */
 	struct crash_workload *w;
 	crash_workload_load("tree", &w, &err);
