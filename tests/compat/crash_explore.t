@@ -45,10 +45,12 @@ grep -q "shards missing" "$SCRATCH/err"
 ok $? "merging an incomplete set of shards is refused"
 
 # ext2 on a write cache: a cut leaves inconsistencies that e2fsck finds; keep them
-"$B" explore --stack "$STACK" --fs ext2 --workload tree --max-states 150 --e2fsck --quiet \
+"$B" explore --stack "$STACK" --fs ext2 --workload tree --max-states 80 --e2fsck --quiet \
 	--json "$SCRATCH/e2.json" --keep "$SCRATCH/keep"
-grep -q '"consistent":[1-9]' "$SCRATCH/e2.json"
-ok $? "ext2 after a cut: inconsistencies detected by e2fsck"
+grep -q '"consistent":[1-9]' "$SCRATCH/e2.json" && grep -q '"e2fsck_runs":[1-9]' "$SCRATCH/e2.json"
+ok $? "ext2 after a cut: inconsistencies found, e2fsck run beside the own fsck"
+grep -q '"e2fsck_disagree":0,' "$SCRATCH/e2.json"
+ok $? "e2fsck agrees with the own fsck on every state it judged"
 id=$(ls "$SCRATCH/keep" | grep '\.img$' | head -1 | sed 's/\.img$//')
 [ -n "$id" ] && [ -s "$SCRATCH/keep/$id.cmd" ]
 ok $? "--keep wrote a failing state ($id) and its rebuild command"
