@@ -51,14 +51,16 @@ grep -q '"consistent":[1-9]' "$SCRATCH/e2.json" && grep -q '"e2fsck_runs":[1-9]'
 ok $? "ext2 after a cut: inconsistencies found, e2fsck run beside the own fsck"
 grep -q '"e2fsck_disagree":0,' "$SCRATCH/e2.json"
 ok $? "e2fsck agrees with the own fsck on every state it judged"
-id=$(ls "$SCRATCH/keep" | grep '\.img$' | head -1 | sed 's/\.img$//')
+# a state fsck found inconsistent (its id from the JSON's failures)
+id=$(grep '"broken":\[[^]]*"consistent"' "$SCRATCH/e2.json" | grep '"detected_by":"fsck"' |
+	head -1 | sed 's/.*"id":"\([^"]*\)".*/\1/')
 [ -n "$id" ] && [ -s "$SCRATCH/keep/$id.cmd" ]
 ok $? "--keep wrote a failing state ($id) and its rebuild command"
 cmd=$(sed -e "s|--keep DIR|--keep $SCRATCH/rebuilt --quiet|" -e "s|^blackout |$B |" "$SCRATCH/keep/$id.cmd")
 sh -c "$cmd" >/dev/null 2>&1
 cmp -s "$SCRATCH/keep/$id.img" "$SCRATCH/rebuilt/$id.img"
 ok $? "the rebuild command reproduces the kept state byte for byte"
-E2FSCK_CONFIG=/dev/null e2fsck -fn "$SCRATCH/keep/$id.img" >/dev/null 2>&1
+e2fsck_clean "$SCRATCH/keep/$id.img" >/dev/null
 [ $? -ne 0 ]
 ok $? "e2fsck -fn on the kept image finds the problem too"
 
