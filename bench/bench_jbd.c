@@ -139,7 +139,6 @@ static void replay_bench(void)
 		rc = jbd_journal_load(j);
 	/* fill the log: transactions of 1000 blocks until it would wrap */
 	uint8_t *buf = malloc(4096);
-	uint64_t blocks = 0;
 	for (int tx = 0; !rc && tx < 8; tx++) {
 		struct jbd_handle *h;
 		rc = jbd_journal_start(j, 1000, &h);
@@ -152,19 +151,14 @@ static void replay_bench(void)
 			rc = jbd_journal_stop(h);
 		if (!rc)
 			rc = jbd_journal_commit(j);
-		blocks += 1000;
 	}
 	free(buf);
-	struct jbd_stats st;
-	if (j)
-		jbd_journal_stats(j, &st);
 	if (j)
 		jbd_journal_destroy(j, false); /* a crash: the log stays full */
 	if (d)
 		blk_close(d);
 	if (rc) {
-		printf("replay: building the journal failed: %s\n",
-		       j ? bo_errstr(&err, rc) : bo_errstr(&err, rc));
+		printf("replay: building the journal failed: %s\n", bo_errstr(&err, rc));
 		free(ext);
 		return;
 	}
@@ -218,8 +212,6 @@ static void replay_bench(void)
 	printf(
 	    "  e2fsck -y -E journal_only      %8.1f ms (exit %d)   ratio blackout/e2fsck = %.2f\n",
 	    theirs_j * 1e3, st2, ours / theirs_j);
-	(void)st;
-	(void)blocks;
 	unlink(img);
 	unlink(a);
 	unlink(b);

@@ -163,4 +163,23 @@ grep -q ' 8 replayed' "$T/rec.out"
 ok $? "wrapped log: the eight transactions after the checkpoint replayed ($(head -1 "$T/rec.out"))"
 e2fsck -fn "$T/ours.img" >/dev/null 2>&1
 ok $? "wrapped log: e2fsck -fn clean after blackout's replay"
+# the filesystem's mount replays a debugfs-written journal before using the image
+for mk in "" "-O metadata_csum"; do
+	mkimg base.img "$mk"
+	printf 'jo\njw -b 5000,5001 %s\njc\njo\njw -b 5001 %s\njw -r 5000\njc\n' "$T/data" "$T/data" >"$T/cmds"
+	cp "$T/base.img" "$T/m.img"
+	debugfs -w -f "$T/cmds" "$T/m.img" >/dev/null 2>&1
+	cp "$T/m.img" "$T/theirs.img"
+	e2j "$T/theirs.img"
+	"$B" mkdir "$T/m.img" /after-replay >/dev/null 2>&1
+	mrc=$?
+	[ $mrc = 0 ] && [ "$(blk "$T/m.img" 5000)" = "$(blk "$T/theirs.img" 5000)" ] &&
+		[ "$(blk "$T/m.img" 5001)" = "$(blk "$T/theirs.img" 5001)" ] &&
+		[ "$(blk "$T/m.img" 5001)" != "$(blk "$T/base.img" 5001)" ]
+	ok $? "fs mount${mk:+ ($mk)}: replays the journal as e2fsck does, then works"
+	e2fsck -fn "$T/m.img" >"$T/fsck.out" 2>&1 && ! grep -qv -e '^e2fsck ' -e '^Pass ' -e ' files (' "$T/fsck.out" &&
+		debugfs -R 'ls /' "$T/m.img" 2>/dev/null | grep -q after-replay
+	ok $? "fs mount${mk:+ ($mk)}: the image is e2fsck-clean with the new directory"
+done
+
 echo "1..$_n"

@@ -480,8 +480,43 @@ static void test_big_handle(void)
 	blk_close(d);
 }
 
+/* A block logged as metadata, freed, then written home as ordered data: neither
+ * replay nor checkpoint may put the old metadata over the data. */
+static void test_reuse_as_data(void)
+{
+	uint32_t bs = 1024;
+	struct bdev *d = mkdev(bs);
+	struct tj t;
+	struct jbd_journal *j = mkjournal(d, &t, bs, 0, 0);
+	put_blocks(j, bs, 1300, 2, 11);
+	jbd_journal_commit(j);
+	uint8_t *data = malloc(bs), *r = malloc(bs);
+	memset(data, 0xda, bs);
+	blk_pwrite(d, 1301 * (uint64_t)bs, bs, data, 0); /* the client writes data home */
+	struct jbd_handle *h;
+	jbd_journal_start(j, 1, &h);
+	is_int(jbd_journal_dirty_data(h, 1301, data), 1,
+	       "reuse: ordered data written by the client");
+	jbd_journal_stop(h);
+	jbd_journal_commit(j);
+	struct jbd_recovery_info info;
+	int rc;
+	struct bdev *c = crash_recover(d, &t, &info, &rc);
+	ok(!rc && !dev_block(c, bs, 1301, r) && !memcmp(r, data, bs) && info.nr_revoked == 1,
+	   "reuse: replay does not write the old metadata over the data (revoked)");
+	blk_close(c);
+	jbd_journal_checkpoint(j);
+	ok(!dev_block(d, bs, 1301, r) && !memcmp(r, data, bs), "reuse: nor does the checkpoint");
+	ok(has_blocks(d, bs, 1300, 1, 11), "reuse: the other block of the transaction went home");
+	free(data);
+	free(r);
+	jbd_journal_destroy(j, false);
+	blk_close(d);
+}
+
 int main(void)
 {
+	test_reuse_as_data();
 	test_big_handle();
 	test_crc();
 	test_variants();

@@ -437,8 +437,51 @@ static void test_write_errors(void)
 	}
 }
 
+/* Mount after a crash replays the journal, then the fs processes the orphan list:
+ * a file unlinked while open is gone and its blocks free. */
+static void test_orphan_after_replay(void)
+{
+	struct bdev *d;
+	blk_mem_open(512, IMG / 512, &d);
+	struct fs_mkfs_opts mk;
+	fs_mkfs_opts_default(&mk);
+	mk.type = 3;
+	mk.block_size = 1024;
+	struct bo_err err = {{0}};
+	fs_mkfs(d, &mk, &err);
+	struct fs_mount_opts mo;
+	fs_mount_opts_default(&mo);
+	struct fs *fs;
+	int rc = fs_mount(d, &mo, &fs, &err);
+	struct fs_file *f = NULL;
+	if (!rc)
+		rc = fs_open(fs, "/tmpfile", FS_O_CREAT | FS_O_RDWR, 0644, &f);
+	uint8_t buf[20000];
+	memset(buf, 7, sizeof(buf));
+	if (!rc && fs_pwrite(f, buf, sizeof(buf), 0) != (ssize_t)sizeof(buf))
+		rc = -EIO;
+	if (!rc)
+		rc = fs_unlink(fs, "/tmpfile");
+	if (!rc)
+		rc = fs_sync(fs);
+	ok(!rc, "orphan: a file unlinked while open, committed");
+	fs_abandon(fs); /* crash with the file still open */
+	char a[300];
+	snprintf(a, sizeof(a), "%s/orphan.img", jdir());
+	rc = fs_mount(d, &mo, &fs, &err);
+	ok(!rc, "orphan: mount replays the journal (%s)", rc ? err.msg : "ok");
+	struct fs_stat st;
+	ok(!rc && fs_stat(fs, "/tmpfile", &st) == -ENOENT, "orphan: the name is gone");
+	ok(!rc && !fs_unmount(fs), "orphan: unmount");
+	save(d, a);
+	ok(tfs_e2fsck_clean(a),
+	   "orphan: e2fsck -fn clean: the orphan inode and its blocks were freed");
+	blk_close(d);
+}
+
 int main(void)
 {
+	test_orphan_after_replay();
 	test_write_errors();
 	test_cache_loss();
 	test_clean_unmount_310();
