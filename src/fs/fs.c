@@ -636,6 +636,7 @@ static void fs_free(struct fs *fs)
 	}
 	free(fs->htab);
 	free(fs->dcache);
+	free(fs->dcomplete);
 	free(fs->gdt);
 	free(fs->gd_dirty);
 	free(fs);
@@ -660,7 +661,8 @@ int fs_mount(struct bdev *d, const struct fs_mount_opts *o, struct fs **out, str
 	fs->max_dirty = 1u << 13;
 	fs->htab = calloc(fs->hsize, sizeof(*fs->htab));
 	fs->dcache = calloc(FS_DCACHE_SIZE, sizeof(*fs->dcache));
-	int rc = fs->htab && fs->dcache ? 0 : -ENOMEM;
+	fs->dcomplete = calloc(FS_DCOMPLETE_SIZE, sizeof(*fs->dcomplete));
+	int rc = fs->htab && fs->dcache && fs->dcomplete ? 0 : -ENOMEM;
 	if (rc == 0)
 		rc = read_sb_raw(d, fs->sb, err);
 	if (rc == 0)

@@ -254,6 +254,8 @@ static int create_at(struct fs *fs, struct walk *w, uint16_t mode, uint32_t *out
 	put_le16(in->raw + I_LINKS_COUNT, isdir ? 2 : 1);
 	if (isdir && (rc = fs_dir_init(fs, in, w->parent)) < 0)
 		return rc;
+	if (isdir)
+		fs_dcache_new_dir(fs, ino);
 	if ((rc = fs_iput(fs, in)) < 0)
 		return rc;
 	if ((rc = get_dir(fs, w->parent, &dir)) < 0)
