@@ -226,6 +226,18 @@ void fs_bforget(struct fs *fs, uint64_t blk)
 		fs->jh->ops->forget(fs->jh, blk);
 }
 
+/* After journal replay rewrote blocks underneath: forget every clean copy. */
+static void drop_clean_cache(struct fs *fs)
+{
+	struct fs_buf *b = fs->lru_tail;
+	while (b) {
+		struct fs_buf *p = b->prev;
+		if (!b->dirty && !b->in_op)
+			bremove(fs, b);
+		b = p;
+	}
+}
+
 static void trim_cache(struct fs *fs)
 {
 	if (fs->ndirty > fs->max_dirty)
@@ -667,22 +679,31 @@ int fs_mount(struct bdev *d, const struct fs_mount_opts *o, struct fs **out, str
 		rc = read_sb_raw(d, fs->sb, err);
 	if (rc == 0)
 		rc = check_sb(fs, o, err);
+	/* the descriptors locate the journal inode; what replay changes is re-read */
+	if (rc == 0)
+		rc = load_gdt(fs, err);
 	if (rc == 0) {
 		rc = fs_journal_open(fs, o, &fs->jh, err);
 		if (rc == 0 && fs->jh->ops->recover) {
 			rc = fs->jh->ops->recover(fs->jh);
 			if (rc < 0)
 				bo_errf(err, rc, "journal recovery: %s", bo_errstr(&fs->err, rc));
-			else if ((rc = fs_reload_sb(fs)) == 0)
+			drop_clean_cache(fs);
+			if (rc == 0 && (rc = fs_reload_sb(fs)) == 0)
 				rc = check_sb(fs, o, err);
+			if (rc == 0) {
+				free(fs->gdt);
+				free(fs->gd_dirty);
+				fs->gdt = NULL;
+				fs->gd_dirty = NULL;
+				rc = load_gdt(fs, err);
+			}
 		}
 	}
 	if (rc == 0 && sb_has_incompat(fs->sb, EXT3_FEATURE_INCOMPAT_RECOVER) && !fs->ro)
 		rc = bo_errf(err, -EUCLEAN,
 		             "filesystem needs journal recovery, which is not "
 		             "available: run e2fsck or mount read-only");
-	if (rc == 0)
-		rc = load_gdt(fs, err);
 	if (rc == 0 && !fs->ro) {
 		rc = fs_op_begin(fs, 8);
 		if (rc == 0) {
