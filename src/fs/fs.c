@@ -656,6 +656,13 @@ static void fs_free(struct fs *fs)
 
 int fs_mount(struct bdev *d, const struct fs_mount_opts *o, struct fs **out, struct bo_err *err)
 {
+	return fs_mount_hooked(d, o, NULL, NULL, out, err);
+}
+
+int fs_mount_hooked(struct bdev *d, const struct fs_mount_opts *o,
+                    int (*open_hook)(void *ctx, struct fs *fs, struct fs_jhook **out),
+                    void *hook_ctx, struct fs **out, struct bo_err *err)
+{
 	struct fs_mount_opts defo;
 	if (!o) {
 		fs_mount_opts_default(&defo);
@@ -683,7 +690,8 @@ int fs_mount(struct bdev *d, const struct fs_mount_opts *o, struct fs **out, str
 	if (rc == 0)
 		rc = load_gdt(fs, err);
 	if (rc == 0) {
-		rc = fs_journal_open(fs, o, &fs->jh, err);
+		rc = open_hook ? open_hook(hook_ctx, fs, &fs->jh)
+		               : fs_journal_open(fs, o, &fs->jh, err);
 		if (rc == 0 && fs->jh->ops->recover) {
 			rc = fs->jh->ops->recover(fs->jh);
 			if (rc < 0)

@@ -100,6 +100,12 @@ int fs_nojournal_open(struct fs *fs, struct fs_jhook **out);
 int fs_jbd_open(struct fs *fs, const struct fs_mount_opts *o, struct fs_jhook **out,
                 struct bo_err *err);
 
+/* fs_mount with a hook of the caller's making instead of fs_journal_open's choice:
+ * for tests that watch every metadata write, recorders and alternative journals. */
+int fs_mount_hooked(struct bdev *d, const struct fs_mount_opts *o,
+                    int (*open_hook)(void *ctx, struct fs *fs, struct fs_jhook **out),
+                    void *hook_ctx, struct fs **out, struct bo_err *err);
+
 /* ---- What the fs offers a hook (fs/fs.c) ------------------------------------- */
 struct bdev *fs_bdev(struct fs *fs);
 uint32_t fs_block_size(const struct fs *fs);
