@@ -354,6 +354,9 @@ int fs_op_end(struct fs *fs, int rc)
 	if (s < 0 && r == 0)
 		r = s;
 	trim_cache(fs);
+	/* errors=remount-ro: damage found while changing the filesystem stops writes */
+	if ((rc == -EUCLEAN || r == -EUCLEAN) && fs->opts.errors == FS_ERRORS_RO)
+		fs->ro = true;
 	if (fs->opts.commit_ops && fs->jh->ops->commit &&
 	    (fs->op_serial % fs->opts.commit_ops) == 0)
 		fs->jh->ops->commit(fs->jh);
