@@ -33,12 +33,41 @@ static struct fs_dentry *dc_find(struct fs *fs, uint32_t dir, const char *name, 
 	return NULL;
 }
 
+static uint32_t *dc_complete_slot(struct fs *fs, uint32_t dir)
+{
+	return &fs->dcomplete[(dir * 2654435761u) % FS_DCOMPLETE_SIZE];
+}
+
+static bool dc_complete(struct fs *fs, uint32_t dir)
+{
+	return *dc_complete_slot(fs, dir) == dir;
+}
+
+static void dc_incomplete(struct fs *fs, uint32_t dir)
+{
+	uint32_t *s = dc_complete_slot(fs, dir);
+	if (*s == dir)
+		*s = 0;
+}
+
+void fs_dcache_new_dir(struct fs *fs, uint32_t dir)
+{
+	*dc_complete_slot(fs, dir) = dir;
+}
+
 static void dc_put(struct fs *fs, uint32_t dir, const char *name, size_t len, uint32_t ino,
                    uint8_t ft)
 {
-	if (!dc_cacheable(name, len))
+	if (!dc_cacheable(name, len)) {
+		if (!(name[0] == '.' && (len == 1 || (len == 2 && name[1] == '.'))))
+			dc_incomplete(fs, dir);
 		return;
+	}
 	struct fs_dentry *e = dc_slot(fs, dir, name, len);
+	if (e->ino && e->dir != dir)
+		dc_incomplete(fs, e->dir); /* its name is evicted */
+	else if (e->ino && (e->len != len || memcmp(e->name, name, len)))
+		dc_incomplete(fs, dir);
 	e->dir = dir;
 	e->ino = ino;
 	e->len = (uint8_t)len;
@@ -271,6 +300,15 @@ static int find_entry(struct fs *fs, struct fs_inode *dir, const char *name, siz
 int fs_dir_lookup(struct fs *fs, struct fs_inode *dir, const char *name, size_t len, uint32_t *ino,
                   uint8_t *ftype)
 {
+	struct fs_dentry *e = dc_find(fs, dir->ino, name, len);
+	if (e) {
+		*ino = e->ino;
+		if (ftype)
+			*ftype = e->ft;
+		return 0;
+	}
+	if (dc_complete(fs, dir->ino) && dc_cacheable(name, len))
+		return -ENOENT;
 	struct fs_buf *b;
 	uint64_t l;
 	uint32_t off, prev;
@@ -399,6 +437,8 @@ int fs_dir_add(struct fs *fs, struct fs_inode *dir, const char *name, size_t len
 	int rc = dir_add(fs, dir, name, len, ino, ftype);
 	if (rc == 0)
 		dc_put(fs, dir->ino, name, len, ino, fs->has_filetype ? ftype : 0);
+	else
+		dc_incomplete(fs, dir->ino); /* the entry may be on disk anyway */
 	return rc;
 }
 

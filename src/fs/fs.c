@@ -226,6 +226,18 @@ void fs_bforget(struct fs *fs, uint64_t blk)
 		fs->jh->ops->forget(fs->jh, blk);
 }
 
+/* After journal replay rewrote blocks underneath: forget every clean copy. */
+static void drop_clean_cache(struct fs *fs)
+{
+	struct fs_buf *b = fs->lru_tail;
+	while (b) {
+		struct fs_buf *p = b->prev;
+		if (!b->dirty && !b->in_op)
+			bremove(fs, b);
+		b = p;
+	}
+}
+
 static void trim_cache(struct fs *fs)
 {
 	if (fs->ndirty > fs->max_dirty)
@@ -342,6 +354,9 @@ int fs_op_end(struct fs *fs, int rc)
 	if (s < 0 && r == 0)
 		r = s;
 	trim_cache(fs);
+	/* errors=remount-ro: damage found while changing the filesystem stops writes */
+	if ((rc == -EUCLEAN || r == -EUCLEAN) && fs->opts.errors == FS_ERRORS_RO)
+		fs->ro = true;
 	if (fs->opts.commit_ops && fs->jh->ops->commit &&
 	    (fs->op_serial % fs->opts.commit_ops) == 0)
 		fs->jh->ops->commit(fs->jh);
@@ -636,12 +651,20 @@ static void fs_free(struct fs *fs)
 	}
 	free(fs->htab);
 	free(fs->dcache);
+	free(fs->dcomplete);
 	free(fs->gdt);
 	free(fs->gd_dirty);
 	free(fs);
 }
 
 int fs_mount(struct bdev *d, const struct fs_mount_opts *o, struct fs **out, struct bo_err *err)
+{
+	return fs_mount_hooked(d, o, NULL, NULL, out, err);
+}
+
+int fs_mount_hooked(struct bdev *d, const struct fs_mount_opts *o,
+                    int (*open_hook)(void *ctx, struct fs *fs, struct fs_jhook **out),
+                    void *hook_ctx, struct fs **out, struct bo_err *err)
 {
 	struct fs_mount_opts defo;
 	if (!o) {
@@ -661,27 +684,38 @@ int fs_mount(struct bdev *d, const struct fs_mount_opts *o, struct fs **out, str
 	fs->max_dirty = 1u << 13;
 	fs->htab = calloc(fs->hsize, sizeof(*fs->htab));
 	fs->dcache = calloc(FS_DCACHE_SIZE, sizeof(*fs->dcache));
-	int rc = fs->htab && fs->dcache ? 0 : -ENOMEM;
+	fs->dcomplete = calloc(FS_DCOMPLETE_SIZE, sizeof(*fs->dcomplete));
+	int rc = fs->htab && fs->dcache && fs->dcomplete ? 0 : -ENOMEM;
 	if (rc == 0)
 		rc = read_sb_raw(d, fs->sb, err);
 	if (rc == 0)
 		rc = check_sb(fs, o, err);
+	/* the descriptors locate the journal inode; what replay changes is re-read */
+	if (rc == 0)
+		rc = load_gdt(fs, err);
 	if (rc == 0) {
-		rc = fs_journal_open(fs, o, &fs->jh, err);
+		rc = open_hook ? open_hook(hook_ctx, fs, &fs->jh)
+		               : fs_journal_open(fs, o, &fs->jh, err);
 		if (rc == 0 && fs->jh->ops->recover) {
 			rc = fs->jh->ops->recover(fs->jh);
 			if (rc < 0)
 				bo_errf(err, rc, "journal recovery: %s", bo_errstr(&fs->err, rc));
-			else if ((rc = fs_reload_sb(fs)) == 0)
+			drop_clean_cache(fs);
+			if (rc == 0 && (rc = fs_reload_sb(fs)) == 0)
 				rc = check_sb(fs, o, err);
+			if (rc == 0) {
+				free(fs->gdt);
+				free(fs->gd_dirty);
+				fs->gdt = NULL;
+				fs->gd_dirty = NULL;
+				rc = load_gdt(fs, err);
+			}
 		}
 	}
 	if (rc == 0 && sb_has_incompat(fs->sb, EXT3_FEATURE_INCOMPAT_RECOVER) && !fs->ro)
 		rc = bo_errf(err, -EUCLEAN,
 		             "filesystem needs journal recovery, which is not "
 		             "available: run e2fsck or mount read-only");
-	if (rc == 0)
-		rc = load_gdt(fs, err);
 	if (rc == 0 && !fs->ro) {
 		rc = fs_op_begin(fs, 8);
 		if (rc == 0) {

@@ -26,8 +26,11 @@ struct fs_buf {
 };
 
 /* Positive name cache: (directory, name) -> inode; short names only. */
-#define FS_DCACHE_SIZE 65536
-#define FS_DCACHE_NAME 38
+#define FS_DCACHE_SIZE (1u << 18)
+/* Directories made in this mount whose every name is in the cache: a miss there is
+ * a certain ENOENT without reading the directory. */
+#define FS_DCOMPLETE_SIZE 4096
+#define FS_DCACHE_NAME    38
 struct fs_dentry {
 	uint32_t dir, ino;
 	uint8_t len, ft;
@@ -82,6 +85,7 @@ struct fs {
 
 	struct fs_file *files; /* open files */
 	struct fs_dentry *dcache;
+	uint32_t *dcomplete;
 	uint32_t last_alloc_group;
 	uint32_t now_override; /* nonzero: fixed clock (tests) */
 };
@@ -155,6 +159,8 @@ int fs_dir_iterate(struct fs *fs, struct fs_inode *dir,
                    void *ctx);
 int fs_dir_is_empty(struct fs *fs, struct fs_inode *dir, bool *empty);
 int fs_dir_init(struct fs *fs, struct fs_inode *dir, uint32_t parent);
+/* A directory just made (empty): the name cache knows all of it from now on. */
+void fs_dcache_new_dir(struct fs *fs, uint32_t dir);
 int fs_dirblock_check(struct fs *fs, struct fs_inode *dir, uint64_t lblk, uint8_t *data);
 void fs_dirblock_set_csum(struct fs *fs, struct fs_inode *dir, uint8_t *data);
 

@@ -26,10 +26,12 @@
  *    only in the journal (the fs evicted its cached copy, or a data=journal block):
  *    return 1 with buf filled, 0 to read home, or -errno.
  *
- * Mount order: fs_mount reads and checks the superblock, opens the hook
- * (fs_journal_open), calls recover() BEFORE reading any other metadata (a journal
- * replays, then the fs re-reads the superblock), then reads group descriptors,
- * processes orphans (under a handle) and marks the superblock not-clean.
+ * Mount order: fs_mount reads and checks the superblock and reads the group
+ * descriptors (they locate the journal inode: fs_inode_bmap works from here on),
+ * opens the hook (fs_journal_open), calls recover() BEFORE reading any other
+ * metadata; after it the fs drops every cached block, re-reads the superblock and
+ * the descriptors, processes orphans (under a handle) and marks the superblock
+ * not-clean.
  *
  * Durability contract (the crash explorer judges exactly this): after
  * force_commit() returns 0, every metadata change of every stopped handle and every
@@ -97,6 +99,12 @@ int fs_nojournal_open(struct fs *fs, struct fs_jhook **out);
  * (-DBLACKOUT_HAVE_FS_JBD). */
 int fs_jbd_open(struct fs *fs, const struct fs_mount_opts *o, struct fs_jhook **out,
                 struct bo_err *err);
+
+/* fs_mount with a hook of the caller's making instead of fs_journal_open's choice:
+ * for tests that watch every metadata write, recorders and alternative journals. */
+int fs_mount_hooked(struct bdev *d, const struct fs_mount_opts *o,
+                    int (*open_hook)(void *ctx, struct fs *fs, struct fs_jhook **out),
+                    void *hook_ctx, struct fs **out, struct bo_err *err);
 
 /* ---- What the fs offers a hook (fs/fs.c) ------------------------------------- */
 struct bdev *fs_bdev(struct fs *fs);

@@ -44,6 +44,8 @@ static int walk_path(struct fs *fs, uint32_t cwd, const char *path, bool follow,
 	w->name[0] = 0;
 	w->nlen = 0;
 	const char *p = path;
+	struct fs_inode dir;
+	bool have_dir = false; /* dir holds inode `cur` already */
 	while (*p) {
 		while (*p == '/')
 			p++;
@@ -59,8 +61,11 @@ static int walk_path(struct fs *fs, uint32_t cwd, const char *path, bool follow,
 		while (*q == '/')
 			q++;
 		bool last = *q == 0;
-		struct fs_inode dir;
-		int rc = get_dir(fs, cur, &dir);
+		int rc = 0;
+		if (!have_dir)
+			rc = get_dir(fs, cur, &dir);
+		else if (!mode_is_dir(ino_mode(dir.raw)))
+			rc = -ENOTDIR;
 		if (rc < 0)
 			return rc;
 		memcpy(w->name, p, n);
@@ -84,6 +89,7 @@ static int walk_path(struct fs *fs, uint32_t cwd, const char *path, bool follow,
 			return bo_errf(&fs->err, -EUCLEAN,
 			               "directory inode %u: entry '%.*s' points to free inode %u",
 			               cur, (int)n, p, ino);
+		have_dir = false;
 		if (mode_is_lnk(ino_mode(in.raw)) && (!last || follow)) {
 			if (++*links > FS_MAX_SYMLINKS)
 				return -ELOOP;
@@ -106,6 +112,9 @@ static int walk_path(struct fs *fs, uint32_t cwd, const char *path, bool follow,
 			free(target);
 			if (rc < 0)
 				return rc;
+		} else if (!last) {
+			dir = in;
+			have_dir = true;
 		}
 		cur = ino;
 		w->ino = ino;
@@ -254,6 +263,8 @@ static int create_at(struct fs *fs, struct walk *w, uint16_t mode, uint32_t *out
 	put_le16(in->raw + I_LINKS_COUNT, isdir ? 2 : 1);
 	if (isdir && (rc = fs_dir_init(fs, in, w->parent)) < 0)
 		return rc;
+	if (isdir)
+		fs_dcache_new_dir(fs, ino);
 	if ((rc = fs_iput(fs, in)) < 0)
 		return rc;
 	if ((rc = get_dir(fs, w->parent, &dir)) < 0)

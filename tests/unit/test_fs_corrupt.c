@@ -342,6 +342,13 @@ static void targeted(const char *tag, struct bdev *base, bool csum)
 	fs_close(f);
 	is_int(fs_unlink(fs, "/big"), -EUCLEAN, "%s: freeing it fails cleanly too", tag);
 	fs_abandon(fs);
+	struct fs_mount_opts mo;
+	fs_mount_opts_default(&mo);
+	mo.errors = FS_ERRORS_RO;
+	tap_require(fs_mount(d, &mo, &fs, &err) == 0, "%s: mount errors=remount-ro", tag);
+	is_int(fs_unlink(fs, "/big"), -EUCLEAN, "%s: damage found while changing", tag);
+	is_int(fs_mkdir(fs, "/after", 0755), -EROFS, "%s: errors=remount-ro stops writes", tag);
+	fs_abandon(fs);
 	blk_close(d);
 
 	/* a directory loop: /dir/sub's '..'-like entry turned into a link to /dir */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "blackout/endian.h"
 #include "blackout/fs.h"
 #include "blackout/util.h"
 #include "tap.h"
@@ -60,6 +61,7 @@ struct cfg {
 	const char *tag;
 	uint32_t bs;
 	bool csum;
+	uint32_t isz;
 };
 
 static void many_files(const struct cfg *c, struct fs *fs, int nfiles)
@@ -178,6 +180,7 @@ static void run(const struct cfg *c)
 	fs_mkfs_opts_default(&o);
 	o.block_size = c->bs;
 	o.metadata_csum = c->csum;
+	o.inode_size = c->isz;
 	o.inodes = 16384;
 	char img[512];
 	struct bdev *d = tfs_image(c->tag, 48 << 20, &o, img, sizeof(img));
@@ -236,11 +239,49 @@ static void run(const struct cfg *c)
 		unlink(img);
 }
 
+/* Names with bytes >= 0x80 hash differently with signed and unsigned chars: an
+ * htree built under either superblock flag must satisfy e2fsck. */
+static void hash_signedness(void)
+{
+	for (int uns = 0; uns < 2; uns++) {
+		struct fs_mkfs_opts o;
+		fs_mkfs_opts_default(&o);
+		o.block_size = 1024;
+		char img[512], tag[32];
+		snprintf(tag, sizeof(tag), "hash-%s", uns ? "unsigned" : "signed");
+		struct bdev *d = tfs_image(tag, 16 << 20, &o, img, sizeof(img));
+		tap_require(d, "%s: image", tag);
+		uint8_t sec[512];
+		blk_pread(d, 1024, 512, sec);
+		uint32_t fl = get_le32(sec + 0x160) & ~3u;
+		put_le32(sec + 0x160, fl | (uns ? 2u : 1u));
+		blk_pwrite(d, 1024, 512, sec, 0);
+		struct fs *fs = mnt(d);
+		tap_require(fs, "%s: mounted", tag);
+		fs_mkdir(fs, "/u", 0755);
+		int bad = 0;
+		for (int i = 0; i < 1500 && !bad; i++) {
+			char n[64];
+			snprintf(n, sizeof(n), "/u/\xc3\xa9t\xc3\xa9-\xff\x80-%d", i);
+			bad = put(fs, n, "x", 1, 0) < 0;
+		}
+		is_int(bad, 0, "%s: 1500 names with high bytes", tag);
+		struct fs_stat st;
+		is_int(fs_stat(fs, "/u/\xc3\xa9t\xc3\xa9-\xff\x80-777", &st), 0, "%s: lookup", tag);
+		is_int(fs_unmount(fs), 0, "%s: unmount", tag);
+		ok(tfs_e2fsck_clean(img), "%s: e2fsck -fn agrees with the htree", tag);
+		blk_close(d);
+	}
+}
+
 int main(void)
 {
+	hash_signedness();
 	const struct cfg cfgs[] = {
-	    {"1k", 1024, false},     {"2k", 2048, false},     {"4k", 4096, false},
-	    {"1k-csum", 1024, true}, {"2k-csum", 2048, true}, {"4k-csum", 4096, true},
+	    {"1k", 1024, false},          {"2k", 2048, false},
+	    {"4k", 4096, false},          {"1k-csum", 1024, true},
+	    {"2k-csum", 2048, true},      {"4k-csum", 4096, true},
+	    {"4k-128", 4096, false, 128}, {"1k-128-csum", 1024, true, 128},
 	};
 	for (size_t i = 0; i < sizeof(cfgs) / sizeof(cfgs[0]); i++)
 		run(&cfgs[i]);
