@@ -1658,7 +1658,7 @@ static int check_once(struct bdev *d, const struct fsck_opts *o, struct fsck_rep
 	int rc = run_check(&c);
 	if (!rc && repair && r->nr_problems && !r->needs_recovery) {
 		int done = 0;
-		if (c.sb_bad || c.gdt_bad)
+		if (c.sb_bad || c.gdt_bad || c.gdt)
 			rc = done = fsck_restore_backup(&c);
 		if (!done && c.links) {
 			rc = fsck_apply_fixes(&c);

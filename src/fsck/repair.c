@@ -252,6 +252,23 @@ static int fix_inode(struct ck *c, const struct fix *f)
 	return ck_write_inode(c, f->ino, in);
 }
 
+/* Do valid entries run from `off` exactly to `end`? */
+static bool chain_ok(const uint8_t *b, uint32_t off, uint32_t end)
+{
+	if (off == end)
+		return true;
+	while (off < end) {
+		if (end - off < 12)
+			return false;
+		uint32_t rl = de_rec_len(b + off);
+		if (rl < 12 || rl % 4 || off + rl > end ||
+		    ext2_dir_rec_len(de_name_len(b + off)) > rl)
+			return false;
+		off += rl;
+	}
+	return off == end;
+}
+
 static int fix_dirblock(struct ck *c, const struct fix *f)
 {
 	uint8_t *b = c->lvl[0];
@@ -271,7 +288,12 @@ static int fix_dirblock(struct ck *c, const struct fix *f)
 		}
 		if (o != off || off >= end)
 			return 0;
-		if (end - off >= 12) {
+		uint32_t nl = off + 8 <= end ? de_name_len(b + off) : 0;
+		uint32_t want = ext2_dir_rec_len(nl);
+		if (off + 8 <= end && off + want <= end && chain_ok(b, off + want, end)) {
+			/* only the record length was hit: the entries after it are intact */
+			put_le16(b + off + DE_REC_LEN, (uint16_t)want);
+		} else if (end - off >= 12) {
 			memset(b + off, 0, 8);
 			put_le16(b + off + DE_REC_LEN, (uint16_t)(end - off));
 		} else if (prev != UINT32_MAX) {
@@ -435,7 +457,7 @@ static int fix_links(struct ck *c)
 		    ino == EXT2_ROOT_INO)
 			continue;
 		if (!(c->iflag[ino] & IF_REACHED) || !c->parent[ino]) {
-			if (ino == c->lpf)
+			if (ino == c->lpf || !c->lpf)
 				continue;
 			if ((rc = reconnect(c, ino)))
 				return rc;
@@ -683,7 +705,17 @@ static int restore_gdt(struct ck *c)
 		return -ENOMEM;
 	uint64_t at = c->first_data + (uint64_t)c->bpg + 1;
 	int rc = blk_pread(c->d, at * c->bs, sz, b);
-	if (!rc && gdt_ok(c, b) && memcmp(b, c->gdt, sz)) {
+	/* Locations never move on ext2/ext3 (no online resize here): a backup that
+	 * disagrees about one is the better copy. Counts differ legitimately. */
+	bool moved = false;
+	for (uint32_t g = 0; !rc && g < c->ngroups && !moved; g++) {
+		const uint8_t *x = b + (size_t)g * c->desc_size,
+		              *y = c->gdt + (size_t)g * c->desc_size;
+		moved = gd_block_bitmap(x, c->desc_size) != gd_block_bitmap(y, c->desc_size) ||
+		        gd_inode_bitmap(x, c->desc_size) != gd_inode_bitmap(y, c->desc_size) ||
+		        gd_inode_table(x, c->desc_size) != gd_inode_table(y, c->desc_size);
+	}
+	if (!rc && moved && gdt_ok(c, b)) {
 		c->r->modified = true;
 		c->r->nr_fixed++;
 		rc = blk_pwrite(c->d, (uint64_t)(c->first_data + 1) * c->bs, sz, b, 0);
@@ -736,7 +768,5 @@ int fsck_restore_backup(struct ck *c)
 		if (rc)
 			return rc;
 	}
-	if (c->gdt_bad)
-		rc = restore_gdt(c);
-	return rc;
+	return restore_gdt(c);
 }
