@@ -60,6 +60,10 @@ bool ck_problem(struct ck *c, enum fsck_kind k, uint32_t ino, uint64_t blk, cons
 	vsnprintf(p.msg, sizeof(p.msg), fmt, ap);
 	va_end(ap);
 	r->nr_problems++;
+	if (k == FSCK_SUPER && ino == 0)
+		c->sb_bad = true;
+	if (k == FSCK_GDT)
+		c->gdt_bad = true;
 	if (k == FSCK_CSUM)
 		r->by_checksum = true;
 	if (r->nr_kept < FSCK_REPORT_KEEP)
@@ -200,6 +204,7 @@ static int pass0(struct ck *c)
 		if (fsck_sb_csum(sb) != sb_get32(sb, SB_CHECKSUM)) {
 			ck_problem(c, FSCK_CSUM, 0, 1, NULL, 0,
 			           "superblock checksum does not match superblock");
+			c->sb_bad = true;
 			return 1; /* e2fsck falls back to a backup: nothing here is trusted */
 		}
 	}
@@ -362,10 +367,12 @@ static bool claim(struct ck *c, uint64_t b, uint32_t ino, const char *what)
 			ck_problem(c, FSCK_BLOCK_DUP, ino, b, NULL, 0,
 			           "inode %u %s block %llu is claimed twice", ino, what,
 			           (unsigned long long)b);
-		else
+		else {
 			ck_problem(c, FSCK_BLOCK_DUP, 0, b, NULL, 0,
 			           "%s at block %llu conflicts with another fs block", what,
 			           (unsigned long long)b);
+			c->gdt_bad = true;
+		}
 		return false;
 	}
 	bit_set(c->bused, b);
@@ -493,7 +500,8 @@ static int add_dblk(struct ck *c, uint32_t ino, uint32_t lblk, uint32_t pblk)
 	return 0;
 }
 
-static int walk_ptr(struct ck *c, struct walk *w, uint32_t b, int level, uint64_t lblk);
+static int walk_ptr(struct ck *c, struct walk *w, uint32_t b, int level, uint64_t lblk,
+                    uint32_t holder, uint32_t idx);
 
 static bool blk_valid(struct ck *c, uint64_t b)
 {
@@ -513,13 +521,15 @@ static int walk_ind(struct ck *c, struct walk *w, uint32_t b, int level, uint64_
 		span *= per;
 	for (uint32_t i = 0; i < per && !c->stop; i++) {
 		uint32_t e = get_le32(buf + 4 * i);
-		if (e && (rc = walk_ptr(c, w, e, level - 1, lblk + i * span)))
+		if (e && (rc = walk_ptr(c, w, e, level - 1, lblk + i * span, b, i)))
 			return rc;
 	}
 	return 0;
 }
 
-static int walk_ptr(struct ck *c, struct walk *w, uint32_t b, int level, uint64_t lblk)
+/* holder: the indirect block holding the pointer (0: the inode), idx its slot. */
+static int walk_ptr(struct ck *c, struct walk *w, uint32_t b, int level, uint64_t lblk,
+                    uint32_t holder, uint32_t idx)
 {
 	if (!blk_valid(c, b)) {
 		w->nbad++;
@@ -537,8 +547,11 @@ static int walk_ptr(struct ck *c, struct walk *w, uint32_t b, int level, uint64_
 			claim(c, b, w->ino, "double indirect");
 		return level ? walk_ind(c, w, b, level, lblk) : 0;
 	}
-	if (!claim(c, b, w->ino, level ? "indirect" : "data"))
+	if (!claim(c, b, w->ino, level ? "indirect" : "data")) {
+		/* e2fsck clones a multiply-claimed block for the later claimant */
+		ck_add_fix(c, FIX_CLONE, w->ino, holder, idx, b);
 		return 0; /* never descend twice into one block: bounds the walk */
+	}
 	if (level)
 		return walk_ind(c, w, b, level, lblk);
 	if ((int64_t)lblk > w->last)
@@ -560,13 +573,13 @@ static int walk_blocks(struct ck *c, struct walk *w, const uint8_t *in)
 	uint32_t per = c->bs / 4;
 	for (unsigned i = 0; i < EXT2_NDIR_BLOCKS && !c->stop; i++) {
 		uint32_t b = ino_block(in, i);
-		if (b && (rc = walk_ptr(c, w, b, 0, i)))
+		if (b && (rc = walk_ptr(c, w, b, 0, i, 0, i)))
 			return rc;
 	}
 	uint64_t base = EXT2_NDIR_BLOCKS, span = per;
 	for (int l = 1; l <= 3 && !c->stop; l++) {
 		uint32_t b = ino_block(in, EXT2_NDIR_BLOCKS + l - 1);
-		if (b && (rc = walk_ptr(c, w, b, l, base)))
+		if (b && (rc = walk_ptr(c, w, b, l, base, 0, EXT2_NDIR_BLOCKS + (uint32_t)l - 1)))
 			return rc;
 		base += span;
 		span *= per;
@@ -590,6 +603,7 @@ static int check_ea(struct ck *c, uint32_t ino, uint64_t b, struct walk *w)
 		ck_problem(c, FSCK_INODE, ino, b, NULL, 0,
 		           "inode %u extended attribute block %llu is invalid", ino,
 		           (unsigned long long)b);
+		ck_add_fix(c, FIX_CLEAR_ACL, ino, 0, 0, 0);
 		return 0;
 	}
 	if (ea_seen(c, (uint32_t)b)) {
@@ -603,6 +617,7 @@ static int check_ea(struct ck *c, uint32_t ino, uint64_t b, struct walk *w)
 		ck_problem(c, FSCK_INODE, ino, b, NULL, 0,
 		           "inode %u has a bad extended attribute block %llu", ino,
 		           (unsigned long long)b);
+		ck_add_fix(c, FIX_CLEAR_ACL, ino, 0, 0, 0);
 		return 0;
 	}
 	if (c->csum && fsck_xattr_csum(c->seed, b, c->buf, c->bs) != get_le32(c->buf + XH_CHECKSUM))
@@ -665,23 +680,32 @@ static int check_inode(struct ck *c, uint32_t ino, const uint8_t *in)
 	struct walk w = {.ino = ino, .last = -1};
 	int rc = 0;
 	bool walk = false, special = false;
+	uint32_t before = c->r->nr_problems;
 
-	if ((fl & EXT2_INDEX_FL) && (!c->dir_index || !mode_is_dir(mode)))
+	if ((fl & EXT2_INDEX_FL) && (!c->dir_index || !mode_is_dir(mode))) {
 		ck_problem(c, FSCK_INODE, ino, 0, NULL, 0, "inode %u has INDEX_FL set %s", ino,
 		           c->dir_index ? "but is not a directory" : "without dir_index");
-	if (fl & (EXT4_EXTENTS_FL | EXT4_INLINE_DATA_FL))
+		ck_add_fix(c, FIX_INODE_FIELDS, ino, 0, 0, 0);
+	}
+	if (fl & (EXT4_EXTENTS_FL | EXT4_INLINE_DATA_FL)) {
 		ck_problem(c, FSCK_INODE, ino, 0, NULL, 0,
 		           "inode %u has %s set on a filesystem without that feature", ino,
 		           fl & EXT4_EXTENTS_FL ? "EXTENTS_FL" : "INLINE_DATA_FL");
+		ck_add_fix(c, FIX_INODE_FIELDS, ino, 0, 0, 0);
+	}
 	if (get_le32(in + I_FADDR) || get_le16(in + I_BLOCKS_HIGH) ||
-	    get_le16(in + I_FILE_ACL_HIGH))
+	    get_le16(in + I_FILE_ACL_HIGH)) {
 		ck_problem(c, FSCK_INODE, ino, 0, NULL, 0,
 		           "inode %u has nonzero i_faddr/i_blocks_hi/i_file_acl_hi", ino);
+		ck_add_fix(c, FIX_INODE_FIELDS, ino, 0, 0, 0);
+	}
 	if (c->isz > EXT2_GOOD_OLD_INODE_SIZE) {
 		uint16_t ex = get_le16(in + I_EXTRA_ISIZE);
-		if (ex && (ex < 4 || ex > c->isz - EXT2_GOOD_OLD_INODE_SIZE || (ex & 3)))
+		if (ex && (ex < 4 || ex > c->isz - EXT2_GOOD_OLD_INODE_SIZE || (ex & 3))) {
 			ck_problem(c, FSCK_INODE, ino, 0, NULL, 0,
 			           "inode %u extra size %u is invalid", ino, ex);
+			ck_add_fix(c, FIX_INODE_FIELDS, ino, 0, 0, 0);
+		}
 	}
 	c->ftype[ino] = mode_to_ftype(mode);
 	switch (mode & EXT2_S_IFMT) {
@@ -694,6 +718,8 @@ static int check_inode(struct ck *c, uint32_t ino, const uint8_t *in)
 	case EXT2_S_IFLNK:
 		if ((rc = check_symlink(c, ino, in, &w.fast)))
 			return rc;
+		if (c->r->nr_problems != before)
+			ck_add_fix(c, FIX_CLEAR_INODE, ino, 0, 0, 0);
 		walk = !w.fast;
 		break;
 	case EXT2_S_IFCHR:
@@ -704,18 +730,23 @@ static int check_inode(struct ck *c, uint32_t ino, const uint8_t *in)
 		    !(fl & (EXT2_INDEX_FL | EXT4_EXTENTS_FL | EXT2_IMMUTABLE_FL | EXT2_APPEND_FL));
 		for (unsigned i = 4; i < EXT2_N_BLOCKS; i++)
 			ok &= ino_block(in, i) == 0;
-		if (!ok)
+		if (!ok) {
 			ck_problem(c, FSCK_INODE, ino, 0, NULL, 0, "special inode %u is invalid",
 			           ino);
-		if (ino_size(in))
+			ck_add_fix(c, FIX_CLEAR_INODE, ino, 0, 0, 0);
+		}
+		if (ino_size(in)) {
 			ck_problem(c, FSCK_SIZE, ino, 0, NULL, 0,
 			           "special inode %u has nonzero size", ino);
+			ck_add_fix(c, FIX_INODE_FIELDS, ino, 0, 0, 0);
+		}
 		special = true;
 		break;
 	}
 	default:
 		c->ftype[ino] = 0;
 		ck_problem(c, FSCK_INODE, ino, 0, NULL, 0, "inode %u has bad mode 0%o", ino, mode);
+		ck_add_fix(c, FIX_CLEAR_INODE, ino, 0, 0, 0);
 		special = true;
 	}
 	(void)special;
@@ -1035,6 +1066,7 @@ static void check_dirents(struct ck *c, struct dirst *ds, uint32_t lblk, uint32_
 			    "directory %u block %u (%u): entry at offset %u is corrupted (rec_len "
 			    "%u, name_len %u)",
 			    ino, lblk, pblk, off, rl, nl);
+			ck_add_fix(c, FIX_SALVAGE, ino, pblk, off, end);
 			return;
 		}
 		uint32_t t = de_inode(de);
@@ -1042,19 +1074,25 @@ static void check_dirents(struct ck *c, struct dirst *ds, uint32_t lblk, uint32_
 		uint8_t ft = c->filetype ? de_file_type(de) : 0;
 		if (dot == 0) {
 			if (!t || nl != 1 || name[0] != '.' || (rl > 8 + 1 && name[1] != 0) ||
-			    t != ino || rl > 24)
+			    t != ino || rl > 24) {
 				ck_problem(c, FSCK_DIR, ino, pblk, name, (int)nl,
 				           "directory %u: first entry is not a valid '.'", ino);
+				ck_add_fix(c, FIX_DOT, ino, pblk, 0, ino);
+				t = ino;
+			}
 		} else if (dot == 1) {
 			if (!t || nl != 2 || name[0] != '.' || name[1] != '.' ||
-			    (rl > 10 && name[2] != 0))
+			    (rl > 10 && name[2] != 0)) {
 				ck_problem(c, FSCK_DIR, ino, pblk, name, (int)nl,
 				           "directory %u: second entry is not a valid '..'", ino);
-			else
+				ck_add_fix(c, FIX_DOT, ino, pblk, 1, off);
+				t = 0;
+			} else
 				c->dotdot[ino] = t;
 		} else if (t == ino) {
 			ck_problem(c, FSCK_DIRENT, ino, pblk, name, (int)nl,
 			           "directory %u: entry is a link to '.'", ino);
+			ck_add_fix(c, FIX_CLEAR_DIRENT, ino, pblk, off, t);
 		}
 		if (!c->filetype && de_file_type(de))
 			ck_problem(c, FSCK_DIRENT, ino, pblk, name, (int)nl,
@@ -1089,6 +1127,7 @@ static void check_dirents(struct ck *c, struct dirst *ds, uint32_t lblk, uint32_
 					           "directory %u: entry has an illegal character "
 					           "in its name",
 					           ino);
+					ck_add_fix(c, FIX_CLEAR_DIRENT, ino, pblk, off, t);
 					break;
 				}
 			/* A zero filetype e2fsck sets silently (it is no error under -n). */
@@ -1109,12 +1148,13 @@ static void check_dirents(struct ck *c, struct dirst *ds, uint32_t lblk, uint32_
 					x->max = h;
 			}
 			if (dot > 1 && (c->iflag[t] & IF_DIR) && !bad) {
-				if (c->parent[t])
+				if (c->parent[t]) {
 					ck_problem(c, FSCK_DIRENT, ino, pblk, name, (int)nl,
 					           "directory %u: entry '%.*s' is a second link to "
 					           "directory %u",
 					           ino, (int)nl, name, t);
-				else
+					ck_add_fix(c, FIX_CLEAR_DIRENT, ino, pblk, off, t);
+				} else
 					c->parent[t] = ino;
 			}
 			/* duplicate names within the block */
@@ -1130,6 +1170,7 @@ static void check_dirents(struct ck *c, struct dirst *ds, uint32_t lblk, uint32_
 					ck_problem(c, FSCK_DIRENT, ino, pblk, name, (int)nl,
 					           "directory %u: duplicate entry '%.*s'", ino,
 					           (int)nl, name);
+					ck_add_fix(c, FIX_CLEAR_DIRENT, ino, pblk, off, t);
 					break;
 				}
 				h = (h + 1) & c->dedup_mask;
@@ -1615,10 +1656,17 @@ static int check_once(struct bdev *d, const struct fsck_opts *o, struct fsck_rep
 	r->modified = modified;
 	r->nr_fixed = fixed;
 	int rc = run_check(&c);
-	if (!rc && repair && r->nr_problems && !r->needs_recovery && c.bs) {
-		rc = fsck_apply_fixes(&c);
-		if (!rc)
-			rc = fsck_rewrite_maps(&c);
+	if (!rc && repair && r->nr_problems && !r->needs_recovery) {
+		int done = 0;
+		if (c.sb_bad || c.gdt_bad || c.gdt)
+			rc = done = fsck_restore_backup(&c);
+		if (!done && c.links) {
+			rc = fsck_apply_fixes(&c);
+			if (!rc)
+				rc = fsck_rewrite_maps(&c);
+		}
+		if (rc > 0)
+			rc = 0;
 	}
 	ck_free(&c);
 	return rc;

@@ -34,6 +34,13 @@ enum fix_kind {
 	FIX_IBLOCKS,      /* inode: i_blocks = val (512-byte units) */
 	FIX_SIZE,         /* inode: i_size = val blocks * bs */
 	FIX_CLEAR_HTREE,  /* inode: drop INDEX_FL (the index blocks read as empty entries) */
+	FIX_CLONE,        /* inode: the pointer at (holder block, 0 = the inode; slot off) to
+	                   * the multiply-claimed block val gets a private copy */
+	FIX_CLEAR_INODE,  /* inode: release it (links 0, dtime set), as e2fsck clears */
+	FIX_INODE_FIELDS, /* inode: zero bad flags/faddr/hi fields, extra_isize, special size */
+	FIX_CLEAR_ACL,    /* inode: drop a bad extended attribute block */
+	FIX_SALVAGE,      /* dir block pblk: entry at off is broken: end the block there */
+	FIX_DOT,          /* dir block pblk: rewrite '.' (off 0) or '..' (off 1) */
 };
 struct fix {
 	enum fix_kind kind;
@@ -50,6 +57,9 @@ struct ck {
 	struct bo_err *err;
 	bool stop;    /* max_problems reached */
 	bool had_dup; /* some block was claimed twice */
+	bool sb_bad;  /* the superblock needs its backup */
+	bool gdt_bad; /* the descriptors need their backup */
+	uint64_t alloc_cursor;
 
 	uint8_t sb[1024];
 	uint32_t bs, bpg, ipg, isz, ngroups, first_ino, desc_size, first_data, ninodes;
@@ -96,6 +106,7 @@ int ck_write_inode(struct ck *c, uint32_t ino, uint8_t *in);
 /* repair.c */
 int fsck_apply_fixes(struct ck *c);
 int fsck_rewrite_maps(struct ck *c);
+int fsck_restore_backup(struct ck *c);
 
 static inline bool bit_test(const uint8_t *m, uint64_t i)
 {

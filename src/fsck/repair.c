@@ -105,6 +105,35 @@ static int zero_bad(struct ck *c, uint32_t b, int level, int *changed)
 	return 0;
 }
 
+static int untail_index(struct ck *c, uint32_t ino)
+{
+	uint8_t *b = c->lvl[1];
+	uint32_t tail = c->bs - DIRENT_TAIL_SIZE;
+	for (size_t i = 0; i < c->ndb; i++) {
+		if (c->db[i].ino != ino)
+			continue;
+		int rc = rdb(c, c->db[i].pblk, b);
+		if (rc)
+			return rc;
+		if (de_is_tail(b + tail))
+			continue;
+		uint32_t last; /* the entry that runs to the end of the block */
+		if (c->db[i].lblk == 0 && de_rec_len(b) == 12 && de_rec_len(b + 12) == c->bs - 12)
+			last = 12;
+		else if (de_inode(b) == 0 && de_rec_len(b) == c->bs)
+			last = 0;
+		else
+			continue;
+		put_le16(b + last + DE_REC_LEN, (uint16_t)(tail - last));
+		de_set_tail(b + tail);
+		put_le32(b + tail + DT_CHECKSUM,
+		         fsck_dirent_csum(c->seed, ino, c->gen[ino], b, c->bs));
+		if ((rc = wrb(c, c->db[i].pblk, b)))
+			return rc;
+	}
+	return 0;
+}
+
 static int fix_inode(struct ck *c, const struct fix *f)
 {
 	uint8_t in[1024];
@@ -141,11 +170,77 @@ static int fix_inode(struct ck *c, const struct fix *f)
 		ino_set_size(in, (uint64_t)f->val * c->bs);
 		changed = 1;
 		break;
-	case FIX_CLEAR_HTREE:
-		/* Under metadata_csum the index blocks carry no dirent tail: a linear
-		 * directory needs them rebuilt, which this repair does not do. */
-		if (c->csum)
+	case FIX_CLEAR_INODE:
+		if (f->ino < c->first_ino)
 			return 0;
+		put_le16(in + I_LINKS_COUNT, 0);
+		put_le32(in + I_DTIME, (uint32_t)time(NULL));
+		changed = 1;
+		break;
+	case FIX_CLEAR_ACL:
+		ino_set_file_acl(in, 0);
+		changed = 1;
+		break;
+	case FIX_INODE_FIELDS: {
+		uint16_t m = ino_mode(in);
+		uint32_t fl = ino_flags(in) & ~(EXT4_EXTENTS_FL | EXT4_INLINE_DATA_FL);
+		if (!mode_is_dir(m) || !c->dir_index)
+			fl &= ~EXT2_INDEX_FL;
+		put_le32(in + I_FLAGS, fl);
+		put_le32(in + I_FADDR, 0);
+		put_le16(in + I_BLOCKS_HIGH, 0);
+		put_le16(in + I_FILE_ACL_HIGH, 0);
+		if (c->isz > EXT2_GOOD_OLD_INODE_SIZE) {
+			uint16_t ex = get_le16(in + I_EXTRA_ISIZE);
+			if (ex && (ex < 4 || ex > c->isz - EXT2_GOOD_OLD_INODE_SIZE || (ex & 3)))
+				put_le16(in + I_EXTRA_ISIZE,
+				         c->isz - EXT2_GOOD_OLD_INODE_SIZE >= EXT4_GOOD_EXTRA_ISIZE
+				             ? EXT4_GOOD_EXTRA_ISIZE
+				             : 0);
+		}
+		if (!mode_is_dir(m) && !mode_is_reg(m) && !mode_is_lnk(m))
+			ino_set_size(in, 0);
+		changed = 1;
+		break;
+	}
+	case FIX_CLONE: {
+		if (f->ino == EXT2_RESIZE_INO)
+			return 0;
+		uint64_t nb = 0;
+		for (uint64_t n = 0; n < c->nblocks && !nb; n++) {
+			uint64_t b =
+			    c->first_data + (c->alloc_cursor + n) % (c->nblocks - c->first_data);
+			if (!bit_test(c->bused, b))
+				nb = b;
+		}
+		if (!nb)
+			return 0;
+		c->alloc_cursor = nb - c->first_data + 1;
+		bit_set(c->bused, nb);
+		uint8_t *blk = c->lvl[2];
+		if ((rc = rdb(c, f->val, blk)) || (rc = wrb(c, nb, blk)))
+			return rc;
+		if (f->pblk == 0) {
+			if (f->off >= EXT2_N_BLOCKS || ino_block(in, f->off) != f->val)
+				return 0;
+			ino_set_block(in, f->off, (uint32_t)nb);
+			changed = 1;
+		} else {
+			if ((rc = rdb(c, f->pblk, blk)))
+				return rc;
+			if (f->off >= c->bs / 4 || get_le32(blk + 4 * f->off) != f->val)
+				return 0;
+			put_le32(blk + 4 * f->off, (uint32_t)nb);
+			c->r->nr_fixed++;
+			return wrb(c, f->pblk, blk);
+		}
+		break;
+	}
+	case FIX_CLEAR_HTREE:
+		/* Under metadata_csum the index blocks carry no dirent tail: give them one
+		 * so they read as (empty) linear blocks. */
+		if (c->csum && (rc = untail_index(c, f->ino)))
+			return rc;
 		put_le32(in + I_FLAGS, ino_flags(in) & ~EXT2_INDEX_FL);
 		changed = 1;
 		break;
@@ -155,6 +250,89 @@ static int fix_inode(struct ck *c, const struct fix *f)
 		return 0;
 	c->r->nr_fixed++;
 	return ck_write_inode(c, f->ino, in);
+}
+
+/* Do valid entries run from `off` exactly to `end`? */
+static bool chain_ok(const uint8_t *b, uint32_t off, uint32_t end)
+{
+	if (off == end)
+		return true;
+	while (off < end) {
+		if (end - off < 12)
+			return false;
+		uint32_t rl = de_rec_len(b + off);
+		if (rl < 12 || rl % 4 || off + rl > end ||
+		    ext2_dir_rec_len(de_name_len(b + off)) > rl)
+			return false;
+		off += rl;
+	}
+	return off == end;
+}
+
+static int fix_dirblock(struct ck *c, const struct fix *f)
+{
+	uint8_t *b = c->lvl[0];
+	int rc = rdb(c, f->pblk, b);
+	if (rc)
+		return rc;
+	uint32_t end =
+	    c->csum && de_is_tail(b + c->bs - DIRENT_TAIL_SIZE) ? c->bs - DIRENT_TAIL_SIZE : c->bs;
+	if (f->kind == FIX_SALVAGE) {
+		uint32_t off = f->off, prev = UINT32_MAX, o = 0;
+		while (o < off) {
+			uint32_t rl = de_rec_len(b + o);
+			if (rl < 12 || o + rl > off)
+				return 0;
+			prev = o;
+			o += rl;
+		}
+		if (o != off || off >= end)
+			return 0;
+		uint32_t nl = off + 8 <= end ? de_name_len(b + off) : 0;
+		uint32_t want = ext2_dir_rec_len(nl);
+		if (off + 8 <= end && off + want <= end && chain_ok(b, off + want, end)) {
+			/* only the record length was hit: the entries after it are intact */
+			put_le16(b + off + DE_REC_LEN, (uint16_t)want);
+		} else if (end - off >= 12) {
+			memset(b + off, 0, 8);
+			put_le16(b + off + DE_REC_LEN, (uint16_t)(end - off));
+		} else if (prev != UINT32_MAX) {
+			put_le16(b + prev + DE_REC_LEN, (uint16_t)(end - prev));
+		} else {
+			return 0;
+		}
+	} else if (f->off == 0) { /* '.' */
+		uint32_t rl = de_rec_len(b);
+		if (rl < 12 || rl > end)
+			return 0;
+		uint8_t ft = c->filetype ? EXT2_FT_DIR : 0;
+		if (rl > 24 && rl + 12 <= end) {
+			uint32_t dd = de_inode(b + rl);
+			uint32_t rest = rl - 12;
+			de_set(b, f->ino, 12, ".", 1, ft);
+			memset(b + 9, 0, 3);
+			de_set(b + 12, dd ? dd : EXT2_ROOT_INO, (uint16_t)rest, "..", 2, ft);
+		} else {
+			de_set(b, f->ino, (uint16_t)rl, ".", 1, ft);
+			if (rl > 9)
+				b[9] = 0;
+		}
+	} else { /* '..' at offset f->val */
+		uint32_t off = f->val, rl = off + 8 <= end ? de_rec_len(b + off) : 0;
+		if (rl < 12 || off + rl > end)
+			return 0;
+		uint32_t p = c->parent[f->ino];
+		uint32_t old = de_inode(b + off);
+		if (!p)
+			p = old && old <= c->ninodes && (c->iflag[old] & IF_DIR) ? old
+			                                                         : EXT2_ROOT_INO;
+		de_set(b + off, p, (uint16_t)rl, "..", 2, c->filetype ? EXT2_FT_DIR : 0);
+		if (rl > 10)
+			b[off + 10] = 0;
+	}
+	dirblk_csum(c, f->ino, b);
+	c->r->nr_fixed++;
+	return wrb(c, f->pblk, b);
 }
 
 static int fix_dirblk_csum(struct ck *c, const struct fix *f)
@@ -184,6 +362,8 @@ int fsck_apply_fixes(struct ck *c)
 		case FIX_CLEAR_DIRENT:
 		case FIX_FILETYPE: rc = fix_dirent(c, f); break;
 		case FIX_DIRBLK_CSUM: rc = fix_dirblk_csum(c, f); break;
+		case FIX_SALVAGE:
+		case FIX_DOT: rc = fix_dirblock(c, f); break;
 		default: rc = fix_inode(c, f); break;
 		}
 	}
@@ -277,7 +457,7 @@ static int fix_links(struct ck *c)
 		    ino == EXT2_ROOT_INO)
 			continue;
 		if (!(c->iflag[ino] & IF_REACHED) || !c->parent[ino]) {
-			if (ino == c->lpf)
+			if (ino == c->lpf || !c->lpf)
 				continue;
 			if ((rc = reconnect(c, ino)))
 				return rc;
@@ -446,4 +626,147 @@ int fsck_rewrite_maps(struct ck *c)
 	if (!rc)
 		rc = fix_maps(c);
 	return rc;
+}
+
+/* ---- superblock and descriptors from their backups --------------------------- */
+static bool backup_sb_ok(const uint8_t *b, uint32_t bs, uint32_t bpg)
+{
+	return sb_get16(b, SB_MAGIC) == EXT2_MAGIC && sb_block_size(b) == bs &&
+	       sb_get32(b, SB_BLOCKS_PER_GROUP) == bpg && sb_get16(b, SB_BLOCK_GROUP_NR) == 1 &&
+	       (!sb_has_ro_compat(b, EXT4_FEATURE_RO_COMPAT_METADATA_CSUM) ||
+	        fsck_sb_csum(b) == sb_get32(b, SB_CHECKSUM));
+}
+
+static int restore_sb(struct ck *c)
+{
+	uint8_t b[1024];
+	uint32_t own = sb_get32(c->sb, SB_BLOCKS_PER_GROUP);
+	static const uint32_t bss[] = {1024, 2048, 4096};
+	for (unsigned i = 0; i < 3; i++) {
+		uint32_t bs = bss[i];
+		uint32_t cand[] = {own, bs * 8, 8192, 4096, 2048, 1024, 512, 256};
+		for (unsigned j = 0; j < sizeof(cand) / sizeof(cand[0]); j++) {
+			uint32_t bpg = cand[j];
+			if (bpg < 256 || bpg > bs * 8 || bpg % 8)
+				continue;
+			uint64_t off = ((bs == 1024 ? 1ull : 0ull) + bpg) * bs;
+			if (off + sizeof(b) > blk_size_bytes(c->d) ||
+			    blk_pread(c->d, off, sizeof(b), b))
+				continue;
+			if (!backup_sb_ok(b, bs, bpg))
+				continue;
+			uint8_t head[4096];
+			int rc = blk_pread(c->d, 0, sizeof(head), head);
+			if (rc)
+				return rc;
+			sb_put16(b, SB_BLOCK_GROUP_NR, 0);
+			if (sb_has_ro_compat(b, EXT4_FEATURE_RO_COMPAT_METADATA_CSUM))
+				sb_put32(b, SB_CHECKSUM, fsck_sb_csum(b));
+			memcpy(head + EXT2_SB_OFFSET, b, sizeof(b));
+			c->r->modified = true;
+			c->r->nr_fixed++;
+			if ((rc = blk_pwrite(c->d, 0, sizeof(head), head, 0)))
+				return rc;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static bool gdt_ok(struct ck *c, const uint8_t *gdt)
+{
+	for (uint32_t g = 0; g < c->ngroups; g++) {
+		const uint8_t *d = gdt + (size_t)g * c->desc_size;
+		uint64_t first = c->first_data + (uint64_t)g * c->bpg;
+		uint64_t last =
+		    first + c->bpg - 1 < c->nblocks - 1 ? first + c->bpg - 1 : c->nblocks - 1;
+		uint64_t itb = ((uint64_t)c->ipg * c->isz + c->bs - 1) / c->bs;
+		uint64_t bb = gd_block_bitmap(d, c->desc_size),
+		         ib = gd_inode_bitmap(d, c->desc_size);
+		uint64_t it = gd_inode_table(d, c->desc_size);
+		if (bb < first || bb > last || ib < first || ib > last || it < first ||
+		    it + itb - 1 > last || bb == ib || (bb >= it && bb < it + itb) ||
+		    (ib >= it && ib < it + itb))
+			return false;
+		if (c->csum &&
+		    fsck_gd_csum(c->seed, g, d, c->desc_size) != get_le16(d + GD_CHECKSUM))
+			return false;
+	}
+	return true;
+}
+
+static int restore_gdt(struct ck *c)
+{
+	if (!c->gdt || c->ngroups < 2 || !ext2_bg_has_super(c->sb, 1))
+		return 0;
+	size_t sz = (size_t)c->gdt_blocks * c->bs;
+	uint8_t *b = malloc(sz);
+	if (!b)
+		return -ENOMEM;
+	uint64_t at = c->first_data + (uint64_t)c->bpg + 1;
+	int rc = blk_pread(c->d, at * c->bs, sz, b);
+	/* Locations never move on ext2/ext3 (no online resize here): a backup that
+	 * disagrees about one is the better copy. Counts differ legitimately. */
+	bool moved = false;
+	for (uint32_t g = 0; !rc && g < c->ngroups && !moved; g++) {
+		const uint8_t *x = b + (size_t)g * c->desc_size,
+		              *y = c->gdt + (size_t)g * c->desc_size;
+		moved = gd_block_bitmap(x, c->desc_size) != gd_block_bitmap(y, c->desc_size) ||
+		        gd_inode_bitmap(x, c->desc_size) != gd_inode_bitmap(y, c->desc_size) ||
+		        gd_inode_table(x, c->desc_size) != gd_inode_table(y, c->desc_size);
+	}
+	if (!rc && moved && gdt_ok(c, b)) {
+		c->r->modified = true;
+		c->r->nr_fixed++;
+		rc = blk_pwrite(c->d, (uint64_t)(c->first_data + 1) * c->bs, sz, b, 0);
+		if (!rc)
+			rc = 1;
+	}
+	free(b);
+	return rc;
+}
+
+/* Fields e2fsck puts right in place when no backup is better. */
+static int fix_sb_fields(struct ck *c)
+{
+	if (!c->ninodes)
+		return 0;
+	uint32_t now = (uint32_t)time(NULL);
+	bool dirty = false;
+	if (sb_get32(c->sb, SB_INODES_COUNT) != c->ninodes)
+		sb_put32(c->sb, SB_INODES_COUNT, c->ninodes), dirty = true;
+	if (sb_get32(c->sb, SB_MTIME) > now)
+		sb_put32(c->sb, SB_MTIME, now), dirty = true;
+	if (sb_get32(c->sb, SB_WTIME) > now)
+		sb_put32(c->sb, SB_WTIME, now), dirty = true;
+	if (sb_get32(c->sb, SB_FREE_INODES) > c->ninodes)
+		sb_put32(c->sb, SB_FREE_INODES, 0), dirty = true;
+	if (sb_get32(c->sb, SB_FREE_BLOCKS_LO) > c->nblocks)
+		sb_put32(c->sb, SB_FREE_BLOCKS_LO, 0), dirty = true;
+	if (!dirty)
+		return 0;
+	if (c->csum)
+		sb_put32(c->sb, SB_CHECKSUM, fsck_sb_csum(c->sb));
+	uint8_t head[4096];
+	int rc = blk_pread(c->d, 0, sizeof(head), head);
+	if (rc)
+		return rc;
+	memcpy(head + EXT2_SB_OFFSET, c->sb, EXT2_SB_SIZE);
+	c->r->modified = true;
+	c->r->nr_fixed++;
+	rc = blk_pwrite(c->d, 0, sizeof(head), head, 0);
+	return rc ? rc : 1;
+}
+
+int fsck_restore_backup(struct ck *c)
+{
+	int rc = 0;
+	if (c->sb_bad) {
+		rc = restore_sb(c);
+		if (!rc)
+			rc = fix_sb_fields(c);
+		if (rc)
+			return rc;
+	}
+	return restore_gdt(c);
 }
