@@ -35,6 +35,13 @@ struct raid_stats {
 	uint64_t journal_checkpoints, sb_writes, bitmap_writes;
 };
 
+#define BUFPOOL_MAX 24
+struct bufpool {
+	unsigned n;
+	void *p[BUFPOOL_MAX];
+	size_t sz[BUFPOOL_MAX];
+};
+
 struct raid_dev {
 	struct bdev dev;
 	struct raid_params p;
@@ -57,6 +64,7 @@ struct raid_dev {
 	uint64_t j_head, j_seq, j_tail;
 	bool in_write; /* counts member I/O towards amplification */
 	bool inactive; /* dirty and degraded at assembly, and refused to start */
+	struct bufpool pool;
 	struct raid_stats st;
 };
 
@@ -340,7 +348,9 @@ struct plan {
 	unsigned nw[PH_MAX];
 	struct mw w[PH_MAX][MAXM + 1];
 	void *buf[4 * MAXM + 16];
+	size_t bufsz[4 * MAXM + 16];
 	unsigned nbuf;
+	struct bufpool *pool;
 	/* RAM state the phases make true once they are written */
 	bool set_dirty;
 	uint64_t bm_region;
@@ -349,17 +359,27 @@ struct plan {
 	bool set_j;
 };
 
-static void plan_init(struct plan *pl)
+static void plan_init(struct plan *pl, struct raid_dev *r)
 {
 	memset(pl->nw, 0, sizeof(pl->nw));
 	pl->nbuf = 0;
+	pl->pool = &r->pool;
 	pl->set_dirty = pl->set_bm = pl->set_j = false;
 }
 
+/* Buffers go back to the array's pool: allocating and freeing a chunk-sized buffer
+ * per stripe makes malloc hand memory back to the kernel and fault it in again. */
 static void plan_free(struct plan *pl)
 {
-	for (unsigned i = 0; i < pl->nbuf; i++)
-		free(pl->buf[i]);
+	struct bufpool *bp = pl->pool;
+	for (unsigned i = 0; i < pl->nbuf; i++) {
+		if (bp->n < BUFPOOL_MAX) {
+			bp->p[bp->n] = pl->buf[i];
+			bp->sz[bp->n++] = pl->bufsz[i];
+		} else {
+			free(pl->buf[i]);
+		}
+	}
 	pl->nbuf = 0;
 }
 
@@ -367,9 +387,23 @@ static unsigned char *plan_alloc(struct plan *pl, size_t len)
 {
 	if (pl->nbuf == sizeof(pl->buf) / sizeof(pl->buf[0]))
 		return NULL;
-	unsigned char *p = aligned_alloc(64, (len + 63) / 64 * 64);
-	if (p)
-		pl->buf[pl->nbuf++] = p;
+	size_t want = (len + 63) / 64 * 64;
+	struct bufpool *bp = pl->pool;
+	unsigned char *p = NULL;
+	for (unsigned i = bp->n; i-- > 0;)
+		if (bp->sz[i] >= want) {
+			p = bp->p[i];
+			want = bp->sz[i];
+			bp->p[i] = bp->p[--bp->n];
+			bp->sz[i] = bp->sz[bp->n];
+			break;
+		}
+	if (!p)
+		p = aligned_alloc(64, want ? want : 64);
+	if (p) {
+		pl->buf[pl->nbuf] = p;
+		pl->bufsz[pl->nbuf++] = want;
+	}
 	return p;
 }
 
@@ -813,7 +847,7 @@ static int plan_stripe(struct raid_dev *r, struct piece *pc, unsigned flags, str
 	int rc = -EAGAIN;
 	for (unsigned attempt = 0; rc == -EAGAIN && attempt <= r->n; attempt++) {
 		plan_free(pl);
-		plan_init(pl);
+		plan_init(pl, r);
 		rc = plan_stripe_once(r, pc, flags, pl);
 	}
 	if (rc == -EAGAIN)
@@ -831,7 +865,7 @@ static int write_piece(struct raid_dev *r, struct piece *pc, void *ctx)
 	struct plan *pl = malloc(sizeof(*pl));
 	if (!pl)
 		return -ENOMEM;
-	plan_init(pl);
+	plan_init(pl, r);
 	int rc = plan_stripe(r, pc, w->flags, pl);
 	for (unsigned ph = 0; rc == 0 && ph < PH_MAX; ph++)
 		rc = plan_exec_phase(r, pl, ph);
@@ -875,7 +909,7 @@ static int read_degraded(struct raid_dev *r, uint64_t s, unsigned j, uint32_t a,
 		struct plan *pl = malloc(sizeof(*pl));
 		if (!pl)
 			return -ENOMEM;
-		plan_init(pl);
+		plan_init(pl, r);
 		unsigned char *B[MAXM + 2];
 		rc = load_reconstruct(r, pl, &g, s, a, b, B);
 		if (rc == 0)
@@ -995,7 +1029,7 @@ static int scrub_stripe(struct raid_dev *r, uint64_t s, bool repair, uint64_t *m
 	struct plan *pl = malloc(sizeof(*pl));
 	if (!pl)
 		return -ENOMEM;
-	plan_init(pl);
+	plan_init(pl, r);
 	int rc = 0;
 	uint64_t bad = 0;
 	if (r->p.level == 1) {
@@ -1120,7 +1154,7 @@ int raid_rebuild_step(struct bdev *d, uint64_t max_stripes, uint64_t *done, uint
 		struct plan *pl = malloc(sizeof(*pl));
 		if (!pl)
 			return -ENOMEM;
-		plan_init(pl);
+		plan_init(pl, r);
 		unsigned char *src = NULL;
 		if (r->p.level == 1) {
 			rc = -EIO;
@@ -1204,7 +1238,7 @@ static int ppl_recover(struct raid_dev *r)
 		struct plan *pl = malloc(sizeof(*pl));
 		if (!pl)
 			return -ENOMEM;
-		plan_init(pl);
+		plan_init(pl, r);
 		int rc = 0;
 		unsigned char *h = plan_alloc(pl, META), *pp = NULL;
 		if (!h || mread(r, i, r->ppl_off, r->meta, h))
@@ -1557,7 +1591,7 @@ static int raid_power_cut(struct bdev *d, struct blk_chooser *ch,
 		free(c);
 		return -ENOMEM;
 	}
-	plan_init(c->pl);
+	plan_init(c->pl, r);
 	c->ch = ch;
 	int rc = 0;
 	if (inflight && !r->inactive) {
@@ -1602,6 +1636,8 @@ static void raid_close(struct bdev *d)
 	for (unsigned i = 0; i < r->n; i++)
 		blk_close(r->mem[i]);
 	blk_close(r->jdev);
+	for (unsigned i = 0; i < r->pool.n; i++)
+		free(r->pool.p[i]);
 	free(r->bm);
 	free(r);
 }
@@ -1613,6 +1649,7 @@ static int raid_clone(struct bdev *d, struct bdev **out)
 	if (!c)
 		return -ENOMEM;
 	*c = *r;
+	c->pool.n = 0;
 	c->bm = NULL;
 	memset(c->mem, 0, sizeof(c->mem));
 	c->jdev = NULL;
