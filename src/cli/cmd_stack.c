@@ -6,28 +6,30 @@
 #include <string.h>
 
 #include "blackout/dev.h"
+#include "blackout/util.h"
 #include "cli/cli.h"
 
 static void help(FILE *out)
 {
-	fprintf(out,
-	        "usage: blackout stack describe SPEC\n"
-	        "       blackout stack format SPEC\n"
-	        "       blackout stack probe SPEC\n"
-	        "       blackout stack models\n\n"
-	        "A stack spec names a device stack, top first, e.g.\n"
-	        "  'cache(size=1M,flush=ignore) > disk(tear=sector) > file(path=x.img)'\n"
-	        "  'concat > [disk > mem(size=8M)] x2'\n"
-	        "(grammar: docs/stack-spec.md).\n\n"
-	        "  describe  print every layer with every parameter: its value, its default\n"
-	        "            and what it models\n"
-	        "  format    print the canonical spec (every parameter spelled out)\n"
-	        "  probe     infer, only by writing, flushing, FUA and cutting power over\n"
-	        "            every outcome, whether the stack has a volatile cache, honours\n"
-	        "            flush and FUA, and tears writes or sectors (media are wrapped in\n"
-	        "            copy-on-write overlays: a file image is never written)\n"
-	        "  models    list every device model and its parameters\n\n"
-	        "Exit status: 0 on success, 1 on a bad spec or a failed probe, 2 on usage.\n");
+	fprintf(out, "usage: blackout stack describe SPEC\n"
+	             "       blackout stack format SPEC\n"
+	             "       blackout stack probe SPEC\n"
+	             "       blackout stack models\n\n"
+	             "A stack spec names a device stack, top first, e.g.\n"
+	             "  'cache(size=1M,flush=ignore) > disk(tear=sector) > file(path=x.img)'\n"
+	             "  'concat > [disk > mem(size=8M)] x2'\n"
+	             "(grammar: docs/stack-spec.md).\n\n"
+	             "  describe  print every layer with every parameter: its value, its default\n"
+	             "            and what it models\n"
+	             "  format    print the canonical spec (every parameter spelled out)\n"
+	             "  probe     infer, only by writing, flushing, FUA and cutting power over\n"
+	             "            every outcome, whether the stack has a volatile cache, honours\n"
+	             "            flush and FUA, tears writes or sectors, and destroys flushed\n"
+	             "            sectors it was not writing (collateral damage: the erase-block\n"
+	             "            size, as flashbench finds it). Media are wrapped in\n"
+	             "            copy-on-write overlays: a file image is never written\n"
+	             "  models    list every device model and its parameters\n\n"
+	             "Exit status: 0 on success, 1 on a bad spec or a failed probe, 2 on usage.\n");
 }
 
 static int parse(const char *text, struct dev_spec **s)
@@ -110,6 +112,16 @@ int cmd_stack(int argc, char **argv)
 			printf("honours FUA:                %s\n", yn(r.honors_fua));
 			printf("tears multi-sector writes:  %s\n", yn(r.tears_writes));
 			printf("tears sectors (bytes):      %s\n", yn(r.tears_sectors));
+			char eb[32];
+			if (!r.honors_flush)
+				printf("collateral damage:          not measured (flush not "
+				       "honoured)\n");
+			else if (!r.collateral)
+				printf("collateral damage:          no\n");
+			else
+				printf("collateral damage:          yes: erase block %s%s\n",
+				       r.collateral_at_least ? "at least " : "",
+				       bo_format_size(r.collateral_bytes, eb, sizeof(eb)));
 			printf("outcomes examined:          %llu (%s)\n",
 			       (unsigned long long)r.outcomes,
 			       r.exhaustive ? "every outcome" : "bounded: not every outcome");
