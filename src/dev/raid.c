@@ -1018,12 +1018,9 @@ static int write_bitmap(struct raid_dev *r)
 
 /* Everything written before is durable and every stripe consistent: the array
  * is clean again (md's safe mode, reached at each flush here). */
-static int raid_flush(struct bdev *d)
+static int make_clean(struct raid_dev *r)
 {
-	struct raid_dev *r = (struct raid_dev *)d;
-	if (r->inactive)
-		return refused(r);
-	r->st.flushes++;
+	struct bdev *d = &r->dev;
 	int rc = flush_members(r);
 	if (rc)
 		return rc;
@@ -1047,6 +1044,23 @@ static int raid_flush(struct bdev *d)
 		rc = write_sbs(r);
 	}
 	return rc;
+}
+
+static int raid_flush(struct bdev *d)
+{
+	struct raid_dev *r = (struct raid_dev *)d;
+	if (r->inactive)
+		return refused(r);
+	r->st.flushes++;
+	return make_clean(r);
+}
+
+/* Idle time: md's safe mode marks the array clean after 200 ms without writes,
+ * with the same superblock update a flush ends with here. */
+static int raid_settle(struct bdev *d)
+{
+	struct raid_dev *r = (struct raid_dev *)d;
+	return r->inactive ? 0 : make_clean(r);
 }
 
 /* Checks (and with repair, fixes) one whole stripe; counts mismatched sectors. */
@@ -1852,6 +1866,7 @@ static const struct bdev_ops raid_ops = {
     .power_restore = raid_power_restore,
     .lower = raid_lower,
     .stats = raid_stats,
+    .settle = raid_settle,
 };
 
 bool raid_is(const struct bdev *d)

@@ -580,6 +580,23 @@ int main(void)
 	test_cached_members();
 	test_reassemble();
 	test_refuse_dirty_degraded();
+	{
+		/* idle time (blk_settle): md's safe mode marks the array clean */
+		struct cfg c = {5, 4, RAID_LEFT_SYMMETRIC, 4096, "settle"};
+		struct bdev *d = open_array(&c, 0);
+		unsigned char w[SS] = {1};
+		blk_write(d, 9, 1, w, 0);
+		struct raid_status st;
+		raid_status(d, &st);
+		ok(st.dirty, "a write makes the array dirty");
+		is_int(blk_settle(d), 0, "settle");
+		raid_status(d, &st);
+		ok(!st.dirty, "idle: the array is clean again");
+		ok(blk_power_cut(d, &blk_chooser_zero, NULL) == 0 && blk_power_restore(d) == 0 &&
+		       stat_of(d, "resync_stripes") == 0,
+		   "a cut after idle time needs no resync");
+		blk_close(d);
+	}
 	test_hot_replace(5, 4, false);
 	test_hot_replace(6, 5, false);
 	test_hot_replace(1, 2, false);
