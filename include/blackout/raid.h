@@ -54,6 +54,8 @@ struct raid_status {
 	bool dirty;           /* unclean-shutdown flag as held on the members */
 	bool inactive;        /* refused to start: dirty and degraded, start_dirty_degraded=false */
 	uint64_t data_offset; /* member sector where stripe 0 starts */
+	int replacing;        /* member being hot-replaced, or -1 */
+	uint64_t replace_pos; /* stripes already copied to its replacement */
 };
 int raid_status(struct bdev *d, struct raid_status *st);
 
@@ -62,11 +64,14 @@ int raid_status(struct bdev *d, struct raid_status *st);
 int raid_force_start(struct bdev *d);
 /* Marks a member failed (as a failing disk or `mdadm --fail` would). */
 int raid_fail_member(struct bdev *d, unsigned idx);
-/* Puts `newdev` in place of failed member idx (the old device is closed) and starts
- * a rebuild onto it. The array owns newdev on success. */
+/* Puts `newdev` in place of member idx and starts a rebuild onto it. A failed
+ * member is closed and rebuilt from the others; a working one is hot-replaced as
+ * `mdadm --replace` does: it keeps serving reads and writes while its chunks are
+ * copied, and is closed when the copy is complete (if it fails meanwhile, the copy
+ * turns into a rebuild from where it got). The array owns newdev on success. */
 int raid_replace(struct bdev *d, unsigned idx, struct bdev *newdev, struct bo_err *err);
-/* Rebuilds up to max_stripes stripes; done and total report progress in stripes.
- * Finishing marks the member in sync. */
+/* Rebuilds (or copies, for a hot replacement) up to max_stripes stripes; done and
+ * total report progress in stripes. Finishing marks the member in sync. */
 int raid_rebuild_step(struct bdev *d, uint64_t max_stripes, uint64_t *done, uint64_t *total);
 
 /* md's `check` (repair=false: count) and `repair` (recompute parity from data, or

@@ -35,6 +35,13 @@ struct raid_stats {
 	uint64_t journal_checkpoints, sb_writes, bitmap_writes;
 };
 
+#define BUFPOOL_MAX 24
+struct bufpool {
+	unsigned n;
+	void *p[BUFPOOL_MAX];
+	size_t sz[BUFPOOL_MAX];
+};
+
 struct raid_dev {
 	struct bdev dev;
 	struct raid_params p;
@@ -50,6 +57,12 @@ struct raid_dev {
 	uint64_t failed, events;
 	int rebuild_idx;
 	uint64_t rebuild_pos;
+	/* hot replacement (mdadm --replace): repl receives member repl_idx's chunks
+	 * while the member keeps serving; below repl_pos it also gets every write.
+	 * Kept in RAM only: a power cut abandons it. */
+	struct bdev *repl;
+	int repl_idx;
+	uint64_t repl_pos;
 	bool dirty;
 	uint64_t bm_off, bm_sectors, bm_stripes, bm_regions;
 	unsigned char *bm;
@@ -57,6 +70,7 @@ struct raid_dev {
 	uint64_t j_head, j_seq, j_tail;
 	bool in_write; /* counts member I/O towards amplification */
 	bool inactive; /* dirty and degraded at assembly, and refused to start */
+	struct bufpool pool;
 	struct raid_stats st;
 };
 
@@ -268,12 +282,12 @@ static int mread(struct raid_dev *r, unsigned i, uint64_t lba, uint64_t count, v
 	r->st.member_read_sectors += count;
 	if (r->in_write)
 		r->st.wr_read_sectors += count;
-	if (rc == -EIO)
-		member_failed(r, i);
 	if (rc)
 		bo_errf(&r->dev.err, rc, "%s: member %u: read of %llu sectors at %llu: %s",
 		        r->dev.name, i, (unsigned long long)count, (unsigned long long)lba,
 		        bo_errstr(&r->mem[i]->err, rc));
+	if (rc == -EIO)
+		member_failed(r, i);
 	return rc;
 }
 
@@ -290,6 +304,17 @@ static int mwrite_raw(struct raid_dev *r, unsigned i, uint64_t lba, uint64_t cou
 		bo_errf(&r->dev.err, rc, "%s: %s %u: write of %llu sectors at %llu: %s",
 		        r->dev.name, i < r->n ? "member" : "journal", i, (unsigned long long)count,
 		        (unsigned long long)lba, bo_errstr(&d->err, rc));
+	/* a member being hot-replaced: what is already copied gets the write too */
+	if (rc == 0 && r->repl && (int)i == r->repl_idx && lba >= r->data_off &&
+	    (lba - r->data_off) / r->cs < r->repl_pos) {
+		r->st.member_writes++;
+		r->st.member_write_sectors += count;
+		if (blk_write(r->repl, lba, (uint32_t)count, buf, flags)) {
+			blk_close(r->repl); /* the replacement failed: give it up */
+			r->repl = NULL;
+			r->repl_idx = -1;
+		}
+	}
 	return rc;
 }
 
@@ -323,6 +348,17 @@ static void member_failed(struct raid_dev *r, unsigned i)
 	if (r->rebuild_idx == (int)i)
 		r->rebuild_idx = -1;
 	r->st.member_failures++;
+	if (r->repl && r->repl_idx == (int)i) {
+		/* as md: a replacement whose source fails becomes a rebuild from where the
+		 * copy had got to */
+		blk_close(r->mem[i]);
+		r->mem[i] = r->repl;
+		r->repl = NULL;
+		r->repl_idx = -1;
+		r->failed &= ~(1ull << i);
+		r->rebuild_idx = (int)i;
+		r->rebuild_pos = r->repl_pos;
+	}
 	write_sbs(r);
 }
 
@@ -340,7 +376,9 @@ struct plan {
 	unsigned nw[PH_MAX];
 	struct mw w[PH_MAX][MAXM + 1];
 	void *buf[4 * MAXM + 16];
+	size_t bufsz[4 * MAXM + 16];
 	unsigned nbuf;
+	struct bufpool *pool;
 	/* RAM state the phases make true once they are written */
 	bool set_dirty;
 	uint64_t bm_region;
@@ -349,17 +387,27 @@ struct plan {
 	bool set_j;
 };
 
-static void plan_init(struct plan *pl)
+static void plan_init(struct plan *pl, struct raid_dev *r)
 {
 	memset(pl->nw, 0, sizeof(pl->nw));
 	pl->nbuf = 0;
+	pl->pool = &r->pool;
 	pl->set_dirty = pl->set_bm = pl->set_j = false;
 }
 
+/* Buffers go back to the array's pool: allocating and freeing a chunk-sized buffer
+ * per stripe makes malloc hand memory back to the kernel and fault it in again. */
 static void plan_free(struct plan *pl)
 {
-	for (unsigned i = 0; i < pl->nbuf; i++)
-		free(pl->buf[i]);
+	struct bufpool *bp = pl->pool;
+	for (unsigned i = 0; i < pl->nbuf; i++) {
+		if (bp->n < BUFPOOL_MAX) {
+			bp->p[bp->n] = pl->buf[i];
+			bp->sz[bp->n++] = pl->bufsz[i];
+		} else {
+			free(pl->buf[i]);
+		}
+	}
 	pl->nbuf = 0;
 }
 
@@ -367,9 +415,23 @@ static unsigned char *plan_alloc(struct plan *pl, size_t len)
 {
 	if (pl->nbuf == sizeof(pl->buf) / sizeof(pl->buf[0]))
 		return NULL;
-	unsigned char *p = aligned_alloc(64, (len + 63) / 64 * 64);
-	if (p)
-		pl->buf[pl->nbuf++] = p;
+	size_t want = (len + 63) / 64 * 64;
+	struct bufpool *bp = pl->pool;
+	unsigned char *p = NULL;
+	for (unsigned i = bp->n; i-- > 0;)
+		if (bp->sz[i] >= want) {
+			p = bp->p[i];
+			want = bp->sz[i];
+			bp->p[i] = bp->p[--bp->n];
+			bp->sz[i] = bp->sz[bp->n];
+			break;
+		}
+	if (!p)
+		p = aligned_alloc(64, want ? want : 64);
+	if (p) {
+		pl->buf[pl->nbuf] = p;
+		pl->bufsz[pl->nbuf++] = want;
+	}
 	return p;
 }
 
@@ -813,7 +875,7 @@ static int plan_stripe(struct raid_dev *r, struct piece *pc, unsigned flags, str
 	int rc = -EAGAIN;
 	for (unsigned attempt = 0; rc == -EAGAIN && attempt <= r->n; attempt++) {
 		plan_free(pl);
-		plan_init(pl);
+		plan_init(pl, r);
 		rc = plan_stripe_once(r, pc, flags, pl);
 	}
 	if (rc == -EAGAIN)
@@ -831,7 +893,7 @@ static int write_piece(struct raid_dev *r, struct piece *pc, void *ctx)
 	struct plan *pl = malloc(sizeof(*pl));
 	if (!pl)
 		return -ENOMEM;
-	plan_init(pl);
+	plan_init(pl, r);
 	int rc = plan_stripe(r, pc, w->flags, pl);
 	for (unsigned ph = 0; rc == 0 && ph < PH_MAX; ph++)
 		rc = plan_exec_phase(r, pl, ph);
@@ -875,7 +937,7 @@ static int read_degraded(struct raid_dev *r, uint64_t s, unsigned j, uint32_t a,
 		struct plan *pl = malloc(sizeof(*pl));
 		if (!pl)
 			return -ENOMEM;
-		plan_init(pl);
+		plan_init(pl, r);
 		unsigned char *B[MAXM + 2];
 		rc = load_reconstruct(r, pl, &g, s, a, b, B);
 		if (rc == 0)
@@ -956,12 +1018,9 @@ static int write_bitmap(struct raid_dev *r)
 
 /* Everything written before is durable and every stripe consistent: the array
  * is clean again (md's safe mode, reached at each flush here). */
-static int raid_flush(struct bdev *d)
+static int make_clean(struct raid_dev *r)
 {
-	struct raid_dev *r = (struct raid_dev *)d;
-	if (r->inactive)
-		return refused(r);
-	r->st.flushes++;
+	struct bdev *d = &r->dev;
 	int rc = flush_members(r);
 	if (rc)
 		return rc;
@@ -987,6 +1046,23 @@ static int raid_flush(struct bdev *d)
 	return rc;
 }
 
+static int raid_flush(struct bdev *d)
+{
+	struct raid_dev *r = (struct raid_dev *)d;
+	if (r->inactive)
+		return refused(r);
+	r->st.flushes++;
+	return make_clean(r);
+}
+
+/* Idle time: md's safe mode marks the array clean after 200 ms without writes,
+ * with the same superblock update a flush ends with here. */
+static int raid_settle(struct bdev *d)
+{
+	struct raid_dev *r = (struct raid_dev *)d;
+	return r->inactive ? 0 : make_clean(r);
+}
+
 /* Checks (and with repair, fixes) one whole stripe; counts mismatched sectors. */
 static int scrub_stripe(struct raid_dev *r, uint64_t s, bool repair, uint64_t *mism)
 {
@@ -995,7 +1071,7 @@ static int scrub_stripe(struct raid_dev *r, uint64_t s, bool repair, uint64_t *m
 	struct plan *pl = malloc(sizeof(*pl));
 	if (!pl)
 		return -ENOMEM;
-	plan_init(pl);
+	plan_init(pl, r);
 	int rc = 0;
 	uint64_t bad = 0;
 	if (r->p.level == 1) {
@@ -1101,6 +1177,54 @@ static int resync_stripe(struct raid_dev *r, uint64_t s)
 	return scrub_stripe(r, s, true, &mism);
 }
 
+/* Copies member repl_idx onto its replacement (reconstructing where the member
+ * cannot be read), then swaps them. */
+static int replace_step(struct raid_dev *r, uint64_t max_stripes, uint64_t *done, uint64_t *total)
+{
+	unsigned idx = (unsigned)r->repl_idx;
+	size_t L = (size_t)r->cs * r->ss;
+	int rc = 0;
+	for (uint64_t c = 0; c < max_stripes && r->repl && r->repl_pos < r->stripes && rc == 0;
+	     c++) {
+		uint64_t s = r->repl_pos, base = r->data_off + s * r->cs;
+		struct plan *pl = malloc(sizeof(*pl));
+		if (!pl)
+			return -ENOMEM;
+		plan_init(pl, r);
+		unsigned char *src = plan_alloc(pl, L);
+		if (!src)
+			rc = -ENOMEM;
+		else
+			rc = mread(r, idx, base, r->cs, src);
+		if (rc == -EIO)
+			rc = 0; /* the member failed: now a rebuild (member_failed) */
+		else if (rc == 0 && blk_write(r->repl, base, (uint32_t)r->cs, src, 0))
+			rc = bo_errf(&r->dev.err, -EIO, "%s: writing the replacement of member %u",
+			             r->dev.name, idx);
+		else if (rc == 0) {
+			r->repl_pos++;
+			r->st.rebuild_stripes++;
+		}
+		plan_free(pl);
+		free(pl);
+	}
+	if (rc == 0 && r->repl && r->repl_pos >= r->stripes) {
+		if ((rc = blk_flush(r->repl)))
+			return rc;
+		blk_close(r->mem[idx]);
+		r->mem[idx] = r->repl;
+		r->repl = NULL;
+		r->repl_idx = -1;
+		if (r->p.bitmap)
+			rc = mwrite_raw(r, idx, r->bm_off, r->bm_sectors, r->bm, 0);
+		if (rc == 0)
+			rc = write_sbs(r);
+	}
+	*total = r->stripes;
+	*done = r->repl ? r->repl_pos : r->rebuild_idx >= 0 ? r->rebuild_pos : r->stripes;
+	return rc;
+}
+
 int raid_rebuild_step(struct bdev *d, uint64_t max_stripes, uint64_t *done, uint64_t *total)
 {
 	if (!raid_is(d))
@@ -1110,6 +1234,8 @@ int raid_rebuild_step(struct bdev *d, uint64_t max_stripes, uint64_t *done, uint
 	*done = r->rebuild_idx < 0 ? r->stripes : r->rebuild_pos;
 	if (r->inactive)
 		return refused(r);
+	if (r->repl)
+		return replace_step(r, max_stripes, done, total);
 	if (r->rebuild_idx < 0)
 		return 0;
 	unsigned idx = (unsigned)r->rebuild_idx;
@@ -1120,7 +1246,7 @@ int raid_rebuild_step(struct bdev *d, uint64_t max_stripes, uint64_t *done, uint
 		struct plan *pl = malloc(sizeof(*pl));
 		if (!pl)
 			return -ENOMEM;
-		plan_init(pl);
+		plan_init(pl, r);
 		unsigned char *src = NULL;
 		if (r->p.level == 1) {
 			rc = -EIO;
@@ -1204,7 +1330,7 @@ static int ppl_recover(struct raid_dev *r)
 		struct plan *pl = malloc(sizeof(*pl));
 		if (!pl)
 			return -ENOMEM;
-		plan_init(pl);
+		plan_init(pl, r);
 		int rc = 0;
 		unsigned char *h = plan_alloc(pl, META), *pp = NULL;
 		if (!h || mread(r, i, r->ppl_off, r->meta, h))
@@ -1557,7 +1683,7 @@ static int raid_power_cut(struct bdev *d, struct blk_chooser *ch,
 		free(c);
 		return -ENOMEM;
 	}
-	plan_init(c->pl);
+	plan_init(c->pl, r);
 	c->ch = ch;
 	int rc = 0;
 	if (inflight && !r->inactive) {
@@ -1575,6 +1701,8 @@ static int raid_power_cut(struct bdev *d, struct blk_chooser *ch,
 		if (m)
 			rc = blk_power_cut(m, ch, c->has[i] ? &c->mi[i] : NULL);
 	}
+	if (rc == 0 && r->repl)
+		rc = blk_power_cut(r->repl, ch, NULL);
 	plan_free(c->pl);
 	free(c->pl);
 	free(c);
@@ -1591,6 +1719,11 @@ static int raid_power_restore(struct bdev *d)
 			return bo_errf(&d->err, rc, "%s: restoring lower %u: %s", d->name, i,
 			               bo_errstr(&m->err, rc));
 	}
+	if (r->repl) { /* not recorded on the members: the replacement is abandoned */
+		blk_close(r->repl);
+		r->repl = NULL;
+		r->repl_idx = -1;
+	}
 	return assemble(r, false, &d->err);
 }
 
@@ -1602,6 +1735,9 @@ static void raid_close(struct bdev *d)
 	for (unsigned i = 0; i < r->n; i++)
 		blk_close(r->mem[i]);
 	blk_close(r->jdev);
+	blk_close(r->repl);
+	for (unsigned i = 0; i < r->pool.n; i++)
+		free(r->pool.p[i]);
 	free(r->bm);
 	free(r);
 }
@@ -1613,9 +1749,11 @@ static int raid_clone(struct bdev *d, struct bdev **out)
 	if (!c)
 		return -ENOMEM;
 	*c = *r;
+	c->pool.n = 0;
 	c->bm = NULL;
 	memset(c->mem, 0, sizeof(c->mem));
 	c->jdev = NULL;
+	c->repl = NULL;
 	int rc = 0;
 	if (r->bm && !(c->bm = malloc(r->bm_sectors * r->ss)))
 		rc = -ENOMEM;
@@ -1625,6 +1763,8 @@ static int raid_clone(struct bdev *d, struct bdev **out)
 		rc = blk_clone(r->mem[i], &c->mem[i]);
 	if (rc == 0 && r->jdev)
 		rc = blk_clone(r->jdev, &c->jdev);
+	if (rc == 0 && r->repl)
+		rc = blk_clone(r->repl, &c->repl);
 	if (rc) {
 		raid_close(&c->dev);
 		return bo_errf(&d->err, rc, "%s: clone: %s", d->name, strerror(-rc));
@@ -1667,7 +1807,8 @@ static int raid_discard(struct bdev *d, uint64_t lba, uint32_t count)
 static struct bdev *raid_lower(struct bdev *d, unsigned i)
 {
 	struct raid_dev *r = (struct raid_dev *)d;
-	return i < r->n ? r->mem[i] : i == r->n ? r->jdev : NULL;
+	struct bdev *extra[2] = {r->jdev ? r->jdev : r->repl, r->jdev ? r->repl : NULL};
+	return i < r->n ? r->mem[i] : i - r->n < 2 ? extra[i - r->n] : NULL;
 }
 
 static void raid_stats(struct bdev *d, void (*emit)(void *, const char *, uint64_t), void *ctx)
@@ -1725,6 +1866,7 @@ static const struct bdev_ops raid_ops = {
     .power_restore = raid_power_restore,
     .lower = raid_lower,
     .stats = raid_stats,
+    .settle = raid_settle,
 };
 
 bool raid_is(const struct bdev *d)
@@ -1747,6 +1889,8 @@ int raid_status(struct bdev *d, struct raid_status *st)
 	                           .stripes = r->stripes,
 	                           .dirty = r->dirty,
 	                           .inactive = r->inactive,
+	                           .replacing = r->repl ? r->repl_idx : -1,
+	                           .replace_pos = r->repl_pos,
 	                           .data_offset = r->data_off};
 	return 0;
 }
@@ -1782,15 +1926,31 @@ int raid_replace(struct bdev *d, unsigned idx, struct bdev *newdev, struct bo_er
 	struct raid_dev *r = (struct raid_dev *)d;
 	if (r->p.level == 0)
 		return bo_errf(err, -EINVAL, "%s: RAID0 cannot rebuild a member", d->name);
-	if (idx >= r->n || !(r->failed >> idx & 1))
-		return bo_errf(err, -EINVAL, "%s: member %u is not a failed member", d->name, idx);
-	if (r->rebuild_idx >= 0)
-		return bo_errf(err, -EBUSY, "%s: member %d is still being rebuilt", d->name,
-		               r->rebuild_idx);
+	if (idx >= r->n)
+		return bo_errf(err, -EINVAL, "%s: no member %u", d->name, idx);
+	if (r->rebuild_idx >= 0 || r->repl)
+		return bo_errf(err, -EBUSY, "%s: member %d is still being rebuilt or replaced",
+		               d->name, r->rebuild_idx >= 0 ? r->rebuild_idx : r->repl_idx);
 	if (newdev->sector_size != r->ss || newdev->nr_sectors < r->data_off + r->mdata)
 		return bo_errf(err, -EINVAL,
 		               "%s: replacement needs %u-byte sectors and %llu sectors", d->name,
 		               r->ss, (unsigned long long)(r->data_off + r->mdata));
+	if (!(r->failed >> idx & 1)) {
+		/* hot replace of a working member: it keeps serving while copied */
+		int rc = 0;
+		if (r->p.ppl) {
+			unsigned char *z = calloc(1, META);
+			rc = z ? blk_write(newdev, r->ppl_off, (uint32_t)r->meta, z, 0) : -ENOMEM;
+			free(z);
+		}
+		if (rc)
+			return bo_errf(err, rc, "%s: preparing the replacement: %s", d->name,
+			               bo_errstr(&newdev->err, rc));
+		r->repl = newdev;
+		r->repl_idx = (int)idx;
+		r->repl_pos = 0;
+		return 0;
+	}
 	blk_close(r->mem[idx]);
 	r->mem[idx] = newdev;
 	r->failed &= ~(1ull << idx);
@@ -1916,6 +2076,7 @@ int dev_raid_open(const struct raid_params *pin, struct bdev **lowers, unsigned 
 	blk_init(&r->dev, &raid_ops, name, r->ss, asz);
 	memcpy(r->mem, lowers, n * sizeof(*lowers));
 	r->rebuild_idx = -1;
+	r->repl_idx = -1;
 
 	/* assemble when every present member already carries this array */
 	unsigned char *b = aligned_alloc(64, META);

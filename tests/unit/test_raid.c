@@ -446,6 +446,57 @@ static void test_cached_members(void)
 	blk_close(d);
 }
 
+/* mdadm --replace: the member being replaced keeps the array redundant. */
+static void test_hot_replace(unsigned level, unsigned n, bool fail_source)
+{
+	struct cfg c = {level, n, RAID_LEFT_SYMMETRIC, 4096, "hot replace"};
+	struct bdev *d = open_array(&c, 0);
+	size_t len = (size_t)d->nr_sectors * SS;
+	unsigned char *ref = calloc(1, len);
+	struct bo_rng rng;
+	bo_rng_seed(&rng, 11 + level + fail_source);
+	random_writes(d, ref, &rng, 60);
+	struct bdev *fresh;
+	blk_mem_open(SS, MEMBER, &fresh);
+	struct bo_err err = {{0}};
+	is_int(raid_replace(d, 1, fresh, &err), 0, "raid%u: hot replace of working member 1: %s",
+	       level, err.msg);
+	uint64_t done, total;
+	int rc = raid_rebuild_step(d, 25, &done, &total);
+	struct raid_status st;
+	raid_status(d, &st);
+	ok(rc == 0 && st.replacing == 1 && st.replace_pos == 25 && st.failed == 0,
+	   "raid%u: 25 stripes copied, the array still whole", level);
+	random_writes(d, ref, &rng, 40); /* above and below the copy position */
+	if (fail_source) {
+		raid_fail_member(d, 1);
+		raid_status(d, &st);
+		ok(st.replacing < 0 && st.rebuilding == 1 && st.rebuild_pos == 25,
+		   "raid%u: the source failing turns the copy into a rebuild at stripe 25", level);
+	} else {
+		struct bdev *x;
+		tap_require(blk_clone(d, &x) == 0, "clone");
+		raid_fail_member(x, level == 1 ? 0 : 2);
+		ok(same_as(x, ref), "raid%u: mid-replace, another member can fail: still redundant",
+		   level);
+		blk_close(x);
+	}
+	while ((rc = raid_rebuild_step(d, 16, &done, &total)) == 0 && done < total)
+		;
+	raid_status(d, &st);
+	ok(rc == 0 && st.replacing < 0 && st.rebuilding < 0 && st.failed == 0,
+	   "raid%u: replacement complete", level);
+	ok(blk_lower(d, 1) == fresh, "raid%u: the new device is member 1", level);
+	ok(same_as(d, ref), "raid%u: reads equal the reference", level);
+	uint64_t mism = 99;
+	raid_scrub(d, false, &mism);
+	is_int(mism, 0, "raid%u: scrub clean after the replacement", level);
+	raid_fail_member(d, 0);
+	ok(same_as(d, ref), "raid%u: the new member serves when another fails", level);
+	free(ref);
+	blk_close(d);
+}
+
 /* md's default: a dirty degraded array is not started after a crash until forced. */
 static void test_refuse_dirty_degraded(void)
 {
@@ -529,5 +580,26 @@ int main(void)
 	test_cached_members();
 	test_reassemble();
 	test_refuse_dirty_degraded();
+	{
+		/* idle time (blk_settle): md's safe mode marks the array clean */
+		struct cfg c = {5, 4, RAID_LEFT_SYMMETRIC, 4096, "settle"};
+		struct bdev *d = open_array(&c, 0);
+		unsigned char w[SS] = {1};
+		blk_write(d, 9, 1, w, 0);
+		struct raid_status st;
+		raid_status(d, &st);
+		ok(st.dirty, "a write makes the array dirty");
+		is_int(blk_settle(d), 0, "settle");
+		raid_status(d, &st);
+		ok(!st.dirty, "idle: the array is clean again");
+		ok(blk_power_cut(d, &blk_chooser_zero, NULL) == 0 && blk_power_restore(d) == 0 &&
+		       stat_of(d, "resync_stripes") == 0,
+		   "a cut after idle time needs no resync");
+		blk_close(d);
+	}
+	test_hot_replace(5, 4, false);
+	test_hot_replace(6, 5, false);
+	test_hot_replace(1, 2, false);
+	test_hot_replace(5, 4, true);
 	return tap_done();
 }
