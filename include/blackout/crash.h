@@ -1,0 +1,236 @@
+/* crash.h — the crash explorer: workloads, the oracle that judges a recovered
+ * filesystem against what the workload was promised, and the engine that records a
+ * workload once and enumerates every crash state a device stack allows.
+ *
+ * Three layers, each usable alone (the matrix runs many explorations in one
+ * process through crash_explore(); tests drive the oracle without a filesystem):
+ *   workload  parse / format / built-ins (docs/workloads.md)
+ *   oracle    a pure model: executed ops -> per crash point, what must be there
+ *   explore   stack + fs config + workload -> judged crash states (docs/explore.md)
+ */
+#ifndef BLACKOUT_CRASH_H
+#define BLACKOUT_CRASH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "blackout/blk.h"
+#include "blackout/err.h"
+
+/* ---- workloads ------------------------------------------------------------- */
+
+enum crash_op {
+	CRASH_OP_MKDIR = 1,
+	CRASH_OP_CREATE,
+	CRASH_OP_WRITE,  /* path off len [pattern] */
+	CRASH_OP_APPEND, /* path len [pattern]: at the file's size when it runs */
+	CRASH_OP_TRUNCATE,
+	CRASH_OP_RENAME, /* path -> path2 */
+	CRASH_OP_LINK,   /* existing path -> new path2 */
+	CRASH_OP_UNLINK,
+	CRASH_OP_RMDIR,
+	CRASH_OP_FSYNC,
+	CRASH_OP_FDATASYNC,
+	CRASH_OP_FSYNC_DIR,
+	CRASH_OP_SYNC,
+	CRASH_OP_MARK, /* name in path */
+	CRASH_OP_FILL, /* path chunk [pattern]: appends chunks until ENOSPC */
+};
+const char *crash_op_name(enum crash_op op); /* "fsync-dir" ... */
+
+/* Pattern of a write: the bytes are a function of (tag, file offset), so every
+ * byte read back can be traced to the write that could have put it there. */
+#define CRASH_PATTERN_ZERO 0u /* the write stores zeros */
+uint8_t crash_pattern_byte(uint32_t tag, uint64_t off);
+void crash_pattern_fill(uint32_t tag, uint64_t off, void *buf, size_t len);
+
+struct crash_step {
+	enum crash_op op;
+	char *path;        /* absolute; MARK: the mark's name */
+	char *path2;       /* RENAME, LINK */
+	uint64_t off, len; /* WRITE off/len; APPEND/FILL len; TRUNCATE size in off */
+	uint32_t tag;      /* pattern; unique per data step unless the file gave one */
+	bool tag_given;    /* written in the file (printed back) */
+	unsigned line;     /* source line, for messages */
+};
+
+struct crash_workload {
+	char *name;
+	char *summary;
+	struct crash_step *setup; /* written and synced before recording starts */
+	size_t nsetup;
+	struct crash_step *run; /* the recorded workload */
+	size_t nrun;
+};
+
+/* Limits on untrusted workload files. */
+#define CRASH_WL_MAX_TEXT  (1u << 20)
+#define CRASH_WL_MAX_STEPS 100000u
+#define CRASH_WL_MAX_PATH  1024u
+#define CRASH_WL_MAX_LEN   (64ull << 20) /* one write */
+#define CRASH_WL_MAX_OFF   (1ull << 40)  /* offset + length */
+
+/* Parses the line-based format; errors say "line L, column C: reason". `name` is
+ * used when the text has no `name` line. */
+int crash_workload_parse(const char *text, size_t len, const char *name,
+                         struct crash_workload **out, struct bo_err *err);
+/* The workload in the file format; parsing the output gives an equal workload. */
+int crash_workload_format(const struct crash_workload *w, FILE *f);
+bool crash_workload_equal(const struct crash_workload *a, const struct crash_workload *b);
+void crash_workload_free(struct crash_workload *w);
+
+struct crash_builtin {
+	const char *name;
+	const char *summary;
+	const char *text; /* in the file format */
+};
+size_t crash_builtin_count(void);
+const struct crash_builtin *crash_builtin_get(size_t i);
+const struct crash_builtin *crash_builtin_find(const char *name);
+/* A built-in by name, else a file by path. */
+int crash_workload_load(const char *name_or_path, struct crash_workload **out, struct bo_err *err);
+
+/* ---- the oracle -------------------------------------------------------------
+ * Invariants (DESIGN.md), in the same order as the matrix's. */
+enum crash_inv {
+	CRASH_INV_DURABLE, /* what fsync/fdatasync/sync (dir fsync for names) made durable is there */
+	CRASH_INV_STALE,   /* every byte of a file is a byte written to it, or zero */
+	CRASH_INV_BYSTANDER,  /* setup files the workload never touched are byte-identical */
+	CRASH_INV_CONSISTENT, /* mount and fsck find nothing wrong */
+	CRASH_INV_ATOMIC,     /* rename over a file after fsync of the new one: old or new */
+	CRASH_INV_N
+};
+const char *crash_inv_name(enum crash_inv i); /* "durable", "stale", ... */
+
+/* What the engine saw each run step do (the oracle models executed ops, so a step
+ * that failed, e.g. ENOSPC, has no effect and a short fill is modelled as short). */
+struct crash_exec {
+	int rc;        /* 0 or -errno */
+	uint64_t done; /* bytes written (WRITE, APPEND, FILL) */
+	uint64_t off;  /* APPEND/FILL: the offset it started at */
+};
+
+/* A recovered filesystem as read back, independent of any fs implementation. */
+struct crash_obs_node {
+	char *name;
+	bool dir;
+	uint64_t size;
+	uint8_t *data; /* size bytes (files) */
+	int read_rc;   /* reading it failed (e.g. -EBADMSG checksum, -EIO): detected */
+	struct crash_obs_node *kids;
+	size_t nkids;
+};
+void crash_obs_free(struct crash_obs_node *root); /* frees the tree, not root itself */
+
+struct crash_oracle;
+/* Models the workload's setup and run as executed (`exec` has one entry per run
+ * step; NULL = every step succeeded as written). */
+int crash_oracle_new(const struct crash_workload *w, const struct crash_exec *exec,
+                     struct crash_oracle **out, struct bo_err *err);
+void crash_oracle_free(struct crash_oracle *o);
+
+enum {
+	CRASH_ORACLE_WRITEBACK = 1u << 0, /* data=writeback: stale data allowed, reported */
+};
+struct crash_verdict {
+	unsigned broken;      /* bit i: crash_inv i broken */
+	unsigned allowed;     /* bit i: broken but the configuration allows it */
+	unsigned read_errors; /* files that could not be read (detected damage) */
+	char detail[384];     /* the first problem of each kind, in words */
+};
+/* Judges an observed tree at crash point `completed` (the number of run steps that
+ * had returned before the cut; step `completed` may have been partly done). */
+int crash_oracle_check(const struct crash_oracle *o, size_t completed,
+                       const struct crash_obs_node *root, unsigned flags, struct crash_verdict *v);
+
+/* ---- exploration ------------------------------------------------------------ */
+
+/* A consistency judge for a recovered (and cleanly unmounted) state: sets *clean,
+ * and a one-line reason when not. The engine uses the own fsck when one is plugged
+ * in here, e2fsck -fn (crash_fsck_e2fsck) otherwise when cfg->e2fsck is set. */
+typedef int (*crash_fsck_fn)(void *ctx, struct bdev *d, bool *clean, char *why, size_t whylen);
+int crash_fsck_e2fsck(void *ctx, struct bdev *d, bool *clean, char *why, size_t whylen);
+
+struct crash_progress {
+	uint64_t done, total, violations;
+	double seconds;
+};
+
+struct crash_config {
+	const char *stack; /* stack spec; its media are covered by COW overlays */
+	const char *fs;    /* "ext3,data=ordered,barrier=1[,metadata_csum][,bs=1024]" */
+	const struct crash_workload *wl;
+	uint64_t max_states; /* budget of states; 0 = 100000 */
+	uint64_t seed;
+	unsigned shard, nshards; /* judge only states with hash % nshards == shard; 0,0 = all */
+	const char *state_id;    /* judge only this state (crash_result has it alone) */
+	bool e2fsck;             /* also run e2fsck -fn on failing states and a sample of ok ones */
+	crash_fsck_fn fsck;      /* own fsck; NULL: none */
+	void *fsck_ctx;
+	const char *keep_dir; /* write failing states as images + rebuild commands */
+	const char *command;  /* the command line that produced this run (for rebuilds) */
+	void (*progress)(void *ctx, const struct crash_progress *p);
+	void *progress_ctx;
+};
+
+/* One judged crash state that broke something. */
+struct crash_state {
+	char id[160];     /* "p<pos>[w]-<decisions>": rebuild with --state ID */
+	size_t pos;       /* cut after log entries [0, pos) */
+	bool inflight;    /* and during entry pos (a write) */
+	size_t completed; /* run steps completed before the cut */
+	unsigned broken, allowed;
+	bool detected;        /* mount, fsck or a checksum reported it */
+	char detected_by[32]; /* "mount", "fsck", "read", "e2fsck", "" */
+	char detail[384];
+	int e2fsck_agrees; /* -1 not run, 0 disagrees with own judgement, 1 agrees */
+};
+
+/* One recorded I/O operation (the timeline a report draws). */
+struct crash_io {
+	char op[8]; /* write, flush, discard, mark */
+	uint64_t lba;
+	uint32_t count;
+	bool fua;
+	char mark[64];
+};
+
+struct crash_result {
+	char stack[512], fs[128], workload[64];
+	uint64_t seed, max_states;
+	unsigned shard, nshards;
+	uint64_t cuts;  /* cut points (after each op, during each write) */
+	uint64_t space; /* outcomes the stack allows over all cuts (saturating) */
+	double space_log2;
+	bool exhaustive; /* every outcome was built */
+	uint64_t built;  /* states built (this shard's and the others') */
+	uint64_t judged; /* distinct states this shard judged */
+	uint64_t duplicates;
+	uint64_t ok;
+	uint64_t viol[CRASH_INV_N];    /* states breaking each invariant (allowed excluded) */
+	uint64_t allowed[CRASH_INV_N]; /* broken but allowed by the configuration */
+	uint64_t silent, detected;     /* failing states nobody / somebody reported */
+	uint64_t e2fsck_runs, e2fsck_disagree;
+	double coverage; /* built / space */
+	/* time split (seconds; not part of the JSON so runs compare equal) */
+	double t_record, t_construct, t_recover, t_oracle, t_fsck, t_total;
+	struct crash_state *fail; /* failing states, in enumeration order */
+	size_t nfail;
+	struct crash_io *io; /* the recorded run */
+	size_t nio;
+};
+
+int crash_explore(const struct crash_config *cfg, struct crash_result **out, struct bo_err *err);
+void crash_result_free(struct crash_result *r);
+int crash_result_write_json(const struct crash_result *r, FILE *f);
+void crash_result_print(const struct crash_result *r, FILE *f);
+/* Combines shard results (same stack, fs, workload, seed, budget) into one equal
+ * to the unsharded run. */
+int crash_result_merge(struct crash_result *const *parts, size_t n, struct crash_result **out,
+                       struct bo_err *err);
+int crash_result_read_json(const char *text, size_t len, struct crash_result **out,
+                           struct bo_err *err);
+
+#endif
