@@ -5,6 +5,7 @@
 #include "cli/cli.h"
 
 int cmd_log(int argc, char **argv);
+int cmd_matrix(int argc, char **argv);
 int cmd_stack(int argc, char **argv);
 
 int cmd_mkfs(int argc, char **argv);
@@ -23,6 +24,7 @@ int cmd_truncate(int argc, char **argv);
 int cmd_df(int argc, char **argv);
 
 const struct cli_cmd cli_cmds[] = {
+    {"matrix", "the measured expectations table: stacks x filesystems, crash-tested", cmd_matrix},
     {"log", "print an I/O log written by the recorder (log dump)", cmd_log},
     {"stack", "describe, format or probe a device stack spec", cmd_stack},
     {"mkfs", "make an ext2/ext3 filesystem on an image", cmd_mkfs},
