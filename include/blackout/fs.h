@@ -28,6 +28,7 @@ struct fs_mkfs_opts {
 	uint32_t hash_seed[4]; /* directory hash seed; all zero = derived from uuid */
 	uint8_t uuid[16];      /* all zero = deterministic from the device size */
 	const char *label;
+	uint32_t now; /* fixed clock for timestamps (reproducible images); 0 = time(NULL) */
 };
 void fs_mkfs_opts_default(struct fs_mkfs_opts *o);
 int fs_mkfs(struct bdev *d, const struct fs_mkfs_opts *o, struct bo_err *err);
@@ -43,6 +44,7 @@ struct fs_mount_opts {
 	enum fs_errors errors;
 	bool read_only;
 	bool no_journal; /* mount ext3 as ext2 (no journalling) */
+	uint32_t now;    /* fixed clock for timestamps (reproducible images); 0 = time(NULL) */
 };
 void fs_mount_opts_default(struct fs_mount_opts *o);
 /* "data=ordered,barrier=1,commit=5,errors=remount-ro,ro" */

@@ -22,6 +22,8 @@ int cmd_ln(int argc, char **argv);
 int cmd_symlink(int argc, char **argv);
 int cmd_truncate(int argc, char **argv);
 int cmd_df(int argc, char **argv);
+int cmd_explore(int argc, char **argv);
+int cmd_workloads(int argc, char **argv);
 
 const struct cli_cmd cli_cmds[] = {
     {"matrix", "the measured expectations table: stacks x filesystems, crash-tested", cmd_matrix},
@@ -41,5 +43,7 @@ const struct cli_cmd cli_cmds[] = {
     {"symlink", "symbolic link in a filesystem image", cmd_symlink},
     {"truncate", "set a file's size in a filesystem image", cmd_truncate},
     {"df", "block and inode counts of a filesystem image", cmd_df},
+    {"explore", "cut power at every point of a workload and judge what survived", cmd_explore},
+    {"workloads", "list the built-in crash workloads, or print one", cmd_workloads},
     {NULL, NULL, NULL},
 };

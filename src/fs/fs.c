@@ -653,6 +653,7 @@ int fs_mount(struct bdev *d, const struct fs_mount_opts *o, struct fs **out, str
 		return -ENOMEM;
 	fs->dev = d;
 	fs->opts = *o;
+	fs->now_override = o->now;
 	fs->ro = o->read_only || d->read_only;
 	fs->hsize = 1u << 16;
 	fs->max_bufs = 1u << 15;

@@ -492,7 +492,7 @@ int fs_mkfs(struct bdev *d, const struct fs_mkfs_opts *o, struct bo_err *err)
 	}
 	m->csum = o->metadata_csum;
 	m->csum_seed = crc32c_raw(~0u, uuid, 16);
-	m->now = (uint32_t)time(NULL);
+	m->now = o->now ? o->now : (uint32_t)time(NULL);
 	uint64_t jblocks = 0;
 	if (rc == 0 && o->type == 3) {
 		jblocks = o->journal_blocks ? o->journal_blocks : default_journal_blocks(m->blocks);

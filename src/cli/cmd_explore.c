@@ -1,0 +1,282 @@
+/* cmd_explore.c — `blackout explore`: argument parsing, the progress line and the
+ * summary around crash_explore(); `--merge` combines shard results. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "blackout/crash.h"
+#include "blackout/util.h"
+#include "cli/cli.h"
+
+static const char explore_help[] =
+    "usage: blackout explore --stack SPEC --fs FS --workload NAME|FILE [options]\n"
+    "       blackout explore --merge A.json B.json ... [--json FILE]\n"
+    "\n"
+    "Makes the filesystem on the stack, runs the workload's setup, records the\n"
+    "workload's I/O once, then cuts power after every recorded operation and during\n"
+    "every write, builds every outcome the stack's models allow at each cut (cache\n"
+    "subsets, torn sectors, ...), and judges each distinct state: mount (journal\n"
+    "recovery), the oracle (durable, stale, bystander, consistent, atomic), fsck.\n"
+    "Details: docs/explore.md; workloads: docs/workloads.md; shards: docs/scale.md.\n"
+    "\n"
+    "  --stack SPEC        device stack, e.g. 'cache(flush=honor) > disk > mem(size=64M)'\n"
+    "  --fs FS             ext2|ext3[,metadata_csum][,bs=1024][,mount options], e.g.\n"
+    "                      'ext3,data=ordered,barrier=1'\n"
+    "  --workload W        a built-in (blackout workloads) or a workload file\n"
+    "  --max-states N      budget; above it states are sampled (default 100000)\n"
+    "  --seed S            seed of the sampling (default 0)\n"
+    "  --shard I/N         judge only shard I of N (0 <= I < N); merge with --merge\n"
+    "  --json FILE         write every failing state and the counts as JSON ('-': stdout)\n"
+    "  --keep DIR          write each failing state as DIR/ID.img + DIR/ID.cmd (rebuild)\n"
+    "  --state ID          judge only state ID (as printed, e.g. p12w-3)\n"
+    "  --e2fsck            also run e2fsck -fn on failing states and a sample of ok ones\n"
+    "                      (without an own fsck it is the consistency judge of every state)\n"
+    "  --quiet             no progress and no summary\n"
+    "\n"
+    "Exit status: 0 when no state broke an invariant, 3 when some did, 1 on error.\n";
+
+struct opts {
+	const char *stack, *fs, *workload, *json, *keep, *state;
+	uint64_t max_states, seed;
+	unsigned shard, nshards;
+	bool e2fsck, quiet;
+};
+
+static void progress_tty(void *ctx, const struct crash_progress *p)
+{
+	(void)ctx;
+	double rate = p->seconds > 0 ? (double)p->done / p->seconds : 0;
+	double eta = rate > 0 && p->total > p->done ? (double)(p->total - p->done) / rate : 0;
+	int width = 30;
+	int fill = p->total ? (int)((double)width * (double)p->done / (double)p->total) : 0;
+	if (fill > width)
+		fill = width;
+	fprintf(stderr,
+	        "\r[%.*s%*s] %" PRIu64 "/%" PRIu64 " states  %.0f/s  ETA %.0fs  %" PRIu64
+	        " violations ",
+	        fill, "##############################", width - fill, "", p->done, p->total, rate,
+	        eta, p->violations);
+}
+
+static void progress_plain(void *ctx, const struct crash_progress *p)
+{
+	double *last = ctx;
+	if (p->seconds - *last < 5 && p->done < p->total)
+		return;
+	*last = p->seconds;
+	fprintf(stderr, "explore: %" PRIu64 "/%" PRIu64 " states, %.1fs, %" PRIu64 " violations\n",
+	        p->done, p->total, p->seconds, p->violations);
+}
+
+static int write_json(const struct crash_result *r, const char *path)
+{
+	FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+	if (!f)
+		return cli_fail("explore", "cannot write %s: %s", path, strerror(errno));
+	int rc = crash_result_write_json(r, f);
+	if (f != stdout && fclose(f))
+		rc = -EIO;
+	return rc ? cli_fail("explore", "writing %s failed", path) : 0;
+}
+
+static char *read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	size_t cap = 1 << 16, n = 0;
+	char *buf = malloc(cap);
+	while (buf) {
+		size_t got = fread(buf + n, 1, cap - n, f);
+		n += got;
+		if (n < cap)
+			break;
+		char *nb = cap < (1u << 30) ? realloc(buf, cap * 2) : NULL;
+		if (!nb) {
+			free(buf);
+			buf = NULL;
+			break;
+		}
+		buf = nb;
+		cap *= 2;
+	}
+	fclose(f);
+	*len = n;
+	return buf;
+}
+
+static int merge(int n, char **files, const char *json, bool quiet)
+{
+	struct crash_result **parts = calloc((size_t)n, sizeof(*parts));
+	int rc = parts ? 0 : -ENOMEM, status = 0;
+	struct bo_err err = {{0}};
+	for (int i = 0; rc == 0 && i < n; i++) {
+		size_t len;
+		char *text = read_file(files[i], &len);
+		if (!text) {
+			status =
+			    cli_fail("explore", "cannot read %s: %s", files[i], strerror(errno));
+			rc = -EIO;
+			break;
+		}
+		rc = crash_result_read_json(text, len, &parts[i], &err);
+		free(text);
+		if (rc)
+			status = cli_fail("explore", "%s: %s", files[i], bo_errstr(&err, rc));
+	}
+	struct crash_result *m = NULL;
+	if (rc == 0) {
+		rc = crash_result_merge(parts, (size_t)n, &m, &err);
+		if (rc)
+			status = cli_fail("explore", "--merge: %s", bo_errstr(&err, rc));
+	}
+	if (rc == 0) {
+		if (!quiet)
+			crash_result_print(m, json && strcmp(json, "-") == 0 ? stderr : stdout);
+		if (json)
+			status = write_json(m, json);
+		if (status == 0 && m->judged != m->ok)
+			status = 3;
+	}
+	crash_result_free(m);
+	for (int i = 0; parts && i < n; i++)
+		crash_result_free(parts[i]);
+	free(parts);
+	return status;
+}
+
+static int parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+	errno = 0;
+	if (!*s || *s == '-')
+		return -1;
+	*v = strtoull(s, &end, 10);
+	return *end || errno ? -1 : 0;
+}
+
+int cmd_explore(int argc, char **argv)
+{
+	struct opts o = {.max_states = 100000};
+	int merge_at = 0;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (cli_is_help(a)) {
+			fputs(explore_help, stdout);
+			return 0;
+		}
+		if (strcmp(a, "--merge") == 0) {
+			merge_at = i + 1;
+			/* the files run up to the next option */
+			while (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0)
+				i++;
+			if (i + 1 == merge_at)
+				return cli_usage_error("explore", "--merge needs result files");
+			continue;
+		}
+		if (strcmp(a, "--e2fsck") == 0) {
+			o.e2fsck = true;
+			continue;
+		}
+		if (strcmp(a, "--quiet") == 0) {
+			o.quiet = true;
+			continue;
+		}
+		if (i + 1 >= argc)
+			return cli_usage_error("explore", "%s needs a value (or is unknown)", a);
+		const char *v = argv[++i];
+		if (strcmp(a, "--stack") == 0)
+			o.stack = v;
+		else if (strcmp(a, "--fs") == 0)
+			o.fs = v;
+		else if (strcmp(a, "--workload") == 0)
+			o.workload = v;
+		else if (strcmp(a, "--json") == 0)
+			o.json = v;
+		else if (strcmp(a, "--keep") == 0)
+			o.keep = v;
+		else if (strcmp(a, "--state") == 0)
+			o.state = v;
+		else if (strcmp(a, "--max-states") == 0) {
+			if (parse_u64(v, &o.max_states) || o.max_states == 0)
+				return cli_usage_error("explore",
+				                       "--max-states: a positive number");
+		} else if (strcmp(a, "--seed") == 0) {
+			if (parse_u64(v, &o.seed))
+				return cli_usage_error("explore", "--seed: a number");
+		} else if (strcmp(a, "--shard") == 0) {
+			unsigned si, sn;
+			char c;
+			if (sscanf(v, "%u/%u%c", &si, &sn, &c) != 2 || sn == 0 || si >= sn)
+				return cli_usage_error("explore",
+				                       "--shard I/N with 0 <= I < N, e.g. 0/4");
+			o.shard = si;
+			o.nshards = sn;
+		} else
+			return cli_usage_error("explore", "unknown option '%s'", a);
+	}
+	if (merge_at) {
+		int n = 0;
+		while (merge_at + n < argc && strncmp(argv[merge_at + n], "--", 2) != 0)
+			n++;
+		return merge(n, argv + merge_at, o.json, o.quiet);
+	}
+	if (!o.stack || !o.fs || !o.workload)
+		return cli_usage_error("explore", "--stack, --fs and --workload are required");
+
+	struct crash_workload *w;
+	struct bo_err err = {{0}};
+	int rc = crash_workload_load(o.workload, &w, &err);
+	if (rc)
+		return cli_fail("explore", "%s", bo_errstr(&err, rc));
+	/* the command that rebuilds a state: everything that shapes the states */
+	char cmd[4096];
+	snprintf(cmd, sizeof(cmd),
+	         "blackout explore --stack '%s' --fs '%s' --workload '%s' --seed %" PRIu64 "%s",
+	         o.stack, o.fs, o.workload, o.seed, o.e2fsck ? " --e2fsck" : "");
+	double last = -1e9;
+	bool tty = isatty(2);
+	struct crash_config cfg = {
+	    .stack = o.stack,
+	    .fs = o.fs,
+	    .wl = w,
+	    .max_states = o.max_states,
+	    .seed = o.seed,
+	    .shard = o.shard,
+	    .nshards = o.nshards,
+	    .state_id = o.state,
+	    .e2fsck = o.e2fsck,
+	    .keep_dir = o.keep,
+	    .command = cmd,
+	    .progress = o.quiet ? NULL
+	                : tty   ? progress_tty
+	                        : progress_plain,
+	    .progress_ctx = &last,
+	};
+	struct crash_result *r;
+	rc = crash_explore(&cfg, &r, &err);
+	if (tty && !o.quiet)
+		fputc('\n', stderr);
+	crash_workload_free(w);
+	if (rc)
+		return cli_fail("explore", "%s", bo_errstr(&err, rc));
+	int status = 0;
+	if (!o.quiet) {
+		crash_result_print(r, o.json && strcmp(o.json, "-") == 0 ? stderr : stdout);
+		FILE *t = o.json && strcmp(o.json, "-") == 0 ? stderr : stdout;
+		fprintf(t,
+		        "\ntime: %.2fs (record %.2f, construct %.2f, recover %.2f, oracle %.2f, "
+		        "fsck %.2f), %.0f states/s\n",
+		        r->t_total, r->t_record, r->t_construct, r->t_recover, r->t_oracle,
+		        r->t_fsck, r->t_total > 0 ? (double)r->built / r->t_total : 0);
+	}
+	if (o.json)
+		status = write_json(r, o.json);
+	if (status == 0 && r->judged != r->ok)
+		status = 3;
+	crash_result_free(r);
+	return status;
+}

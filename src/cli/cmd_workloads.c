@@ -1,0 +1,53 @@
+/* cmd_workloads.c — `blackout workloads [show NAME|check FILE]`: list the built-in
+ * workloads, print one in the file format, or check a workload file. */
+#include <stdio.h>
+#include <string.h>
+
+#include "blackout/crash.h"
+#include "cli/cli.h"
+
+static const char workloads_help[] =
+    "usage: blackout workloads             list the built-in workloads\n"
+    "       blackout workloads show NAME   print one in the workload file format\n"
+    "       blackout workloads check FILE  parse a workload file and print it back\n"
+    "\n"
+    "A workload is a setup section (bystander files, synced before recording) and the\n"
+    "recorded steps; the format is docs/workloads.md. The explorer takes a built-in's\n"
+    "name or a file: blackout explore --workload NAME|FILE ...\n";
+
+int cmd_workloads(int argc, char **argv)
+{
+	if (argc >= 2 && cli_is_help(argv[1])) {
+		fputs(workloads_help, stdout);
+		return 0;
+	}
+	if (argc == 1) {
+		for (size_t i = 0; i < crash_builtin_count(); i++) {
+			const struct crash_builtin *b = crash_builtin_get(i);
+			printf("%-20s %s\n", b->name, b->summary);
+		}
+		return 0;
+	}
+	if (argc != 3 || (strcmp(argv[1], "show") != 0 && strcmp(argv[1], "check") != 0))
+		return cli_usage_error("workloads",
+		                       "expected no argument, 'show NAME' or 'check FILE'");
+	struct crash_workload *w;
+	struct bo_err err = {{0}};
+	int rc;
+	if (strcmp(argv[1], "show") == 0) {
+		const struct crash_builtin *b = crash_builtin_find(argv[2]);
+		if (!b)
+			return cli_fail("workloads",
+			                "no built-in workload '%s' (list them with "
+			                "`blackout workloads`)",
+			                argv[2]);
+		rc = crash_workload_parse(b->text, strlen(b->text), b->name, &w, &err);
+	} else {
+		rc = crash_workload_load(argv[2], &w, &err);
+	}
+	if (rc)
+		return cli_fail("workloads", "%s", bo_errstr(&err, rc));
+	rc = crash_workload_format(w, stdout);
+	crash_workload_free(w);
+	return rc ? cli_fail("workloads", "write error") : 0;
+}
