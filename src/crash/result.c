@@ -189,10 +189,11 @@ static int jstr(struct jp *p, char **out)
 				unsigned v = 0;
 				for (int i = 0; i < 4; i++) {
 					char h = p->s[i];
-					v = v * 16 + (unsigned)(h >= '0' && h <= '9'   ? h - '0'
-					                        : h >= 'a' && h <= 'f' ? h - 'a' + 10
-					                        : h >= 'A' && h <= 'F' ? h - 'A' + 10
-					                                               : 99);
+					v = v * 16 +
+					    (unsigned)(h >= '0' && h <= '9'   ? h - '0'
+					               : h >= 'a' && h <= 'f' ? h - 'a' + 10
+					               : h >= 'A' && h <= 'F' ? h - 'A' + 10
+					                                      : 99);
 					if (v > 0xffff) {
 						free(b);
 						return jerr(p, "bad \\u escape");
@@ -322,8 +323,8 @@ static int jval(struct jp *p, struct jv *v)
 		v->type = J_NUM;
 		char buf[64];
 		size_t n = 0;
-		while (p->s < p->end && n < sizeof(buf) - 1 &&
-		       strchr("+-0123456789.eE", *p->s) && *p->s)
+		while (p->s < p->end && n < sizeof(buf) - 1 && strchr("+-0123456789.eE", *p->s) &&
+		       *p->s)
 			buf[n++] = *p->s++;
 		buf[n] = 0;
 		char *e;
@@ -376,8 +377,8 @@ static double jnum(struct jread *r, const struct jv *o, const char *key)
 	const struct jv *v = jget(o, key);
 	if (!v || v->type != J_NUM) {
 		if (!r->rc)
-			r->rc = bo_errf(r->err, -EINVAL, "result JSON: '%s' missing or not a number",
-			                key);
+			r->rc = bo_errf(r->err, -EINVAL,
+			                "result JSON: '%s' missing or not a number", key);
 		return 0;
 	}
 	return v->num;
@@ -388,8 +389,8 @@ static bool jbool(struct jread *r, const struct jv *o, const char *key)
 	const struct jv *v = jget(o, key);
 	if (!v || v->type != J_BOOL) {
 		if (!r->rc)
-			r->rc = bo_errf(r->err, -EINVAL, "result JSON: '%s' missing or not a boolean",
-			                key);
+			r->rc = bo_errf(r->err, -EINVAL,
+			                "result JSON: '%s' missing or not a boolean", key);
 		return false;
 	}
 	return v->b;
@@ -400,8 +401,8 @@ static void jstrcpy(struct jread *r, const struct jv *o, const char *key, char *
 	const struct jv *v = jget(o, key);
 	if (!v || v->type != J_STR) {
 		if (!r->rc)
-			r->rc = bo_errf(r->err, -EINVAL, "result JSON: '%s' missing or not a string",
-			                key);
+			r->rc = bo_errf(r->err, -EINVAL,
+			                "result JSON: '%s' missing or not a string", key);
 		return;
 	}
 	snprintf(dst, len, "%s", v->str);
@@ -424,7 +425,8 @@ static unsigned jinvs(struct jread *r, const struct jv *o, const char *key)
 			    strcmp(v->items[i].str, crash_inv_name((enum crash_inv)j)) == 0)
 				k = j;
 		if (k < 0 && !r->rc)
-			r->rc = bo_errf(r->err, -EINVAL, "result JSON: unknown invariant in '%s'", key);
+			r->rc =
+			    bo_errf(r->err, -EINVAL, "result JSON: unknown invariant in '%s'", key);
 		if (k >= 0)
 			m |= 1u << k;
 	}
@@ -496,7 +498,8 @@ int crash_result_read_json(const char *text, size_t len, struct crash_result **o
 		const struct jv *f = &fl->items[i];
 		struct crash_state *s = &r->fail[r->nfail++];
 		if (f->type != J_OBJ) {
-			jr.rc = bo_errf(err, -EINVAL, "result JSON: failure %zu is not an object", i);
+			jr.rc =
+			    bo_errf(err, -EINVAL, "result JSON: failure %zu is not an object", i);
 			break;
 		}
 		jstrcpy(&jr, f, "id", s->id, sizeof(s->id));
@@ -549,10 +552,11 @@ int crash_result_merge(struct crash_result *const *parts, size_t n, struct crash
 		if (strcmp(a->stack, b->stack) || strcmp(a->fs, b->fs) ||
 		    strcmp(a->workload, b->workload) || a->seed != b->seed ||
 		    a->max_states != b->max_states || a->built != b->built || a->cuts != b->cuts)
-			return bo_errf(err, -EINVAL,
-			               "part %zu is another exploration (stack, fs, workload, seed, "
-			               "budget and states must match)",
-			               i + 1);
+			return bo_errf(
+			    err, -EINVAL,
+			    "part %zu is another exploration (stack, fs, workload, seed, "
+			    "budget and states must match)",
+			    i + 1);
 		if (b->nshards != nshards || b->shard >= nshards || nshards > 64)
 			return bo_errf(err, -EINVAL, "part %zu: shard %u/%u does not fit %u shards",
 			               i + 1, b->shard, b->nshards, nshards);

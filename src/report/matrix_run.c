@@ -45,6 +45,18 @@ static const struct {
       "ATOMIC-SECTORS violated: an interrupted write tears sectors"},
      "disk",
      true},
+    {{"flash-cheap-128k", "cheap flash, 128 KiB EB", "flash(ftl=cheap,eb=128k,size=16M)",
+      "ATOMIC-SECTORS violated: erase-block read-modify-write destroys bystanders"},
+     "flash",
+     true},
+    {{"flash-cheap-4m", "cheap flash, 4 MiB EB", "flash(ftl=cheap,eb=4M,size=16M)",
+      "ATOMIC-SECTORS violated, with the largest erase blocks"},
+     "flash",
+     false},
+    {{"flash-careful", "careful flash", "flash(ftl=careful,eb=128k,size=16M)",
+      "page-mapped FTL with an atomic map commit: no collateral damage"},
+     "flash",
+     true},
 };
 
 struct matrix_colspec {
