@@ -117,7 +117,8 @@ struct bdev *dev_stack_find(struct bdev *top, const char *name, unsigned n);
  * all-zero answers: their number and the product of their radices (saturating at
  * UINT64_MAX; *log2 is exact-ish either way). The product is the exact number of
  * outcomes when every decision's radix does not depend on earlier answers, which
- * holds for mem, file, cow, cache, disk and fault (documented per model). */
+ * holds for mem, file, cow, concat, cache, disk and fault (documented per model).
+ * Neither call is limited to BLK_CHOICES_MAX decisions. */
 struct dev_cut_space {
 	uint32_t decisions;
 	uint64_t outcomes; /* UINT64_MAX when it does not fit */
@@ -125,9 +126,15 @@ struct dev_cut_space {
 };
 int dev_cut_space(struct bdev *d, const struct blk_inflight *inflight, struct dev_cut_space *out);
 /* A clone of d cut with outcome number k (mixed radix over the decisions, the first
- * decision least significant) and powered back on. k >= outcomes gives -ERANGE. */
+ * decision least significant: decision i gets (k / (n_0 ... n_{i-1})) % n_i) and
+ * powered back on. k >= outcomes gives -ERANGE. With more than 64 binary
+ * decisions, k reaches only those whose later decisions are all 0. */
 int dev_cut_outcome(struct bdev *d, const struct blk_inflight *inflight, uint64_t k,
                     struct bdev **out);
+/* A clone of d cut with seeded random decisions and powered back on: the same seed
+ * gives the same outcome. */
+int dev_cut_sample(struct bdev *d, const struct blk_inflight *inflight, uint64_t seed,
+                   struct bdev **out);
 
 /* ---- models' run-time controls ---------------------------------------------- */
 
@@ -149,8 +156,16 @@ struct dev_probe_result {
 	bool honors_fua;     /* a completed FUA write always survives */
 	bool tears_writes;   /* an interrupted multi-sector write can persist partly */
 	bool tears_sectors;  /* an interrupted write can leave a sector half old, half new */
-	uint64_t outcomes;   /* cut outcomes examined */
-	bool exhaustive;     /* every outcome of every experiment was examined */
+	/* Collateral damage (as flashbench finds erase blocks): a write interrupted by a
+	 * cut destroyed flushed sectors it never addressed. collateral_bytes is the
+	 * erase-block size inferred from where the damage stops (0: none seen);
+	 * collateral_at_least: the damage reached the farthest sector tried, so the
+	 * block is at least that large. Not measured (false) if flush is not honoured. */
+	bool collateral;
+	uint64_t collateral_bytes;
+	bool collateral_at_least;
+	uint64_t outcomes; /* cut outcomes examined */
+	bool exhaustive;   /* every outcome of every experiment was examined */
 };
 /* Probes a clonable device (its own state is not changed: every experiment runs
  * on clones). */

@@ -58,7 +58,8 @@ struct cache_dev {
 	uint64_t *sweep;
 	uint32_t spos, slen;
 	uint64_t head;
-	uint32_t *scratch; /* [cap] for sorting */
+	uint32_t *scratch; /* [lcap] for sorting */
+	uint32_t lcap;     /* room in lines, scratch, sweep: grows with n, up to cap */
 	struct lbuf *freebuf[FREE_BUFS];
 	unsigned nfree;
 	uint64_t reads, read_hits, writes, fua_writes, flushes, writebacks;
@@ -123,7 +124,7 @@ static bool ring_live(const struct cache_dev *c, const struct ring_ent *e)
 static int ring_push(struct cache_dev *c, uint64_t no, uint64_t seq)
 {
 	if (c->rlen == c->rcap) {
-		/* compact: live entries are at most cap, the ring holds 2 cap + 1 */
+		/* compact: live entries are fewer than lcap; the ring holds 2 lcap + 1 */
 		struct ring_ent *r = malloc(c->rcap * sizeof(*r));
 		if (!r)
 			return -ENOMEM;
@@ -147,8 +148,12 @@ static int ring_push(struct cache_dev *c, uint64_t no, uint64_t seq)
 
 static void remove_line(struct cache_dev *c, uint32_t i);
 
+static int grow(struct cache_dev *c);
+
 static int64_t insert(struct cache_dev *c, uint64_t no)
 {
+	if (c->n == c->lcap && grow(c))
+		return -ENOMEM;
 	struct lbuf *b = buf_get(c);
 	if (!b)
 		return -ENOMEM;
@@ -207,12 +212,14 @@ static void clear(struct cache_dev *c)
 	c->spos = c->slen = 0;
 }
 
-/* Writes the sectors of `mask` in line i to the lower device, one write per run. */
+/* Writes the sectors of `mask` in line i to the lower device, one write per run;
+ * every run is tried, the first error is returned. */
 static int write_mask(struct cache_dev *c, uint32_t i, uint32_t mask)
 {
 	const struct line *ln = &c->lines[i];
 	size_t ss = c->dev.sector_size;
 	uint32_t k = 0;
+	int first = 0;
 	while (mask >> k) {
 		if (!(mask >> k & 1)) {
 			k++;
@@ -223,13 +230,28 @@ static int write_mask(struct cache_dev *c, uint32_t i, uint32_t mask)
 			e++;
 		uint64_t lba = (ln->no << c->lshift) + k;
 		int rc = blk_write(c->lower, lba, e - k, ln->buf->data + k * ss, 0);
-		if (rc)
-			return bo_errf(&c->dev.err, rc, "cache: write-back of sector %llu: %s",
-			               (unsigned long long)lba, bo_errstr(&c->lower->err, rc));
-		c->writebacks += e - k;
+		uint64_t bad = lba;
+		if (rc && e - k > 1) {
+			/* sector by sector, so one refused sector does not take its
+			 * neighbours with it; the first error is reported */
+			rc = 0;
+			for (uint32_t j = k; j < e; j++) {
+				int r1 =
+				    blk_write(c->lower, lba + j - k, 1, ln->buf->data + j * ss, 0);
+				if (r1 && !rc) {
+					rc = r1;
+					bad = lba + j - k;
+				}
+			}
+		}
+		if (rc && !first)
+			first = bo_errf(&c->dev.err, rc, "cache: write-back of sector %llu: %s",
+			                (unsigned long long)bad, bo_errstr(&c->lower->err, rc));
+		else if (!rc)
+			c->writebacks += e - k;
 		k = e;
 	}
-	return 0;
+	return first;
 }
 
 static int cmp_line(const void *a, const void *b, void *ctx)
@@ -497,29 +519,96 @@ static void cache_close(struct bdev *d)
 	cache_free(c);
 }
 
-static int cache_alloc(struct cache_dev *c)
+/* Tables for `want` lines (at least 16): the line table, its hash (load <= 1/2),
+ * the fifo ring or the elevator sweep. Sized by what is dirty, not by the cache's
+ * capacity, so that cloning a large cache holding little is cheap. */
+static int cache_alloc(struct cache_dev *c, uint32_t want)
 {
-	size_t cap = c->cap ? c->cap : 1;
-	c->tbits = 4;
-	while (((size_t)1 << c->tbits) < 2 * cap)
+	c->lcap = 16;
+	while (c->lcap < want)
+		c->lcap *= 2;
+	c->tbits = 1;
+	while ((1u << c->tbits) < 2 * c->lcap)
 		c->tbits++;
-	c->tmask = (uint32_t)((1u << c->tbits) - 1);
-	c->lines = malloc(cap * sizeof(*c->lines));
+	c->tmask = (1u << c->tbits) - 1;
+	c->lines = malloc(c->lcap * sizeof(*c->lines));
 	c->tab = calloc((size_t)c->tmask + 1, sizeof(*c->tab));
-	c->scratch = malloc(cap * sizeof(*c->scratch));
+	c->scratch = malloc(c->lcap * sizeof(*c->scratch));
 	if (!c->lines || !c->tab || !c->scratch)
 		return -ENOMEM;
 	if (c->order == ORDER_FIFO) {
-		c->rcap = (uint32_t)(2 * cap + 1);
+		c->rcap = 2 * c->lcap + 1;
 		c->ring = malloc(c->rcap * sizeof(*c->ring));
 		if (!c->ring)
 			return -ENOMEM;
 	}
 	if (c->order == ORDER_LBA) {
-		c->sweep = malloc(cap * sizeof(*c->sweep));
+		c->sweep = malloc(c->lcap * sizeof(*c->sweep));
 		if (!c->sweep)
 			return -ENOMEM;
 	}
+	return 0;
+}
+
+static void rehash(struct cache_dev *c)
+{
+	memset(c->tab, 0, ((size_t)c->tmask + 1) * sizeof(*c->tab));
+	for (uint32_t i = 0; i < c->n; i++)
+		c->tab[find_slot(c, c->lines[i].no)] = i + 1;
+}
+
+/* Copies the live part of src's ring (in order) into dst's, from its start. */
+static void ring_copy(struct cache_dev *dst, const struct cache_dev *src, struct ring_ent *from)
+{
+	uint32_t w = 0;
+	for (uint32_t k = 0; k < src->rlen; k++) {
+		struct ring_ent e = from[(src->rhead + k) % src->rcap];
+		if (ring_live(dst, &e))
+			dst->ring[w++] = e;
+	}
+	dst->rhead = 0;
+	dst->rlen = w;
+}
+
+/* Copies the rest of src's sweep that is still dirty into dst's. */
+static void sweep_copy(struct cache_dev *dst, const struct cache_dev *src, uint64_t *from)
+{
+	uint32_t w = 0;
+	for (uint32_t k = src->spos; k < src->slen; k++)
+		if (find(dst, from[k]) >= 0)
+			dst->sweep[w++] = from[k];
+	dst->spos = 0;
+	dst->slen = w;
+}
+
+static int grow(struct cache_dev *c)
+{
+	struct cache_dev old = *c;
+	struct cache_dev n = *c;
+	n.lines = NULL;
+	n.tab = n.scratch = NULL;
+	n.ring = NULL;
+	n.sweep = NULL;
+	if (cache_alloc(&n, c->lcap * 2)) {
+		free(n.lines);
+		free(n.tab);
+		free(n.scratch);
+		free(n.ring);
+		free(n.sweep);
+		return -ENOMEM;
+	}
+	memcpy(n.lines, c->lines, c->n * sizeof(*c->lines));
+	rehash(&n);
+	if (c->ring)
+		ring_copy(&n, &old, old.ring);
+	if (c->sweep)
+		sweep_copy(&n, &old, old.sweep);
+	free(c->lines);
+	free(c->tab);
+	free(c->scratch);
+	free(c->ring);
+	free(c->sweep);
+	*c = n;
 	return 0;
 }
 
@@ -537,7 +626,7 @@ static int cache_clone(struct bdev *d, struct bdev **out)
 	n->lower = NULL;
 	n->nfree = 0;
 	n->n = 0;
-	int rc = cache_alloc(n);
+	int rc = cache_alloc(n, c->n);
 	if (rc == 0)
 		rc = blk_clone(c->lower, &n->lower);
 	if (rc) {
@@ -546,17 +635,16 @@ static int cache_clone(struct bdev *d, struct bdev **out)
 		cache_free(n);
 		return rc;
 	}
-	/* lines share their buffers (copied on write); the tables are copied */
+	/* lines share their buffers (copied on write); the tables are rebuilt */
 	n->n = c->n;
 	memcpy(n->lines, c->lines, c->n * sizeof(*c->lines));
 	for (uint32_t i = 0; i < c->n; i++)
 		c->lines[i].buf->ref++;
-	memcpy(n->tab, c->tab, ((size_t)c->tmask + 1) * sizeof(*c->tab));
-	for (uint32_t k = 0; c->ring && k < c->rlen; k++)
-		n->ring[k] = c->ring[(c->rhead + k) % c->rcap];
-	n->rhead = 0;
+	rehash(n);
+	if (c->ring)
+		ring_copy(n, c, c->ring);
 	if (c->sweep)
-		memcpy(n->sweep, c->sweep, c->slen * sizeof(*c->sweep));
+		sweep_copy(n, c, c->sweep);
 	*out = &n->dev;
 	return 0;
 }
@@ -572,8 +660,10 @@ static int cache_power_cut(struct bdev *d, struct blk_chooser *ch,
 			if ((c->lines[i].dirty >> b & 1) &&
 			    blk_choose(ch, 2, "cache: dirty sector reached the media"))
 				landed |= 1u << b;
+		/* a write-back the device below refuses (a fault rule) simply did not
+		 * land: the power was going anyway */
 		int rc = write_mask(c, i, landed);
-		if (rc)
+		if (rc == -ENOMEM)
 			return rc;
 	}
 	clear(c);
@@ -659,7 +749,7 @@ static int cache_open(const struct dev_args *a, struct bdev **lowers, unsigned n
 	c->fua_honor = fu == 0;
 	c->order = order;
 	bo_rng_seed(&c->rng, seed);
-	if (cache_alloc(c)) {
+	if (cache_alloc(c, 0)) {
 		cache_free(c);
 		return bo_errf(err, -ENOMEM, "cache: cannot allocate its tables");
 	}

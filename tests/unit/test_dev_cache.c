@@ -97,6 +97,63 @@ static void reference(const char *order, const char *size)
 	blk_close(d);
 }
 
+/* A larger device: the tables grow to hundreds of lines, with write-back, a clone
+ * taken half way (which must keep its own view) and FUA/discard/flush mixed in. */
+static void reference_big(const char *order)
+{
+	char spec[128];
+	snprintf(spec, sizeof(spec), "cache(size=256k,order=%s,seed=3) > mem(size=1M)", order);
+	struct bdev *d = open_spec(spec), *c = NULL;
+	tap_require(d, "open %s", spec);
+	enum { N = 2048 };
+	unsigned char *ref = calloc(N, SS), *snap = malloc((size_t)N * SS),
+	              *all = malloc((size_t)N * SS), buf[8 * SS];
+	struct bo_rng rng;
+	bo_rng_seed(&rng, 9);
+	bool same = true;
+	int errors = 0;
+	for (int op = 0; op < 20000; op++) {
+		uint64_t lba = bo_rng_below(&rng, N - 8);
+		uint32_t n = 1 + (uint32_t)bo_rng_below(&rng, 8);
+		uint64_t k = bo_rng_below(&rng, 100);
+		if (k < 60) {
+			for (uint32_t i = 0; i < n; i++)
+				fill(buf + i * SS, (unsigned char)(op + i + 1));
+			errors += blk_write(d, lba, n, buf, k < 5 ? BLK_FUA : 0) != 0;
+			memcpy(ref + lba * SS, buf, n * SS);
+		} else if (k < 97) {
+			errors += blk_read(d, lba, n, buf) != 0;
+			same = same && memcmp(buf, ref + lba * SS, n * SS) == 0;
+		} else if (k < 98) {
+			errors += blk_flush(d) != 0;
+		} else {
+			errors += blk_discard(d, lba, n) != 0;
+			memset(ref + lba * SS, 0, n * SS);
+		}
+		if (op == 10000) {
+			errors += blk_clone(d, &c) != 0;
+			memcpy(snap, ref, (size_t)N * SS);
+		}
+	}
+	is_int(errors, 0, "%s: no I/O errors", spec);
+	ok(same, "%s: every read saw the latest write", spec);
+	blk_read(d, 0, N, all);
+	ok(memcmp(all, ref, (size_t)N * SS) == 0, "%s: the whole device reads right", spec);
+	blk_read(c, 0, N, all);
+	ok(memcmp(all, snap, (size_t)N * SS) == 0, "%s: the clone kept its own view", spec);
+	ok(stat(d, "dirty_sectors") <= 512, "never more dirty than the cache holds");
+	blk_flush(c);
+	blk_power_cut(c, &blk_chooser_zero, NULL);
+	blk_power_restore(c);
+	blk_read(c, 0, N, all);
+	ok(memcmp(all, snap, (size_t)N * SS) == 0, "%s: the clone's flush made it durable", spec);
+	blk_close(c);
+	blk_close(d);
+	free(ref);
+	free(snap);
+	free(all);
+}
+
 /* which of the first sectors reached the media after a zero cut */
 static unsigned landed_mask(struct bdev *d, unsigned nsec)
 {
@@ -291,19 +348,40 @@ static void big(void)
 	is_int(sp.decisions, 1000, "1000 decisions");
 	ok(sp.outcomes == UINT64_MAX && sp.log2 > 999.9 && sp.log2 < 1000.1,
 	   "2^1000 outcomes (saturated count, log2 %.1f)", sp.log2);
-	struct blk_chooser_random rc;
-	blk_chooser_random_init(&rc, 3);
-	struct bdev *st;
-	blk_clone(d, &st);
-	blk_power_cut(st, &rc.base, NULL);
-	blk_power_restore(st);
-	int landed = 0;
-	for (int i = 0; i < 1000; i++) {
-		blk_read(st, (uint64_t)i * 2, 1, b);
-		landed += b[0] != 0;
+	/* 5,000 dirty sectors: more than a decision list holds, still counted */
+	struct bdev *big5 = open_spec("cache(size=4M) > mem(size=4M)");
+	for (int i = 0; i < 5000; i++) {
+		fill(b, 1);
+		blk_write(big5, (uint64_t)i, 1, b, 0);
 	}
+	is_int(dev_cut_space(big5, NULL, &sp), 0, "space of 5000 dirty sectors");
+	is_int(sp.decisions, 5000, "5000 decisions counted");
+	struct bdev *k5;
+	is_int(dev_cut_outcome(big5, NULL, 5, &k5), 0, "outcome 5 of them");
+	unsigned landed5 = 0;
+	for (int i = 0; i < 8; i++) {
+		blk_read(k5, (uint64_t)i, 1, b);
+		landed5 |= (unsigned)(b[0] != 0) << i;
+	}
+	is_int(landed5, 5, "sectors 0 and 2 landed, as 5 = 0b101 says");
+	blk_close(k5);
+	blk_close(big5);
+	struct bdev *st[3];
+	unsigned char pat[3][1000];
+	for (int k = 0; k < 3; k++) {
+		is_int(dev_cut_sample(d, NULL, k == 2 ? 4 : 3, &st[k]), 0, "sample %d", k);
+		for (int i = 0; i < 1000; i++) {
+			blk_read(st[k], (uint64_t)i * 2, 1, b);
+			pat[k][i] = b[0] != 0;
+		}
+		blk_close(st[k]);
+	}
+	int landed = 0;
+	for (int i = 0; i < 1000; i++)
+		landed += pat[0][i];
 	ok(landed > 400 && landed < 600, "a random outcome lands about half (%d)", landed);
-	blk_close(st);
+	ok(memcmp(pat[0], pat[1], 1000) == 0, "the same seed gives the same outcome");
+	ok(memcmp(pat[0], pat[2], 1000) != 0, "another seed another");
 	blk_close(d);
 }
 
@@ -314,6 +392,8 @@ int main(void)
 	for (int o = 0; o < 3; o++)
 		for (int s = 0; s < 3; s++)
 			reference(ords[o], sizes[s]);
+	for (int o = 0; o < 3; o++)
+		reference_big(ords[o]);
 	orders();
 	flush_fua();
 	clones();

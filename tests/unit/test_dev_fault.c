@@ -294,6 +294,35 @@ static void power(void)
 	dev_cut_space(d, NULL, &sp);
 	is_int(sp.outcomes, 2, "fault adds no decisions of its own");
 	blk_close(d);
+
+	/* a write-back refused below at the cut is a sector that did not land */
+	d = open_spec("cache > fault(rules=\"write-error lba=1\") > mem(size=4k)");
+	fill(5);
+	blk_write(d, 1, 1, sec, 0);
+	blk_write(d, 2, 1, sec, 0);
+	struct bdev *st;
+	is_int(dev_cut_outcome(d, NULL, 3, &st), 0, "cut with both dirty sectors landing");
+	if (st) {
+		blk_read(st, 1, 1, got);
+		ok(got[0] == 0, "sector 1 (write-error below) did not land");
+		blk_read(st, 2, 1, got);
+		ok(got[0] == 5, "sector 2 did");
+		blk_close(st);
+	}
+	blk_close(d);
+	d = open_spec("disk(tear=sector) > fault(rules=\"write-error lba=0\") > mem(size=4k)");
+	unsigned char two[2 * SS];
+	memset(two, 6, sizeof(two));
+	struct blk_inflight w = {.lba = 0, .count = 2, .data = two};
+	dev_cut_space(d, &w, &sp);
+	is_int(sp.outcomes, 4, "disk over a failing sector: still 4 outcomes");
+	is_int(dev_cut_outcome(d, &w, 3, &st), 0, "both sectors landing");
+	if (st) {
+		blk_read(st, 0, 2, two);
+		ok(two[0] == 0 && two[SS] == 6, "sector 0 refused, sector 1 landed");
+		blk_close(st);
+	}
+	blk_close(d);
 }
 
 int main(void)

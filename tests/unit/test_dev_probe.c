@@ -55,6 +55,8 @@ int main(void)
 	/* 4096-byte disk sectors over 512-byte media, tearing at disk-sector granularity */
 	expect("cache(fua=ignore) > disk(sector=4096,tear=byte) > mem(size=64k)", true, true, false,
 	       true, true);
+	/* bare media persist an in-flight write as a prefix of whole sectors */
+	expect("mem(size=64k)", false, true, true, true, false);
 	/* a no-op cache, other layers in between, and several lowers */
 	expect("cache(size=0,flush=ignore) > disk(tear=none) > mem(size=64k)", false, true, true,
 	       false, false);
