@@ -11,24 +11,25 @@
 
 static void help(FILE *out)
 {
-	fprintf(out,
-	        "usage: blackout stack describe SPEC\n"
-	        "       blackout stack format SPEC\n"
-	        "       blackout stack probe SPEC\n"
-	        "       blackout stack models\n\n"
-	        "A stack spec names a device stack, top first, e.g.\n"
-	        "  'cache(size=1M,flush=ignore) > disk(tear=sector) > file(path=x.img)'\n"
-	        "  'concat > [disk > mem(size=8M)] x2'\n"
-	        "(grammar: docs/stack-spec.md).\n\n"
-	        "  describe  print every layer with every parameter: its value, its default\n"
-	        "            and what it models\n"
-	        "  format    print the canonical spec (every parameter spelled out)\n"
-	        "  probe     infer, only by writing, flushing, FUA and cutting power over\n"
-	        "            every outcome, whether the stack has a volatile cache, honours\n"
-	        "            flush and FUA, and tears writes or sectors (media are wrapped in\n"
-	        "            copy-on-write overlays: a file image is never written)\n"
-	        "  models    list every device model and its parameters\n\n"
-	        "Exit status: 0 on success, 1 on a bad spec or a failed probe, 2 on usage.\n");
+	fprintf(out, "usage: blackout stack describe SPEC\n"
+	             "       blackout stack format SPEC\n"
+	             "       blackout stack probe SPEC\n"
+	             "       blackout stack models\n\n"
+	             "A stack spec names a device stack, top first, e.g.\n"
+	             "  'cache(size=1M,flush=ignore) > disk(tear=sector) > file(path=x.img)'\n"
+	             "  'concat > [disk > mem(size=8M)] x2'\n"
+	             "(grammar: docs/stack-spec.md).\n\n"
+	             "  describe  print every layer with every parameter: its value, its default\n"
+	             "            and what it models\n"
+	             "  format    print the canonical spec (every parameter spelled out)\n"
+	             "  probe     infer, only by writing, flushing, FUA and cutting power over\n"
+	             "            every outcome, whether the stack has a volatile cache, honours\n"
+	             "            flush and FUA, tears writes or sectors, and destroys flushed\n"
+	             "            sectors it was not writing (collateral damage: the erase-block\n"
+	             "            size, as flashbench finds it). Media are wrapped in\n"
+	             "            copy-on-write overlays: a file image is never written\n"
+	             "  models    list every device model and its parameters\n\n"
+	             "Exit status: 0 on success, 1 on a bad spec or a failed probe, 2 on usage.\n");
 }
 
 static int parse(const char *text, struct dev_spec **s)

@@ -488,6 +488,12 @@ static int cache_flush(struct bdev *d)
 	return 0;
 }
 
+/* Idle: even a drive that lies about flushes writes its cache back eventually. */
+static int cache_settle(struct bdev *d)
+{
+	return write_back_all((struct cache_dev *)d);
+}
+
 static int cache_discard(struct bdev *d, uint64_t lba, uint32_t count)
 {
 	struct cache_dev *c = (struct cache_dev *)d;
@@ -698,6 +704,7 @@ static const struct bdev_ops cache_ops = {
     .read = cache_read,
     .write = cache_write,
     .flush = cache_flush,
+    .settle = cache_settle,
     .discard = cache_discard,
     .close = cache_close,
     .clone = cache_clone,

@@ -412,6 +412,13 @@ static int flash_flush(struct bdev *d)
 	return rc ? rc : rc2;
 }
 
+/* Idle: the firmware destages its RAM cache even when it ignores flush requests. */
+static int flash_settle(struct bdev *d)
+{
+	struct flash *f = (struct flash *)d;
+	return cache_destage(f, f->ncache);
+}
+
 static void flash_free(struct flash *f)
 {
 	if (f->ftl && f->fs)
@@ -638,6 +645,7 @@ static const struct bdev_ops flash_ops = {
     .read = flash_read,
     .write = flash_write,
     .flush = flash_flush,
+    .settle = flash_settle,
     .close = flash_close,
     .clone = flash_clone,
     .power_cut = flash_power_cut,

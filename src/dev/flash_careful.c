@@ -14,7 +14,7 @@
 
 enum { B_FREE, B_ACTIVE, B_FULL, B_BAD, B_MOVING };
 
-#define WL_PERIOD 64 /* erases between static wear-levelling checks */
+#define WL_PERIOD 8  /* erases between static wear-levelling checks */
 #define WL_DELTA  16 /* erase-count spread that makes cold data move */
 
 struct cblk {
@@ -32,6 +32,8 @@ struct careful {
 	uint32_t active; /* block being programmed, FLASH_NONE if none */
 	uint64_t seq;    /* last sequence number used */
 	uint32_t erases_since_wl;
+	uint32_t max_ec;            /* highest erase count of a good block */
+	uint32_t wl_floor;          /* no good block has fewer erases (from the last scan) */
 	unsigned char *buf, *gcbuf; /* scratch */
 };
 
@@ -83,6 +85,8 @@ static int careful_clone(const struct flash *f, struct flash *copy)
 	n->active = c->active;
 	n->seq = c->seq;
 	n->erases_since_wl = c->erases_since_wl;
+	n->max_ec = c->max_ec;
+	n->wl_floor = c->wl_floor;
 	return 0;
 }
 
@@ -209,27 +213,34 @@ static int move_block(struct flash *f, uint32_t victim)
 	}
 	free_push(f, victim);
 	c->erases_since_wl++;
+	if (f->ec[victim] > c->max_ec)
+		c->max_ec = f->ec[victim];
 	return 0;
 }
 
 /* Static wear levelling: when the least-worn full block lags the most-worn by more
- * than WL_DELTA erases, its (cold) data moves so the block joins the rotation. */
+ * than WL_DELTA erases, its (cold) data moves so the block joins the rotation. The
+ * scan for it runs only when the spread may be too wide: erase counts only grow, so
+ * the minimum found last time stays a lower bound. */
 static int wear_level(struct flash *f)
 {
 	struct careful *c = f->fs;
 	if (c->erases_since_wl < WL_PERIOD)
 		return 0;
 	c->erases_since_wl = 0;
-	uint32_t cold = FLASH_NONE, mx = 0;
+	if (c->max_ec - c->wl_floor <= WL_DELTA)
+		return 0;
+	uint32_t cold = FLASH_NONE, floor = UINT32_MAX;
 	for (uint32_t b = 0; b < f->nblocks; b++) {
 		if (c->b[b].state == B_BAD)
 			continue;
-		if (f->ec[b] > mx)
-			mx = f->ec[b];
+		if (f->ec[b] < floor)
+			floor = f->ec[b];
 		if (c->b[b].state == B_FULL && (cold == FLASH_NONE || f->ec[b] < f->ec[cold]))
 			cold = b;
 	}
-	if (cold == FLASH_NONE || mx - f->ec[cold] <= WL_DELTA || c->fcount < 2 ||
+	c->wl_floor = floor == UINT32_MAX ? c->max_ec : floor;
+	if (cold == FLASH_NONE || c->max_ec - f->ec[cold] <= WL_DELTA || c->fcount < 2 ||
 	    room(f) < (uint64_t)f->ppb + c->b[cold].valid)
 		return 0;
 	f->st.wl_moves++;
@@ -407,6 +418,10 @@ static int careful_rebuild(struct flash *f)
 	c->fhead = c->fcount = 0;
 	c->seq = s.maxseq;
 	c->erases_since_wl = 0;
+	c->max_ec = c->wl_floor = 0;
+	for (uint32_t b = 0; b < f->nblocks; b++)
+		if (!f->bad[b] && f->ec[b] > c->max_ec)
+			c->max_ec = f->ec[b];
 	/* free blocks least worn first (key: erase count, then block number): a good
 	 * start for the FIFO's dynamic wear levelling */
 	uint64_t *keys = malloc(f->nblocks * sizeof(*keys));

@@ -187,8 +187,34 @@ static void test_endurance(void)
 	tflash_close(&t);
 }
 
+/* Static wear levelling: a device full of cold data with a few hot pages still wears
+ * evenly, because cold blocks are moved when the spread grows. */
+static void test_wear_levelling(void)
+{
+	struct flash_params p;
+	small_careful(&p);
+	p.op_percent = 25;
+	struct tflash t;
+	tap_require(tflash_open(&p, &t, NULL) == 0, "careful, 25%% spare");
+	unsigned char b[4096];
+	memset(b, 0x42, sizeof(b));
+	int rc = 0;
+	for (uint64_t lba = 0; lba < NSEC && !rc; lba += 8)
+		rc = blk_write(t.dev, lba, 8, b, 0);
+	for (int i = 0; i < 20000 && !rc; i++)
+		rc = blk_write(t.dev, (uint64_t)(i % 4) * 8, 8, b, 0);
+	is_int(rc, 0, "cold fill, then 20,000 writes to 4 hot pages");
+	uint64_t mx = tstat(t.dev, "max_erase_count"), mn = tstat(t.dev, "min_erase_count");
+	ok(tstat(t.dev, "wl_moves") > 0, "cold blocks were moved (%llu times)",
+	   (unsigned long long)tstat(t.dev, "wl_moves"));
+	ok(mx - mn <= 40, "erase counts stay within %llu..%llu", (unsigned long long)mn,
+	   (unsigned long long)mx);
+	tflash_close(&t);
+}
+
 int main(void)
 {
+	test_wear_levelling();
 	test_cache(false);
 	test_cache(true);
 	test_write_amp();

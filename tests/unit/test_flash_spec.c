@@ -2,7 +2,9 @@
  * lower medium, parameter errors, the round trip, and the black-box probe inferring the
  * erase-block size from collateral damage. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "blackout/dev.h"
 #include "tap.h"
@@ -60,8 +62,48 @@ static void cut_space_is_exact(const char *spec)
 	blk_close(d);
 }
 
+/* A NAND image in a file survives closing the device: reopening mounts it (the map is
+ * rebuilt from the spare areas), and a different geometry is refused. */
+static void file_image(const char *ftl)
+{
+	char path[] = "/tmp/blackout-flash-XXXXXX";
+	int fd = mkstemp(path);
+	tap_require(fd >= 0, "temporary image");
+	close(fd);
+	char spec[512];
+	snprintf(spec, sizeof(spec), "flash(ftl=%s,eb=16k,size=512k) > file(path=%s,size=640k)",
+	         ftl, path);
+	struct bdev *d;
+	struct bo_err err = {{0}};
+	unsigned char b[512], got[512];
+	is_int(dev_stack_open_text(spec, NULL, &d, &err), 0, "%s over a file%s%s", ftl,
+	       err.msg[0] ? ": " : "", err.msg);
+	for (uint64_t lba = 0; lba < 1024; lba += 37) {
+		tsector(lba, lba + 1, b, 512);
+		blk_write(d, lba, 1, b, 0);
+	}
+	blk_flush(d);
+	blk_close(d);
+	is_int(dev_stack_open_text(spec, NULL, &d, &err), 0, "%s: reopen the image", ftl);
+	int good = 0;
+	for (uint64_t lba = 0; lba < 1024; lba++) {
+		if (blk_read(d, lba, 1, got))
+			break;
+		good += tversion(lba, got, 512) == (lba % 37 ? 0 : (int64_t)lba + 1);
+	}
+	is_int(good, 1024, "%s: every sector reads back after the remount", ftl);
+	blk_close(d);
+	snprintf(spec, sizeof(spec), "flash(ftl=%s,eb=32k,size=512k) > file(path=%s,size=640k)",
+	         ftl, path);
+	is_int(dev_stack_open_text(spec, NULL, &d, &err), -EINVAL,
+	       "%s: another geometry is refused", ftl);
+	unlink(path);
+}
+
 int main(void)
 {
+	file_image("cheap");
+	file_image("careful");
 	cut_space_is_exact("flash(ftl=careful,eb=16k,size=1M,cache=8k)");
 	cut_space_is_exact("flash(ftl=cheap,eb=16k,size=1M,cache=8k,garbage=1)");
 	cut_space_is_exact("flash(ftl=careful,eb=16k,size=1M)");
