@@ -44,9 +44,9 @@ struct matrix_damage {
 /* One failing state of a cell, kept so a person can see what happened. */
 struct matrix_example {
 	char workload[64];
-	char state_id[96];
-	char rebuild[512]; /* the command that rebuilds exactly this state */
-	char broken[256];  /* which invariants broke, and the oracle's words */
+	char state_id[160];
+	char rebuild[1024]; /* the command that rebuilds exactly this state */
+	char broken[640];   /* which invariants broke, and the oracle's words */
 	bool silent;
 	size_t nops, cut; /* the cut happened after op `cut` (or during it: cut_inflight) */
 	bool cut_inflight;

@@ -7,6 +7,7 @@
 int cmd_corrupt(int argc, char **argv);
 int cmd_fsck(int argc, char **argv);
 int cmd_log(int argc, char **argv);
+int cmd_matrix(int argc, char **argv);
 int cmd_stack(int argc, char **argv);
 int cmd_raid(int argc, char **argv);
 
@@ -29,6 +30,7 @@ int cmd_workloads(int argc, char **argv);
 int cmd_jbd(int argc, char **argv);
 
 const struct cli_cmd cli_cmds[] = {
+    {"matrix", "the measured expectations table: stacks x filesystems, crash-tested", cmd_matrix},
     {"corrupt", "damage an ext2/ext3 image on purpose, seeded and reproducible", cmd_corrupt},
     {"fsck", "check (and repair) an ext2/ext3 image; exit codes as e2fsck", cmd_fsck},
     {"log", "print an I/O log written by the recorder (log dump)", cmd_log},

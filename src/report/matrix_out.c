@@ -55,118 +55,139 @@ static void vadd(struct matrix_verdict *out, size_t max, size_t *n, const char *
 	(*n)++;
 }
 
-static const char *share(const struct matrix_cell *c, uint64_t k, char *buf, size_t len)
+/* "lost synced data in 3 of 120 states" / "never lost synced data (120 states)" */
+static const char *measure(const struct matrix_cell *c, uint64_t k, const char *verb,
+                           const char *what, char *buf, size_t len)
 {
-	snprintf(buf, len, "%" PRIu64 " of %" PRIu64 " states", k, c->states);
+	if (k == 0)
+		snprintf(buf, len, "never %s %s (%" PRIu64 " states)", verb, what, c->states);
+	else
+		snprintf(buf, len, "%s %s in %" PRIu64 " of %" PRIu64 " states", verb, what, k,
+		         c->states);
 	return buf;
 }
 
 size_t matrix_verdicts(const struct matrix *m, struct matrix_verdict *out, size_t max)
 {
 	size_t n = 0;
-	char a[64], b[64], c3[160], d[64];
+	char a[96], b[96], c3[96];
 	const struct matrix_cell *hb0 = ran(m, "cache", "ext3-ordered-b0"),
 	                         *hb1 = ran(m, "cache", "ext3-ordered-b1"),
 	                         *lie = ran(m, "cache-lying", "ext3-ordered-b1"),
-	                         *nc0 = ran(m, "nocache", "ext3-ordered-b0");
-	if (hb0 && hb1)
+	                         *nc0 = ran(m, "nocache", "ext3-ordered-b0"),
+	                         *atom = ran(m, "nocache", "ext3-ordered-b1");
+	if (hb0 && hb1) {
+		const char *concl =
+		    hb1->viol[MI_DURABLE] == 0 && hb0->viol[MI_DURABLE] > 0
+		        ? "flushes honoured and barrier=1 are enough; barrier=0 is not."
+		    : hb1->viol[MI_DURABLE] < hb0->viol[MI_DURABLE]
+		        ? "barriers help but did not close the gap."
+		    : hb0->viol[MI_DURABLE] == 0 ? "neither setting lost synced data here."
+		                                 : "barriers made no difference here.";
 		vadd(out, max, &n, "WRITE-CACHE",
-		     "Barriers matter with a write cache: ext3 data=ordered lost synced data in %s "
-		     "with barrier=0 and in %s with barrier=1.%s",
-		     share(hb0, hb0->viol[MI_DURABLE], a, sizeof(a)),
-		     share(hb1, hb1->viol[MI_DURABLE], b, sizeof(b)),
-		     hb1->viol[MI_DURABLE] == 0 && hb0->viol[MI_DURABLE] > 0
-		         ? " Flushes honoured + barrier=1 is safe; barrier=0 is not."
-		         : "");
+		     "With a write cache that honours flushes, ext3 data=ordered %s with barrier=0 "
+		     "and %s with barrier=1: %s",
+		     measure(hb0, hb0->viol[MI_DURABLE], "lost", "synced data", a, sizeof(a)),
+		     measure(hb1, hb1->viol[MI_DURABLE], "lost", "synced data", b, sizeof(b)),
+		     concl);
+	}
 	if (lie)
 		vadd(out, max, &n, "WRITE-CACHE",
-		     "A cache that ignores flushes defeats barriers: barrier=1 still lost synced "
-		     "data "
-		     "in %s (%" PRIu64 " of them silently).",
-		     share(lie, lie->viol[MI_DURABLE], a, sizeof(a)), lie->silent);
+		     "A cache that ignores flushes, ext3 barrier=1: %s%s.",
+		     measure(lie, lie->viol[MI_DURABLE], "lost", "synced data", a, sizeof(a)),
+		     lie->viol[MI_DURABLE] ? " — barriers cannot help when the drive lies" : "");
 	if (nc0)
 		vadd(out, max, &n, "WRITE-CACHE",
-		     "Without a write cache (atomic sectors), barrier=0 lost synced data in %s: "
-		     "barriers only matter when something can reorder or hold writes.",
-		     share(nc0, nc0->viol[MI_DURABLE], a, sizeof(a)));
+		     "Without a write cache (atomic sectors), ext3 barrier=0 %s%s.",
+		     measure(nc0, nc0->viol[MI_DURABLE], "lost", "synced data", a, sizeof(a)),
+		     nc0->viol[MI_DURABLE] ? ""
+		                           : ": barriers matter only when something can hold or "
+		                             "reorder writes");
 
-	const struct matrix_cell *torn = ran(m, "torn", "ext3-ordered-b1"),
-	                         *atom = ran(m, "nocache", "ext3-ordered-b1");
+	const struct matrix_cell *torn = ran(m, "torn", "ext3-ordered-b1");
 	if (torn && atom)
 		vadd(out, max, &n, "ATOMIC-SECTORS",
-		     "Torn sectors break invariants the atomic disk keeps: %s violated something "
-		     "on torn sectors against %s on atomic ones (ext3 ordered, barrier=1).",
-		     share(torn, violating(torn), a, sizeof(a)),
-		     share(atom, violating(atom), b, sizeof(b)));
+		     "Torn sectors (ext3 ordered, barrier=1): %s, against %" PRIu64 " of %" PRIu64
+		     " on atomic sectors%s.",
+		     measure(torn, violating(torn), "broke", "an invariant", a, sizeof(a)),
+		     violating(atom), atom->states,
+		     torn->silent ? (snprintf(c3, sizeof(c3), "; %" PRIu64 " torn states silently",
+		                              torn->silent),
+		                     c3)
+		                  : "");
 	static const char *const cheap_rows[] = {"flash-cheap-128k", "flash-cheap-4m"};
+	static const char *const cheap_names[] = {"128 KiB", "4 MiB"};
 	for (int i = 0; i < 2; i++) {
 		const struct matrix_cell *ch = ran(m, cheap_rows[i], "ext3-ordered-b1"),
 		                         *cs = ran(m, cheap_rows[i], "ext3-csum"),
 		                         *e2 = ran(m, cheap_rows[i], "ext2");
 		if (!ch)
 			continue;
-		vadd(
-		    out, max, &n, "ATOMIC-SECTORS",
-		    "Cheap flash (%s erase blocks) destroys data nobody was writing: bystander "
-		    "files were damaged in %s on ext3 ordered barrier=1, %" PRIu64
-		    " of those states silently%s%s.",
-		    i == 0 ? "128 KiB" : "4 MiB", share(ch, ch->viol[MI_BYSTANDER], a, sizeof(a)),
-		    ch->silent, cs ? "; with metadata_csum " : "",
-		    cs ? (snprintf(c3, sizeof(c3),
-		                   "%" PRIu64 " states were damaged and %" PRIu64 " went unnoticed",
-		                   violating(cs), cs->silent),
-		          c3)
-		       : "");
-		if (e2 && ch)
+		vadd(out, max, &n, "ATOMIC-SECTORS",
+		     "Cheap flash (%s erase blocks), ext3 ordered barrier=1: %s; %" PRIu64
+		     " of the %" PRIu64 " failing states were silent.",
+		     cheap_names[i],
+		     measure(ch, ch->viol[MI_BYSTANDER], "damaged", "files nobody was writing", a,
+		             sizeof(a)),
+		     ch->silent, violating(ch));
+		if (cs && violating(cs) && violating(ch)) {
+			double fs = (double)cs->silent / (double)violating(cs),
+			       fn = (double)ch->silent / (double)violating(ch);
 			vadd(out, max, &n, "JOURNAL-HIDES-DAMAGE",
-			     "On cheap flash (%s), ext2 (a full fsck after every cut) reported "
-			     "damage "
-			     "in %s; ext3's journal replay skipped the check and %" PRIu64
-			     " damaged states went unreported.",
-			     i == 0 ? "128 KiB" : "4 MiB", share(e2, e2->detected, a, sizeof(a)),
-			     ch->silent);
+			     "%s on cheap flash (%s) with metadata_csum, %" PRIu64 " of %" PRIu64
+			     " failing states were silent (without: %" PRIu64 " of %" PRIu64 ").",
+			     fs < fn ? "Checksums turn silent damage into detected damage:"
+			             : "Checksums did not make the damage visible here:",
+			     cheap_names[i], cs->silent, violating(cs), ch->silent, violating(ch));
+		}
+		if (e2)
+			vadd(out, max, &n, "JOURNAL-HIDES-DAMAGE",
+			     "On cheap flash (%s), ext2 — checked in full after every cut — had "
+			     "%" PRIu64 " of %" PRIu64
+			     " failing states detected; ext3, trusting its "
+			     "journal, had %" PRIu64 " of %" PRIu64 ".",
+			     cheap_names[i], e2->detected, violating(e2), ch->detected,
+			     violating(ch));
 	}
 	const struct matrix_cell *careful = ran(m, "flash-careful", "ext3-ordered-b1");
 	if (careful)
 		vadd(out, max, &n, "ATOMIC-SECTORS",
-		     "Careful flash firmware (page-mapped, atomic map commit) keeps every "
-		     "invariant: "
-		     "%s violated something.",
-		     share(careful, violating(careful), a, sizeof(a)));
+		     "Careful flash firmware (page-mapped, atomic map commit), ext3 ordered "
+		     "barrier=1: %s%s.",
+		     measure(careful, violating(careful), "broke", "an invariant", a, sizeof(a)),
+		     careful->viol[MI_BYSTANDER] == 0 ? ", and never touched a bystander" : "");
 
 	const struct matrix_cell *r5 = ran(m, "raid5", "ext3-ordered-b1"),
 	                         *r5d = ran(m, "raid5-degraded", "ext3-ordered-b1"),
 	                         *r5j = ran(m, "raid5-degraded-journal", "ext3-ordered-b1"),
 	                         *r6 = ran(m, "raid6-2missing", "ext3-ordered-b1");
 	if (r5d && atom)
-		vadd(out, max, &n, "DEGRADED-RAID",
-		     "Degraded RAID5 damaged bystanders in %s, a single disk in %s: %s%s",
-		     share(r5d, r5d->viol[MI_BYSTANDER], a, sizeof(a)),
-		     share(atom, atom->viol[MI_BYSTANDER], b, sizeof(b)),
-		     r5d->viol[MI_BYSTANDER] > atom->viol[MI_BYSTANDER]
+		vadd(out, max, &n, "DEGRADED-RAID", "Degraded RAID5 %s; a single disk %s: %s",
+		     measure(r5d, r5d->viol[MI_BYSTANDER], "damaged", "bystanders", a, sizeof(a)),
+		     measure(atom, atom->viol[MI_BYSTANDER], "damaged", "them", b, sizeof(b)),
+		     r5d->viol[MI_BYSTANDER] > atom->viol[MI_BYSTANDER] &&
+		             (double)r5d->viol[MI_BYSTANDER] / (double)r5d->states >
+		                 (double)atom->viol[MI_BYSTANDER] / (double)atom->states
 		         ? "the write hole makes a degraded array worse than one disk for data "
 		           "nobody was writing."
-		         : "no worse than a single disk in these workloads.",
-		     r5 ? (snprintf(c3, sizeof(c3), " (healthy RAID5: %s)",
-		                    share(r5, r5->viol[MI_BYSTANDER], d, sizeof(d))),
-		           c3)
-		        : "");
+		         : "not worse than a single disk in these workloads.");
+	if (r5)
+		vadd(out, max, &n, "DEGRADED-RAID", "Healthy RAID5 %s.",
+		     measure(r5, r5->viol[MI_BYSTANDER], "damaged", "bystanders", a, sizeof(a)));
 	if (r5j)
-		vadd(out, max, &n, "DEGRADED-RAID",
-		     "A write journal closes the hole: degraded RAID5 with a journal damaged "
-		     "bystanders in %s.",
-		     share(r5j, r5j->viol[MI_BYSTANDER], a, sizeof(a)));
+		vadd(out, max, &n, "DEGRADED-RAID", "Degraded RAID5 with a write journal %s.",
+		     measure(r5j, r5j->viol[MI_BYSTANDER], "damaged", "bystanders", a, sizeof(a)));
 	if (r6)
-		vadd(out, max, &n, "DEGRADED-RAID",
-		     "RAID6 with two members missing damaged bystanders in %s.",
-		     share(r6, r6->viol[MI_BYSTANDER], a, sizeof(a)));
+		vadd(out, max, &n, "DEGRADED-RAID", "RAID6 with two members missing %s.",
+		     measure(r6, r6->viol[MI_BYSTANDER], "damaged", "bystanders", a, sizeof(a)));
 
 	const struct matrix_cell *we = ran(m, "write-errors", "ext3-ordered-b1");
 	if (we)
 		vadd(out, max, &n, "NO-WRITE-ERRORS",
-		     "Write errors on the journal/checkpoint path: %s broke an invariant, "
-		     "%" PRIu64 " silently; %" PRIu64 " lost synced data.",
-		     share(we, violating(we), a, sizeof(a)), we->silent, we->viol[MI_DURABLE]);
+		     "Write errors after set-up (ext3 ordered, barrier=1): %s; %" PRIu64
+		     " of the failing states were silent.",
+		     measure(we, we->viol[MI_DURABLE], "lost", "synced data", a, sizeof(a)),
+		     we->silent);
 	return n;
 }
 

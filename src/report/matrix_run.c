@@ -1,0 +1,411 @@
+/* matrix_run.c — fills the expectations table: for every row (device stack) x column
+ * (filesystem configuration) x built-in workload, one crash exploration (crash.h),
+ * summed into the cell. Explorations run in worker processes (--jobs), handed out one
+ * at a time so a slow stack does not hold the others back; the results come back over
+ * a socket as plain records. Rows whose model is not in this build are left out. */
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "blackout/crash.h"
+#include "blackout/dev.h"
+#include "blackout/matrix.h"
+#include "blackout/util.h"
+#include "report/matrix_run.h"
+
+/* The stacks. Small media keep each crash state cheap; 1 KiB filesystem blocks over
+ * 512-byte sectors, so a torn write can split a block. `needs` names the model that
+ * must be registered for the row to appear. */
+static const struct {
+	struct matrix_row row;
+	const char *needs;
+	bool quick;
+} all_rows[] = {
+    {{"nocache", "no write cache", "disk(tear=none) > mem(size=16M)",
+      "baseline: atomic sectors, every completed write durable"},
+     "disk",
+     true},
+    {{"cache", "write cache, flush honoured",
+      "cache(size=256k,flush=honor) > disk(tear=none) > mem(size=16M)",
+      "WRITE-CACHE: barriers needed and sufficient"},
+     "cache",
+     true},
+    {{"cache-lying", "write cache ignoring flush",
+      "cache(size=256k,flush=ignore) > disk(tear=none) > mem(size=16M)",
+      "WRITE-CACHE: a drive that lies about flushes"},
+     "cache",
+     true},
+    {{"torn", "torn sectors", "disk(tear=byte) > mem(size=16M)",
+      "ATOMIC-SECTORS violated: an interrupted write tears sectors"},
+     "disk",
+     true},
+    {{"flash-cheap-128k", "cheap flash, 128 KiB EB", "flash(ftl=cheap,eb=128k,size=16M)",
+      "ATOMIC-SECTORS violated: erase-block read-modify-write destroys bystanders"},
+     "flash",
+     true},
+    {{"flash-cheap-4m", "cheap flash, 4 MiB EB", "flash(ftl=cheap,eb=4M,size=16M)",
+      "ATOMIC-SECTORS violated, with the largest erase blocks"},
+     "flash",
+     false},
+    {{"flash-careful", "careful flash", "flash(ftl=careful,eb=128k,size=16M)",
+      "page-mapped FTL with an atomic map commit: no collateral damage"},
+     "flash",
+     true},
+};
+
+struct matrix_colspec {
+	struct matrix_col col;
+	const char *fs; /* the explorer's --fs */
+};
+static const struct matrix_colspec all_cols[] = {
+    {{"ext2", "ext2", "ext2", "(no journal)"}, "ext2"},
+    {{"ext3-ordered-b0", "ext3 ordered b=0", "ext3", "data=ordered,barrier=0"},
+     "ext3,data=ordered,barrier=0"},
+    {{"ext3-ordered-b1", "ext3 ordered b=1", "ext3", "data=ordered,barrier=1"},
+     "ext3,data=ordered,barrier=1"},
+    {{"ext3-journal-b1", "ext3 journal b=1", "ext3", "data=journal,barrier=1"},
+     "ext3,data=journal,barrier=1"},
+    {{"ext3-writeback-b1", "ext3 writeback b=1", "ext3", "data=writeback,barrier=1"},
+     "ext3,data=writeback,barrier=1"},
+    {{"ext3-csum", "ext3 + csum", "ext3,metadata_csum", "data=ordered,barrier=1"},
+     "ext3,data=ordered,barrier=1,metadata_csum"},
+};
+
+static const char *const quick_workloads[] = {"append-fsync", "replace-dirsync", "overwrite-fsync",
+                                              "create-many-sync"};
+
+struct task {
+	size_t row, col, wl;
+};
+
+/* What a worker sends back for one task: fixed-size record, then the example's
+ * ops. Plain data only: both ends are this program. */
+struct task_result {
+	int rc;
+	char err[256];
+	uint64_t states, ok, viol[MI_N], silent, detected;
+	uint8_t exhaustive, has_example;
+	double coverage, seconds;
+	struct matrix_example ex; /* ops/damage pointers are not sent */
+};
+
+#define EXAMPLE_MAX_OPS 600
+
+static void fill_example(const struct crash_config *cfg, const struct crash_result *r,
+                         const char *self, struct task_result *t, struct matrix_op **ops)
+{
+	const struct crash_state *pick = NULL;
+	for (size_t i = 0; i < r->nfail && !pick; i++)
+		if (!r->fail[i].detected)
+			pick = &r->fail[i];
+	if (!pick && r->nfail)
+		pick = &r->fail[0];
+	if (!pick)
+		return;
+	struct matrix_example *e = &t->ex;
+	t->has_example = 1;
+	snprintf(e->workload, sizeof(e->workload), "%s", r->workload);
+	snprintf(e->state_id, sizeof(e->state_id), "%s", pick->id);
+	snprintf(e->rebuild, sizeof(e->rebuild),
+	         "%s explore --stack '%s' --fs '%s' --workload %s --seed %" PRIu64
+	         " --max-states %" PRIu64 " --state %s",
+	         self, cfg->stack, cfg->fs, r->workload, cfg->seed, cfg->max_states, pick->id);
+	size_t o = 0;
+	for (int i = 0; i < CRASH_INV_N; i++)
+		if (pick->broken & (1u << i))
+			o += (size_t)snprintf(
+			    e->broken + o, o < sizeof(e->broken) ? sizeof(e->broken) - o : 0,
+			    "%s%s", o ? "+" : "", crash_inv_name((enum crash_inv)i));
+	if (o < sizeof(e->broken))
+		snprintf(e->broken + o, sizeof(e->broken) - o, "%s%s%s: %s",
+		         pick->detected ? " (detected by " : "", pick->detected_by,
+		         pick->detected ? ")" : "", pick->detail);
+	e->silent = !pick->detected;
+	e->cut_inflight = pick->inflight;
+	/* a window of the timeline around the cut */
+	size_t first = pick->pos > EXAMPLE_MAX_OPS - 100 ? pick->pos - (EXAMPLE_MAX_OPS - 100) : 0;
+	size_t last = first + EXAMPLE_MAX_OPS < r->nio ? first + EXAMPLE_MAX_OPS : r->nio;
+	e->cut = pick->pos > first ? pick->pos - first - (pick->inflight ? 0 : 1) : 0;
+	if (!pick->inflight && pick->pos == 0)
+		e->cut = 0;
+	e->nops = last - first;
+	*ops = calloc(e->nops ? e->nops : 1, sizeof(**ops));
+	if (!*ops) {
+		e->nops = 0;
+		return;
+	}
+	for (size_t i = first; i < last; i++) {
+		struct matrix_op *m = &(*ops)[i - first];
+		const struct crash_io *io = &r->io[i];
+		snprintf(m->op, sizeof(m->op), "%s", io->op);
+		m->lba = io->lba;
+		m->count = io->count;
+		m->fua = io->fua;
+		snprintf(m->mark, sizeof(m->mark), "%s", io->mark);
+	}
+}
+
+static int run_task(const struct matrix_run_opts *o, const struct matrix *m, const struct task *tk,
+                    const struct matrix_colspec *cols, struct task_result *t,
+                    struct matrix_op **ops)
+{
+	memset(t, 0, sizeof(*t));
+	*ops = NULL;
+	struct bo_err err = {{0}};
+	struct crash_workload *wl;
+	int rc = crash_workload_load(m->workloads[tk->wl], &wl, &err);
+	if (rc) {
+		snprintf(t->err, sizeof(t->err), "%s", bo_errstr(&err, rc));
+		return t->rc = rc;
+	}
+	struct crash_config cfg = {
+	    .stack = m->rows[tk->row].stack,
+	    .fs = cols[tk->col].fs,
+	    .wl = wl,
+	    .max_states = o->max_states,
+	    .seed = o->seed,
+	    .fsck = o->fsck,
+	    .fsck_ctx = o->fsck_ctx,
+	};
+	struct crash_result *r;
+	double t0 = bo_now();
+	rc = crash_explore(&cfg, &r, &err);
+	if (rc) {
+		snprintf(t->err, sizeof(t->err), "%s on %s with %s: %s", m->workloads[tk->wl],
+		         cfg.stack, cfg.fs, bo_errstr(&err, rc));
+		crash_workload_free(wl);
+		return t->rc = rc;
+	}
+	t->seconds = bo_now() - t0;
+	t->states = r->judged;
+	t->ok = r->ok;
+	for (int i = 0; i < MI_N && i < CRASH_INV_N; i++)
+		t->viol[i] = r->viol[i];
+	t->silent = r->silent;
+	t->detected = r->detected;
+	t->exhaustive = r->exhaustive;
+	t->coverage = r->coverage;
+	fill_example(&cfg, r, o->self ? o->self : "blackout", t, ops);
+	crash_result_free(r);
+	crash_workload_free(wl);
+	return 0;
+}
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+	while (len) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -EIO;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int read_all(int fd, void *buf, size_t len)
+{
+	char *p = buf;
+	while (len) {
+		ssize_t n = read(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -EIO;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* A worker: reads task indices, answers with a result record and the ops. */
+static void worker(int fd, const struct matrix_run_opts *o, const struct matrix *m,
+                   const struct task *tasks, const struct matrix_colspec *cols)
+{
+	uint32_t idx;
+	while (read_all(fd, &idx, sizeof(idx)) == 0) {
+		struct task_result t;
+		struct matrix_op *ops;
+		run_task(o, m, &tasks[idx], cols, &t, &ops);
+		if (write_all(fd, &t, sizeof(t)) ||
+		    (t.has_example && t.ex.nops && write_all(fd, ops, t.ex.nops * sizeof(*ops)))) {
+			free(ops);
+			break;
+		}
+		free(ops);
+	}
+	_exit(0);
+}
+
+static void merge_into(struct matrix_cell *c, const struct task_result *t, struct matrix_op *ops)
+{
+	c->ran = true;
+	if (c->states == 0)
+		c->exhaustive = true, c->coverage = 1.0;
+	c->states += t->states;
+	c->ok += t->ok;
+	for (int i = 0; i < MI_N; i++)
+		c->viol[i] += t->viol[i];
+	c->silent += t->silent;
+	c->detected += t->detected;
+	c->exhaustive = c->exhaustive && t->exhaustive;
+	if (t->coverage < c->coverage)
+		c->coverage = t->coverage;
+	c->seconds += t->seconds;
+	/* keep the first silent example, else the first one */
+	bool better = t->has_example && (!c->example || (!c->example->silent && t->ex.silent));
+	if (!better) {
+		free(ops);
+		return;
+	}
+	struct matrix_example *e = malloc(sizeof(*e));
+	if (!e) {
+		free(ops);
+		return;
+	}
+	*e = t->ex;
+	e->ops = ops;
+	e->damage = NULL;
+	e->ndamage = 0;
+	matrix_example_free(c->example);
+	c->example = e;
+}
+
+int matrix_run(const struct matrix_run_opts *o, struct matrix *m, struct bo_err *err)
+{
+	static struct matrix_row rows[sizeof(all_rows) / sizeof(all_rows[0])];
+	static struct matrix_col cols[sizeof(all_cols) / sizeof(all_cols[0])];
+	size_t nr = 0;
+	for (size_t i = 0; i < sizeof(all_rows) / sizeof(all_rows[0]); i++)
+		if (dev_model_find(all_rows[i].needs) && (o->full || all_rows[i].quick))
+			rows[nr++] = all_rows[i].row;
+	size_t nc = sizeof(all_cols) / sizeof(all_cols[0]);
+	for (size_t i = 0; i < nc; i++)
+		cols[i] = all_cols[i].col;
+	static const char *wls[64];
+	size_t nw = 0;
+	if (o->full) {
+		for (size_t i = 0; i < crash_builtin_count() && nw < 64; i++)
+			wls[nw++] = crash_builtin_get(i)->name;
+	} else {
+		for (size_t i = 0; i < sizeof(quick_workloads) / sizeof(quick_workloads[0]); i++)
+			wls[nw++] = quick_workloads[i];
+	}
+	*m = (struct matrix){.mode = o->full ? "full" : "quick",
+	                     .seed = o->seed,
+	                     .nrows = nr,
+	                     .ncols = nc,
+	                     .rows = rows,
+	                     .cols = cols,
+	                     .nworkloads = nw,
+	                     .workloads = wls};
+	m->cells = calloc(nr * nc, sizeof(*m->cells));
+	size_t ntask = nr * nc * nw;
+	struct task *tasks = calloc(ntask, sizeof(*tasks));
+	if (!m->cells || !tasks) {
+		free(tasks);
+		return -ENOMEM;
+	}
+	/* the costliest (largest workloads) first keeps the workers busy to the end */
+	size_t k = 0;
+	for (size_t w = nw; w-- > 0;)
+		for (size_t r = 0; r < nr; r++)
+			for (size_t c = 0; c < nc; c++)
+				tasks[k++] = (struct task){r, c, w};
+
+	unsigned jobs = o->jobs ? o->jobs : 1;
+	if (jobs > ntask)
+		jobs = (unsigned)ntask;
+	int fds[64];
+	pid_t pids[64];
+	if (jobs > 64)
+		jobs = 64;
+	double t0 = bo_now();
+	fflush(NULL);
+	for (unsigned j = 0; j < jobs; j++) {
+		int sv[2];
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+			return bo_errf(err, -errno, "matrix: socketpair: %s", strerror(errno));
+		pid_t pid = fork();
+		if (pid < 0)
+			return bo_errf(err, -errno, "matrix: fork: %s", strerror(errno));
+		if (pid == 0) {
+			close(sv[0]);
+			for (unsigned i = 0; i < j; i++)
+				close(fds[i]);
+			worker(sv[1], o, m, tasks, all_cols);
+		}
+		close(sv[1]);
+		fds[j] = sv[0];
+		pids[j] = pid;
+	}
+	size_t next = 0, done = 0;
+	uint32_t busy[64];
+	int rc = 0;
+	for (unsigned j = 0; j < jobs && next < ntask; j++, next++) {
+		busy[j] = (uint32_t)next;
+		write_all(fds[j], &busy[j], sizeof(busy[j]));
+	}
+	while (done < ntask && rc == 0) {
+		struct pollfd p[64];
+		for (unsigned j = 0; j < jobs; j++)
+			p[j] = (struct pollfd){.fd = fds[j], .events = POLLIN};
+		if (poll(p, jobs, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			rc = -errno;
+			break;
+		}
+		for (unsigned j = 0; j < jobs && rc == 0; j++) {
+			if (!(p[j].revents & (POLLIN | POLLHUP)))
+				continue;
+			struct task_result t;
+			struct matrix_op *ops = NULL;
+			if (read_all(fds[j], &t, sizeof(t))) {
+				rc = bo_errf(err, -EIO, "matrix: worker %u died", j);
+				break;
+			}
+			if (t.has_example && t.ex.nops) {
+				ops = calloc(t.ex.nops, sizeof(*ops));
+				if (!ops || read_all(fds[j], ops, t.ex.nops * sizeof(*ops))) {
+					free(ops);
+					rc = bo_errf(err, -EIO, "matrix: worker %u died", j);
+					break;
+				}
+			}
+			const struct task *tk = &tasks[busy[j]];
+			if (t.rc) {
+				rc = bo_errf(err, t.rc, "matrix: %s", t.err);
+				free(ops);
+				break;
+			}
+			merge_into(matrix_cell(m, tk->row, tk->col), &t, ops);
+			done++;
+			if (o->progress)
+				o->progress(o->progress_ctx, done, ntask, bo_now() - t0);
+			if (next < ntask) {
+				busy[j] = (uint32_t)next++;
+				write_all(fds[j], &busy[j], sizeof(busy[j]));
+			}
+		}
+	}
+	for (unsigned j = 0; j < jobs; j++) {
+		close(fds[j]);
+		if (rc)
+			kill(pids[j], SIGKILL);
+		while (waitpid(pids[j], NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	free(tasks);
+	m->seconds = bo_now() - t0;
+	return rc;
+}

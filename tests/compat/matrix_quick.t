@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# matrix_quick.t — the main job end to end: `blackout matrix --quick` runs, its JSON
+# follows docs/matrix.md, its verdicts are the physics the seeds describe (asserted
+# from the cells, not a snapshot of numbers), and report.html works in a real
+# browser: one heatmap cell per row x column, and a drill-down opens.
+. "$BLACKOUT_SRC/tests/compat/lib.sh"
+
+out="$SCRATCH/report"
+t0=$(date +%s)
+"$BLACKOUT" matrix --quick --out "$out" >"$SCRATCH/table.txt" 2>"$SCRATCH/err.txt"
+ok $? "blackout matrix --quick ran"
+t1=$(date +%s)
+diag "quick matrix took $((t1 - t0)) s"
+sed 's/^/#   /' "$SCRATCH/table.txt"
+J="$out/matrix.json"
+[ -s "$J" ] && [ -s "$out/matrix.md" ] && [ -s "$out/report.html" ]
+ok $? "matrix.json, matrix.md and report.html written"
+
+# ---- the schema (docs/matrix.md) ----
+jq -e '.schema == "blackout-matrix/1" and (.mode == "quick") and (.seed|type=="number")
+  and (.seconds|type=="number") and (.workloads|length > 0)
+  and (.invariants == ["durable","stale","bystander","consistent","atomic"])
+  and (.rows|length > 0) and (.columns|length == 6)
+  and all(.rows[]; (.id|type=="string") and (.label|type=="string") and (.stack|type=="string") and (.tests|type=="string"))
+  and all(.columns[]; (.id|type=="string") and (.label|type=="string") and (.mkfs|type=="string") and (.mount|type=="string"))
+  and (.verdicts|type=="array") and all(.verdicts[]; (.expectation|type=="string") and (.text|type=="string"))' "$J" >/dev/null
+ok $? "matrix.json top level follows the schema"
+jq -e '(.cells|length) == ((.rows|length) * (.columns|length))' "$J" >/dev/null
+ok $? "one cell per row x column"
+jq -e '[.rows[].id] as $r | [.columns[].id] as $c |
+  [range(0; .rows|length) as $i | range(0; .columns|length) as $j | [$r[$i], $c[$j]]] ==
+  [.cells[] | [.row, .col]]' "$J" >/dev/null
+ok $? "cells are row-major and name their row and column"
+jq -e 'all(.cells[]; (.ran|type=="boolean") and (.states|type=="number") and (.ok <= .states)
+  and (.silent + .detected == .states - .ok)
+  and all(.violations[]; . <= (.states - .ok))
+  and ((.violations|keys) == (["atomic","bystander","consistent","durable","stale"]))
+  and (.exhaustive|type=="boolean") and (.coverage >= 0 and .coverage <= 1)
+  and (.example == null or ((.example.ops|type=="array") and (.example.damage|type=="array")
+       and (.example.cut|type=="number") and (.example.rebuild|type=="string")
+       and (.example.cut < (.example.ops|length) or (.example.ops|length) == 0))))' "$J" >/dev/null
+ok $? "every cell's counts are consistent (ok + failing = states, silent + detected = failing)"
+jq -e 'all(.cells[]; .ran and .states > 0)' "$J" >/dev/null
+ok $? "every cell ran and judged states"
+
+# ---- the physics (the crash explorer's issue, asserted on the quick matrix) ----
+cell() { jq -e --arg r "$1" --arg c "$2" ".cells[] | select(.row==\$r and .col==\$c) | $3" "$J" >/dev/null; }
+cell cache ext3-ordered-b1 '.violations.durable == 0 and .states == .ok'
+ok $? "write cache honouring flush + ext3 barrier=1: zero violations"
+cell cache ext3-ordered-b0 '.violations.durable > 0'
+ok $? "the same with barrier=0: synced data lost"
+cell cache-lying ext3-ordered-b1 '.violations.durable > 0'
+ok $? "a cache ignoring flush loses synced data even with barrier=1"
+cell nocache ext3-ordered-b0 '.states == .ok'
+ok $? "no cache, atomic sectors, barrier=0: zero violations"
+cell torn ext3-ordered-b1 '.states > 0'
+ok $? "torn sectors explored and reported"
+cell nocache ext2 '.violations.consistent > 0 and .detected > 0'
+ok $? "ext2 after a cut: inconsistencies, detected by fsck"
+if jq -e '.rows[] | select(.id=="flash-cheap-128k")' "$J" >/dev/null; then
+	cell flash-cheap-128k ext3-ordered-b1 '.violations.bystander > 0 and .silent > 0'
+	ok $? "cheap flash: bystanders damaged, silently without metadata_csum"
+	cell flash-cheap-128k ext3-csum '.detected > 0'
+	ok $? "cheap flash with metadata_csum: the damage is detected"
+	cell flash-careful ext3-ordered-b1 '.states == .ok'
+	ok $? "careful flash: zero violations"
+fi
+[ "$(jq '.verdicts|length' "$J")" -gt 0 ]
+ok $? "verdict lines computed"
+grep -q 'What the measurements say' "$SCRATCH/table.txt"
+ok $? "the terminal table carries the verdicts"
+
+# ---- the report in headless Chromium ----
+if command -v chromium >/dev/null 2>&1; then
+	ud="$SCRATCH/chromium"
+	flags="--headless --no-sandbox --disable-gpu --disable-quic --no-first-run
+	  --disable-background-networking --disable-component-update --disable-sync
+	  --user-data-dir=$ud"
+	# shellcheck disable=SC2086
+	dom=$(timeout 120 chromium $flags --dump-dom "file://$out/report.html#selftest" 2>/dev/null)
+	res=$(printf '%s\n' "$dom" | grep -o 'selftest cells=[0-9]* expected=[0-9]* drill=[a-z]* timeline=[a-z]* verdicts=[0-9]*')
+	diag "browser: $res"
+	n=$(printf '%s' "$res" | sed -n 's/.*cells=\([0-9]*\) expected=\([0-9]*\).*/\1 \2/p')
+	set -- $n
+	[ -n "${1:-}" ] && [ "$1" = "$2" ] && [ "$1" -gt 0 ]
+	ok $? "the heatmap has one cell per row x column in Chromium"
+	printf '%s' "$res" | grep -q 'drill=open timeline=yes'
+	ok $? "clicking a cell opens its drill-down with the I/O timeline"
+	mkdir -p "$BUILD"
+	# shellcheck disable=SC2086
+	timeout 120 chromium $flags --window-size=1400,1100 --screenshot="$BUILD/matrix-report.png" \
+		"file://$out/report.html" >/dev/null 2>&1
+	[ -s "$BUILD/matrix-report.png" ]
+	ok $? "screenshot saved as build/matrix-report.png"
+else
+	ok 1 "chromium is missing (scripts/install-deps installs it)"
+fi
+done_testing
