@@ -10,6 +10,8 @@ CFLAGS_WARN := -std=c11 -Wall -Wextra -Werror -Wshadow -Wno-missing-field-initia
 ISAL_CFLAGS := $(shell pkg-config --cflags libisal 2>/dev/null)
 ISAL_LIBS   := $(shell pkg-config --libs libisal 2>/dev/null || echo -lisal)
 CPPFLAGS += -D_GNU_SOURCE -Iinclude -Isrc
+# The journal glue (src/fs/fs_jbd.c, from the jbd work) is built in when present.
+CPPFLAGS += $(if $(wildcard src/fs/fs_jbd.c),-DBLACKOUT_HAVE_FS_JBD)
 CFLAGS   += $(CFLAGS_WARN) $(OPT) -g $(SAN) $(ISAL_CFLAGS) -MMD -MP
 LDFLAGS  += $(SAN)
 LDLIBS   += $(ISAL_LIBS) -lm
@@ -124,6 +126,9 @@ check-fuzz:
 	$(MAKE) fuzz FUZZ_SECONDS=5
 
 # ---- benchmarks and the demo --------------------------------------------------
+# libext2fs is the peer of the filesystem benchmark
+BENCH_LIBS_bench_fs = -lext2fs -lcom_err
+
 bench: deps all $(BENCH_BINS)
 	@for b in $(BENCH_BINS); do echo "== $$(basename $$b)"; \
 	  BLACKOUT=$(CURDIR)/$(CLI) $$b || exit 1; echo; done
