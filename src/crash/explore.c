@@ -911,6 +911,14 @@ int crash_explore(const struct crash_config *cfg, struct crash_result **out, str
 		bo_errf(err, rc, "sync after setup: %s", bo_errstr(fs_err(fs), rc));
 		goto out;
 	}
+	/* The bystanders were synced "long ago": let the stack sit idle, so even a drive
+	 * that ignores flushes has written them (blk.h, settle). What it loses is then
+	 * the workload's, which is what a lying cache is judged on. */
+	if ((rc = blk_settle(stack))) {
+		bo_errf(err, rc, "letting the stack settle after setup: %s",
+		        bo_errstr(&stack->err, rc));
+		goto out;
+	}
 	/* the live stack starts where the recording starts */
 	if ((rc = blk_clone(stack, &live0))) {
 		bo_errf(err, rc, "the stack cannot be cloned (%s): %s", stack->name,
