@@ -416,6 +416,23 @@ static int e2_seq(struct bo_times *t, char *buf)
 	return 0;
 }
 
+#define ROUNDS 3
+
+static void best_of(double *acc, double v)
+{
+	if (*acc == 0 || v < *acc)
+		*acc = v;
+}
+
+static void best(struct bo_times *acc, const struct bo_times *r)
+{
+	best_of(&acc->create, r->create);
+	best_of(&acc->scan, r->scan);
+	best_of(&acc->unlink, r->unlink);
+	best_of(&acc->seqw, r->seqw);
+	best_of(&acc->seqr, r->seqr);
+}
+
 static double memcpy_gbs(char *dst, const char *src)
 {
 	double t0 = bo_now();
@@ -435,13 +452,26 @@ int main(void)
 	memset(src, 2, 64u << 20);
 	struct bo_times b = {0}, e = {0};
 	int rc = 0;
-	printf(
-	    "bench_fs: memory-backed images, ext3 with 4 KiB blocks (journal untouched by both)\n");
-	if ((rc = make_image(1ull << 30, 131072)) == 0)
-		rc |= bo_files(&b) | e2_files(&e);
-	if (rc == 0 && (rc = make_image(1280ull << 20, 0)) == 0)
-		rc |= bo_seq(&b, buf) | e2_seq(&e, buf);
-	double mc = memcpy_gbs(big, src);
+	printf("bench_fs: memory-backed images, ext3 with 4 KiB blocks (journal untouched by "
+	       "both); best of %d rounds, peers alternating\n",
+	       ROUNDS);
+	double mc = 0;
+	for (int round = 0; round < ROUNDS && rc == 0; round++) {
+		struct bo_times rb = {0}, re = {0};
+		if ((rc = make_image(1ull << 30, 131072)) == 0)
+			rc |= bo_files(&rb);
+		if (rc == 0 && (rc = make_image(1ull << 30, 131072)) == 0)
+			rc |= e2_files(&re);
+		if (rc == 0 && (rc = make_image(1280ull << 20, 0)) == 0)
+			rc |= bo_seq(&rb, buf);
+		if (rc == 0 && (rc = make_image(1280ull << 20, 0)) == 0)
+			rc |= e2_seq(&re, buf);
+		best(&b, &rb);
+		best(&e, &re);
+		double m = memcpy_gbs(big, src);
+		if (m > mc)
+			mc = m;
+	}
 	if (B.dev)
 		blk_close(B.dev);
 	free(B.mem);
