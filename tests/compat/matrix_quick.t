@@ -31,9 +31,9 @@ jq -e '[.rows[].id] as $r | [.columns[].id] as $c |
   [range(0; .rows|length) as $i | range(0; .columns|length) as $j | [$r[$i], $c[$j]]] ==
   [.cells[] | [.row, .col]]' "$J" >/dev/null
 ok $? "cells are row-major and name their row and column"
-jq -e 'all(.cells[]; (.ran|type=="boolean") and (.states|type=="number") and (.ok <= .states)
-  and (.silent + .detected == .states - .ok)
-  and all(.violations[]; . <= (.states - .ok))
+jq -e 'all(.cells[]; (.states - .ok) as $failing | (.ran|type=="boolean") and (.states|type=="number") and (.ok <= .states)
+  and (.silent + .detected == $failing)
+  and all(.violations[]; . <= $failing)
   and ((.violations|keys) == (["atomic","bystander","consistent","durable","stale"]))
   and (.exhaustive|type=="boolean") and (.coverage >= 0 and .coverage <= 1)
   and (.example == null or ((.example.ops|type=="array") and (.example.damage|type=="array")
