@@ -173,6 +173,8 @@ struct crash_config {
 	void *fsck_ctx;
 	bool no_fsck;         /* judge consistency by mount (and --e2fsck) only */
 	const char *keep_dir; /* write failing states as images + rebuild commands */
+	const char *arm;      /* fault rule armed on the stack's first fault layer once the
+	                       * set-up is on the media (e.g. "write-error every=5") */
 	bool map_damage;      /* with state_id: map the state's sectors (crash_result.damage) */
 	const char *command;  /* the command line that produced this run (for rebuilds) */
 	void (*progress)(void *ctx, const struct crash_progress *p);

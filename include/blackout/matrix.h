@@ -93,6 +93,7 @@ struct matrix {
 	size_t nworkloads;
 	const char *const *workloads;
 	double seconds;
+	void *owned; /* tables the runner allocated; freed by matrix_free_cells */
 };
 
 static inline struct matrix_cell *matrix_cell(const struct matrix *m, size_t r, size_t c)

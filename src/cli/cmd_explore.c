@@ -31,6 +31,8 @@ static const char explore_help[] =
     "  --shard I/N         judge only shard I of N (0 <= I < N); merge with --merge\n"
     "  --json FILE         write every failing state and the counts as JSON ('-': stdout)\n"
     "  --keep DIR          write each failing state as DIR/ID.img + DIR/ID.cmd (rebuild)\n"
+    "  --arm RULE          arm a fault rule (docs/models/fault.md) on the stack's first\n"
+    "                      fault layer once the set-up is on the media\n"
     "  --state ID          judge only state ID (as printed, e.g. p12w-3)\n"
     "  --damage            with --state: list the sectors that are not what the stack\n"
     "                      last held (lost: older content; damaged: neither)\n"
@@ -41,7 +43,7 @@ static const char explore_help[] =
     "Exit status: 0 when no state broke an invariant, 3 when some did, 1 on error.\n";
 
 struct opts {
-	const char *stack, *fs, *workload, *json, *keep, *state;
+	const char *stack, *fs, *workload, *json, *keep, *state, *arm;
 	uint64_t max_states, seed;
 	unsigned shard, nshards;
 	bool e2fsck, quiet, damage;
@@ -204,6 +206,8 @@ int cmd_explore(int argc, char **argv)
 			o.json = v;
 		else if (strcmp(a, "--keep") == 0)
 			o.keep = v;
+		else if (strcmp(a, "--arm") == 0)
+			o.arm = v;
 		else if (strcmp(a, "--state") == 0)
 			o.state = v;
 		else if (strcmp(a, "--max-states") == 0) {
@@ -243,8 +247,11 @@ int cmd_explore(int argc, char **argv)
 	/* the command that rebuilds a state: everything that shapes the states */
 	char cmd[4096];
 	snprintf(cmd, sizeof(cmd),
-	         "blackout explore --stack '%s' --fs '%s' --workload '%s' --seed %" PRIu64 "%s",
-	         o.stack, o.fs, o.workload, o.seed, o.e2fsck ? " --e2fsck" : "");
+	         "blackout explore --stack '%s' --fs '%s' --workload '%s' --seed %" PRIu64
+	         " --max-states %" PRIu64 "%s%s%s%s",
+	         o.stack, o.fs, o.workload, o.seed, o.max_states ? o.max_states : 100000,
+	         o.e2fsck ? " --e2fsck" : "", o.arm ? " --arm '" : "", o.arm ? o.arm : "",
+	         o.arm ? "'" : "");
 	double last = -1e9;
 	bool tty = isatty(2);
 	struct crash_config cfg = {
@@ -258,6 +265,7 @@ int cmd_explore(int argc, char **argv)
 	    .state_id = o.state,
 	    .e2fsck = o.e2fsck,
 	    .keep_dir = o.keep,
+	    .arm = o.arm,
 	    .map_damage = o.damage,
 	    .command = cmd,
 	    .progress = o.quiet ? NULL

@@ -21,10 +21,20 @@
 
 #define CRASH_CLOCK 1577836800u /* 2020-01-01: every timestamp an exploration writes */
 
+/* What the system runs at boot after an unclean shutdown, which decides whether
+ * damage the lab's fsck finds is something the user would be told of. */
+enum boot_check {
+	BOOT_FSCK_FULL, /* ext2: no journal, so the boot scripts run a full fsck */
+	BOOT_TRUST,     /* ext3: the journal is replayed and the fsck skipped */
+	BOOT_VERIFY,    /* ext3 with verify=fast: replay, then fsck --fast at mount */
+};
+
 struct fscfg {
 	struct fs_mkfs_opts mk;
 	struct fs_mount_opts mo;
 	bool writeback;
+	bool verify_fast;
+	enum boot_check boot;
 };
 
 static int parse_fs(const char *text, struct fscfg *c, struct bo_err *err)
@@ -51,6 +61,8 @@ static int parse_fs(const char *text, struct fscfg *c, struct bo_err *err)
 				return bo_errf(err, -EINVAL,
 				               "--fs: block size must be 1024, 2048 or 4096");
 			c->mk.block_size = (uint32_t)v;
+		} else if (strcmp(t, "verify=fast") == 0) {
+			c->verify_fast = true;
 		} else if (strncmp(t, "journal=", 8) == 0) {
 			uint64_t v;
 			int rc = bo_parse_size(t + 8, &v, err);
@@ -77,6 +89,9 @@ static int parse_fs(const char *text, struct fscfg *c, struct bo_err *err)
 			return rc;
 	}
 	c->writeback = c->mo.data == FS_DATA_WRITEBACK;
+	c->boot = c->mk.type == 2 || c->mo.no_journal ? BOOT_FSCK_FULL
+	          : c->verify_fast                    ? BOOT_VERIFY
+	                                              : BOOT_TRUST;
 	/* a fixed clock: the same exploration gives the same bytes, states and ids */
 	c->mk.now = CRASH_CLOCK;
 	c->mo.now = CRASH_CLOCK;
@@ -380,6 +395,7 @@ struct explorer {
 	double t0, last_progress;
 	uint64_t e2fsck_sample;
 	struct bdev *live, *live0;       /* the stack at the cut, and at recording start */
+	int armed;                       /* id of the --arm rule, or -1 */
 	const struct blk_inflight *infl; /* the write in flight at the cut, or NULL */
 };
 
@@ -533,6 +549,30 @@ static int map_damage(struct explorer *ex, struct bdev *state)
 }
 
 /* Judges one crash state (already cut and powered back on). */
+/* The lab's fsck found damage in a recovered state: would the user be told? Only if
+ * the system runs a check at boot: ext2 always does (no journal); ext3 trusts its
+ * journal and skips it — the seeds' point — unless verify=fast asks for the quick
+ * metadata scrub at mount, which is then what must notice. */
+static void boot_detects(struct explorer *ex, struct bdev *state, struct crash_state *s)
+{
+	const char *by = NULL;
+	if (ex->fsc.boot == BOOT_FSCK_FULL) {
+		by = "fsck";
+	} else if (ex->fsc.boot == BOOT_VERIFY) {
+		struct fsck_opts o = {.repair = FSCK_REPAIR_NONE, .fast = true, .max_problems = 1};
+		struct fsck_report *r = calloc(1, sizeof(*r));
+		struct bo_err err = {{0}};
+		if (r && fsck_check(state, &o, r, &err) == 0 && r->nr_problems)
+			by = "verify";
+		free(r);
+	}
+	if (!by)
+		return;
+	s->detected = true;
+	if (!s->detected_by[0])
+		snprintf(s->detected_by, sizeof(s->detected_by), "%s", by);
+}
+
 static int judge_state(struct explorer *ex, struct bdev *state)
 {
 	struct crash_result *r = ex->r;
@@ -578,6 +618,13 @@ static int judge_state(struct explorer *ex, struct bdev *state)
 	double t1 = bo_now();
 	r->t_construct += t1 - t;
 
+	/* an armed fault is transient (a flaky link, not a dying disk): the power cut
+	 * ends it, and recovery runs on a device that works */
+	if (ex->armed >= 0) {
+		struct bdev *fault = dev_stack_find(state, "fault", 0);
+		if (fault)
+			dev_fault_disarm(fault, ex->armed);
+	}
 	struct fs *fs = NULL;
 	struct bo_err merr = {{0}};
 	struct crash_verdict v = {0};
@@ -628,9 +675,7 @@ static int judge_state(struct explorer *ex, struct bdev *state)
 			if (frc == 0 && !clean) {
 				fsck_dirty = true;
 				v.broken |= 1u << CRASH_INV_CONSISTENT;
-				s.detected = true;
-				if (!s.detected_by[0])
-					snprintf(s.detected_by, sizeof(s.detected_by), "fsck");
+				boot_detects(ex, state, &s);
 			}
 		}
 		bool sample_ok = (mix64(first ^ 0x5bd1e995) & 63) == 0;
@@ -646,10 +691,7 @@ static int judge_state(struct explorer *ex, struct bdev *state)
 						r->e2fsck_disagree++;
 				} else if (!clean) {
 					v.broken |= 1u << CRASH_INV_CONSISTENT;
-					s.detected = true;
-					if (!s.detected_by[0])
-						snprintf(s.detected_by, sizeof(s.detected_by),
-						         "e2fsck");
+					boot_detects(ex, state, &s);
 					snprintf(why, sizeof(why), "%s", ewhy);
 				}
 			}
@@ -836,10 +878,33 @@ static size_t completed_at(const struct rec_log *log, size_t pos)
 	return m ? m - 1 : 0;
 }
 
+/* Replays one recorded entry onto the live stack exactly as it went the first time.
+ * An operation that failed when recorded (an armed fault rule) is issued again and
+ * must fail again: fault rules count the operations they see, so skipping it would
+ * make the live stack's rules drift from what the recording saw. */
+static int replay_as_recorded(const struct rec_entry *e, struct bdev *live)
+{
+	if (e->op == REC_MARK || e->op == REC_READ)
+		return 0;
+	if (e->result == 0)
+		return rec_apply(e, live);
+	int rc;
+	switch (e->op) {
+	case REC_WRITE: rc = blk_write(live, e->lba, e->count, e->data, e->flags); break;
+	case REC_FLUSH: rc = blk_flush(live); break;
+	case REC_DISCARD: rc = blk_discard(live, e->lba, e->count); break;
+	default: return 0;
+	}
+	return rc != 0 ? 0
+	               : bo_errf(&live->err, -EPROTO,
+	                         "a %s that failed when recorded (%d) succeeded on replay",
+	                         rec_op_name(e->op), e->result);
+}
+
 int crash_explore(const struct crash_config *cfg, struct crash_result **out, struct bo_err *err)
 {
 	*out = NULL;
-	struct explorer ex = {.cfg = cfg, .err = err, .t0 = bo_now()};
+	struct explorer ex = {.cfg = cfg, .err = err, .t0 = bo_now(), .armed = -1};
 	int rc = parse_fs(cfg->fs, &ex.fsc, err);
 	if (rc)
 		return rc;
@@ -919,6 +984,21 @@ int crash_explore(const struct crash_config *cfg, struct crash_result **out, str
 		        bo_errstr(&stack->err, rc));
 		goto out;
 	}
+	/* faults that begin once the set-up is on the media (NO-WRITE-ERRORS) */
+	if (cfg->arm && cfg->arm[0]) {
+		struct bdev *fault = dev_stack_find(stack, "fault", 0);
+		if (!fault) {
+			rc = bo_errf(err, -EINVAL, "--arm: the stack has no fault layer");
+			goto out;
+		}
+		rc = dev_fault_arm(fault, cfg->arm, &e2);
+		if (rc < 0) {
+			bo_errf(err, rc, "--arm: %s", bo_errstr(&e2, rc));
+			goto out;
+		}
+		ex.armed = rc;
+		rc = 0;
+	}
 	/* the live stack starts where the recording starts */
 	if ((rc = blk_clone(stack, &live0))) {
 		bo_errf(err, rc, "the stack cannot be cloned (%s): %s", stack->name,
@@ -985,7 +1065,7 @@ int crash_explore(const struct crash_config *cfg, struct crash_result **out, str
 				                                   : (double)sp.outcomes;
 			}
 		}
-		if (e && e->op != REC_MARK && e->result == 0 && (rc = rec_apply(e, live))) {
+		if (e && (rc = replay_as_recorded(e, live))) {
 			bo_errf(err, rc, "replaying entry %zu: %s", p, bo_errstr(&live->err, rc));
 			goto out;
 		}
@@ -1026,7 +1106,7 @@ int crash_explore(const struct crash_config *cfg, struct crash_result **out, str
 				goto out;
 		}
 		const struct rec_entry *e = p < n ? rec_log_get(log, p) : NULL;
-		if (e && e->op != REC_MARK && e->result == 0 && (rc = rec_apply(e, live))) {
+		if (e && (rc = replay_as_recorded(e, live))) {
 			bo_errf(err, rc, "replaying entry %zu: %s", p, bo_errstr(&live->err, rc));
 			goto out;
 		}

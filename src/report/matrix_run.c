@@ -20,43 +20,107 @@
 #include "report/matrix_run.h"
 
 /* The stacks. Small media keep each crash state cheap; 1 KiB filesystem blocks over
- * 512-byte sectors, so a torn write can split a block. `needs` names the model that
- * must be registered for the row to appear. */
-static const struct {
+ * 512-byte sectors, so a torn write can split a block; 4 KiB RAID chunks, so small
+ * files share stripes with their neighbours as they do on a real array. `needs` names
+ * the model that must be registered for the row to appear. `arm` is a fault rule armed
+ * once the set-up is on the media; `verify` runs ext3 with verify=fast (fsck --fast at
+ * mount), a row kept only where it changes what the user is told. */
+struct rowspec {
 	struct matrix_row row;
 	const char *needs;
 	bool quick;
-} all_rows[] = {
+	const char *arm;
+	bool verify;
+};
+#define R5(extra) "raid5(chunk=4k" extra ") > [disk > mem(size=6M)] x4"
+#define DM        "disk > mem(size=6M)"
+static const struct rowspec all_rows[] = {
     {{"nocache", "no write cache", "disk(tear=none) > mem(size=16M)",
       "baseline: atomic sectors, every completed write durable"},
      "disk",
-     true},
+     true,
+     NULL,
+     false},
     {{"cache", "write cache, flush honoured",
       "cache(size=256k,flush=honor) > disk(tear=none) > mem(size=16M)",
       "WRITE-CACHE: barriers needed and sufficient"},
      "cache",
-     true},
+     true,
+     NULL,
+     false},
     {{"cache-lying", "write cache ignoring flush",
       "cache(size=256k,flush=ignore) > disk(tear=none) > mem(size=16M)",
       "WRITE-CACHE: a drive that lies about flushes"},
      "cache",
-     true},
+     true,
+     NULL,
+     false},
     {{"torn", "torn sectors", "disk(tear=byte) > mem(size=16M)",
       "ATOMIC-SECTORS violated: an interrupted write tears sectors"},
      "disk",
-     true},
+     true,
+     NULL,
+     false},
     {{"flash-cheap-128k", "cheap flash, 128 KiB EB", "flash(ftl=cheap,eb=128k,size=16M)",
       "ATOMIC-SECTORS violated: erase-block read-modify-write destroys bystanders"},
      "flash",
+     true,
+     NULL,
+     false},
+    {{"flash-cheap-128k-verify", "  + verify at mount", "flash(ftl=cheap,eb=128k,size=16M)",
+      "JOURNAL-HIDES-DAMAGE: the same, with fsck --fast after journal replay"},
+     "flash",
+     true,
+     NULL,
      true},
     {{"flash-cheap-4m", "cheap flash, 4 MiB EB", "flash(ftl=cheap,eb=4M,size=16M)",
       "ATOMIC-SECTORS violated, with the largest erase blocks"},
      "flash",
+     false,
+     NULL,
      false},
     {{"flash-careful", "careful flash", "flash(ftl=careful,eb=128k,size=16M)",
       "page-mapped FTL with an atomic map commit: no collateral damage"},
      "flash",
+     true,
+     NULL,
+     false},
+    {{"raid5", "RAID5, healthy", R5(""), "RAID5 with every member: parity covers a torn stripe"},
+     "raid5",
+     true,
+     NULL,
+     false},
+    {{"raid5-degraded", "RAID5, one missing", R5(",missing=1"),
+      "DEGRADED-RAID: the write hole reconstructs data nobody wrote"},
+     "raid5",
+     true,
+     NULL,
+     false},
+    {{"raid5-degraded-verify", "  + verify at mount", R5(",missing=1"),
+      "the write hole's metadata damage, with fsck --fast after journal replay"},
+     "raid5",
+     false,
+     NULL,
      true},
+    {{"raid5-degraded-journal", "RAID5, missing, journal",
+      "raid5(chunk=4k,missing=1,journal=true) > [" DM " ; " DM " ; " DM " ; " DM " ; mem(size=4M)]",
+      "DEGRADED-RAID mitigated: md's write journal closes the hole"},
+     "raid5",
+     true,
+     NULL,
+     false},
+    {{"raid6-2missing", "RAID6, two missing", "raid6(chunk=4k,missing=1:2) > [" DM "] x5",
+      "DEGRADED-RAID: RAID6 with no redundancy left"},
+     "raid6",
+     false,
+     NULL,
+     false},
+    {{"write-errors", "write errors after set-up", "fault > disk(tear=none) > mem(size=16M)",
+      "NO-WRITE-ERRORS violated: every 25th write fails (transient: gone at the cut)"},
+     "fault",
+     true,
+     "write-error after=5 every=25",
+     false},
 };
 
 struct matrix_colspec {
@@ -82,6 +146,14 @@ static const char *const quick_workloads[] = {"append-fsync", "replace-dirsync",
 
 struct task {
 	size_t row, col, wl;
+};
+
+/* The tables one run shows, owned by the struct matrix it fills (m->owned). */
+struct run_tables {
+	struct matrix_row rows[sizeof(all_rows) / sizeof(all_rows[0])];
+	const struct rowspec *spec[sizeof(all_rows) / sizeof(all_rows[0])];
+	struct matrix_col cols[sizeof(all_cols) / sizeof(all_cols[0])];
+	const char *wls[64];
 };
 
 /* What a worker sends back for one task: fixed-size record, then the example's
@@ -164,9 +236,14 @@ static int run_task(const struct matrix_run_opts *o, const struct matrix *m, con
 		snprintf(t->err, sizeof(t->err), "%s", bo_errstr(&err, rc));
 		return t->rc = rc;
 	}
+	const struct rowspec *spec = ((const struct run_tables *)m->owned)->spec[tk->row];
+	char fs[160];
+	snprintf(fs, sizeof(fs), "%s%s", cols[tk->col].fs,
+	         spec->verify && strncmp(cols[tk->col].fs, "ext3", 4) == 0 ? ",verify=fast" : "");
 	struct crash_config cfg = {
 	    .stack = m->rows[tk->row].stack,
-	    .fs = cols[tk->col].fs,
+	    .fs = fs,
+	    .arm = spec->arm,
 	    .wl = wl,
 	    .max_states = o->max_states,
 	    .seed = o->seed,
@@ -280,34 +357,77 @@ static void merge_into(struct matrix_cell *c, const struct task_result *t, struc
 	c->example = e;
 }
 
+/* A verify-at-mount row is shown only where it changes what the user is told: if
+ * every cell has the same silent and detected counts as the row it varies, it goes. */
+static void drop_unchanged_verify_rows(struct matrix *m, struct run_tables *tb)
+{
+	size_t w = 0;
+	for (size_t r = 0; r < m->nrows; r++) {
+		bool keep = true;
+		if (tb->spec[r]->verify) {
+			size_t base = m->nrows;
+			size_t blen = strlen(m->rows[r].id) - strlen("-verify");
+			for (size_t b = 0; b < m->nrows; b++)
+				if (strlen(m->rows[b].id) == blen &&
+				    strncmp(m->rows[b].id, m->rows[r].id, blen) == 0)
+					base = b;
+			if (base < m->nrows) {
+				keep = false;
+				for (size_t c = 0; c < m->ncols; c++) {
+					const struct matrix_cell *x = matrix_cell(m, r, c),
+					                         *y = matrix_cell(m, base, c);
+					if (x->silent != y->silent || x->detected != y->detected)
+						keep = true;
+				}
+			}
+		}
+		if (!keep) {
+			for (size_t c = 0; c < m->ncols; c++)
+				matrix_example_free(matrix_cell(m, r, c)->example);
+			continue;
+		}
+		if (w != r) {
+			tb->rows[w] = tb->rows[r];
+			tb->spec[w] = tb->spec[r];
+			memmove(matrix_cell(m, w, 0), matrix_cell(m, r, 0),
+			        m->ncols * sizeof(*m->cells));
+		}
+		w++;
+	}
+	m->nrows = w;
+}
+
 int matrix_run(const struct matrix_run_opts *o, struct matrix *m, struct bo_err *err)
 {
-	static struct matrix_row rows[sizeof(all_rows) / sizeof(all_rows[0])];
-	static struct matrix_col cols[sizeof(all_cols) / sizeof(all_cols[0])];
+	struct run_tables *tb = calloc(1, sizeof(*tb));
+	if (!tb)
+		return -ENOMEM;
 	size_t nr = 0;
 	for (size_t i = 0; i < sizeof(all_rows) / sizeof(all_rows[0]); i++)
-		if (dev_model_find(all_rows[i].needs) && (o->full || all_rows[i].quick))
-			rows[nr++] = all_rows[i].row;
+		if (dev_model_find(all_rows[i].needs) && (o->full || all_rows[i].quick)) {
+			tb->spec[nr] = &all_rows[i];
+			tb->rows[nr++] = all_rows[i].row;
+		}
 	size_t nc = sizeof(all_cols) / sizeof(all_cols[0]);
 	for (size_t i = 0; i < nc; i++)
-		cols[i] = all_cols[i].col;
-	static const char *wls[64];
+		tb->cols[i] = all_cols[i].col;
 	size_t nw = 0;
 	if (o->full) {
 		for (size_t i = 0; i < crash_builtin_count() && nw < 64; i++)
-			wls[nw++] = crash_builtin_get(i)->name;
+			tb->wls[nw++] = crash_builtin_get(i)->name;
 	} else {
 		for (size_t i = 0; i < sizeof(quick_workloads) / sizeof(quick_workloads[0]); i++)
-			wls[nw++] = quick_workloads[i];
+			tb->wls[nw++] = quick_workloads[i];
 	}
 	*m = (struct matrix){.mode = o->full ? "full" : "quick",
 	                     .seed = o->seed,
 	                     .nrows = nr,
 	                     .ncols = nc,
-	                     .rows = rows,
-	                     .cols = cols,
+	                     .rows = tb->rows,
+	                     .cols = tb->cols,
 	                     .nworkloads = nw,
-	                     .workloads = wls};
+	                     .workloads = tb->wls,
+	                     .owned = tb};
 	m->cells = calloc(nr * nc, sizeof(*m->cells));
 	size_t ntask = nr * nc * nw;
 	struct task *tasks = calloc(ntask, sizeof(*tasks));
@@ -407,5 +527,7 @@ int matrix_run(const struct matrix_run_opts *o, struct matrix *m, struct bo_err 
 	}
 	free(tasks);
 	m->seconds = bo_now() - t0;
+	if (rc == 0)
+		drop_unchanged_verify_rows(m, tb);
 	return rc;
 }
