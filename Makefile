@@ -123,6 +123,29 @@ fuzz: $(FUZZ_BINS)
 check-fuzz:
 	$(MAKE) fuzz FUZZ_SECONDS=5
 
+# ---- nbdkit plugin (src/nbd, docs/nbd.md) ----------------------------------------
+# A shared object nbdkit loads: src/nbd/*.c compiled -fPIC and linked with a separate
+# PIC build of libblackout in $(BUILD)/pic. Built by `all` only where nbdkit-plugin-dev
+# (the header; there is no library) is installed. nbdkit_* symbols resolve at load time.
+NBD_PLUGIN := $(BUILD)/blackout-nbdkit.so
+NBD_OBJS := $(patsubst src/nbd/%.c,$(BUILD)/pic/nbd/%.o,$(sort $(wildcard src/nbd/*.c)))
+ifneq ($(wildcard /usr/include/nbdkit-plugin.h),)
+all: $(NBD_PLUGIN)
+endif
+.PHONY: pic-lib
+pic-lib:
+	$(MAKE) BUILD=$(BUILD)/pic SAN="$(SAN) -fPIC" $(BUILD)/pic/libblackout.a
+$(BUILD)/pic/nbd/%.o: src/nbd/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -pthread -c $< -o $@
+$(NBD_PLUGIN): $(NBD_OBJS) pic-lib
+	$(CC) -shared $(LDFLAGS) -pthread -o $@ $(NBD_OBJS) $(BUILD)/pic/libblackout.a $(LDLIBS)
+# The control-protocol parser is fuzzed on its own (it is not in the library).
+$(FUZZ_BUILD)/fuzz_nbd_control: fuzz/fuzz_nbd_control.c src/nbd/control.c $(FUZZ_BUILD)/lib.a
+	clang $(CPPFLAGS) $(CFLAGS_WARN) -O1 -g -fsanitize=fuzzer,address,undefined \
+	  $(ISAL_CFLAGS) -o $@ $^ $(ISAL_LIBS) -lm
+-include $(NBD_OBJS:.o=.d)
+
 # ---- benchmarks and the demo --------------------------------------------------
 bench: deps all $(BENCH_BINS)
 	@for b in $(BENCH_BINS); do echo "== $$(basename $$b)"; \
