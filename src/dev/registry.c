@@ -1,0 +1,27 @@
+/* registry.c — the table of every device model. A new model is one `extern` line
+ * and one table line here; the parser, `stack describe`, the nbd plugin and the
+ * crash explorer all find it through this table. */
+#include <string.h>
+
+#include "blackout/dev.h"
+
+/* media (media.c) */
+extern const struct dev_model dev_model_mem;
+extern const struct dev_model dev_model_file;
+/* models of the dev helper (concat.c, cache.c, disk.c, fault.c) */
+extern const struct dev_model dev_model_concat;
+
+const struct dev_model *const dev_models[] = {
+    &dev_model_mem,
+    &dev_model_file,
+    &dev_model_concat,
+    NULL,
+};
+
+const struct dev_model *dev_model_find(const char *name)
+{
+	for (int i = 0; dev_models[i]; i++)
+		if (strcmp(dev_models[i]->name, name) == 0)
+			return dev_models[i];
+	return NULL;
+}
