@@ -10,12 +10,11 @@ extern const struct dev_model dev_model_mem;
 extern const struct dev_model dev_model_file;
 /* models of the dev helper (concat.c, cache.c, disk.c, fault.c) */
 extern const struct dev_model dev_model_concat;
+extern const struct dev_model dev_model_cache;
+extern const struct dev_model dev_model_disk;
 
 const struct dev_model *const dev_models[] = {
-    &dev_model_mem,
-    &dev_model_file,
-    &dev_model_concat,
-    NULL,
+    &dev_model_mem, &dev_model_file, &dev_model_concat, &dev_model_cache, &dev_model_disk, NULL,
 };
 
 const struct dev_model *dev_model_find(const char *name)
