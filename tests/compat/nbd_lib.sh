@@ -104,5 +104,6 @@ dev_stat() {
 qio() {
 	local a=()
 	for c in "$@"; do a+=(-c "$c"); done
-	timeout 60 qemu-io -f raw "${a[@]}" "$NBD_URI"
+	# writeback: qemu adds no FUA of its own (its default, writethrough, makes every write FUA)
+	timeout 60 qemu-io -t writeback -f raw "${a[@]}" "$NBD_URI"
 }
