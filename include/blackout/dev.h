@@ -96,6 +96,15 @@ struct dev_open_opts {
 };
 int dev_stack_open(const struct dev_spec *s, const struct dev_open_opts *opts, struct bdev **out,
                    struct bo_err *err);
+/* A ready-made wrap_leaf: a copy-on-write overlay over each medium. The overlays
+ * do not own their media, so the set keeps them: close the stack first, then
+ * dev_cow_leaves_close(). Zero-initialise the set; pass it as ctx. */
+struct dev_cow_leaves {
+	struct bdev **leaf;
+	unsigned n, cap;
+};
+int dev_wrap_cow(void *ctx, struct bdev *leaf, struct bdev **out, struct bo_err *err);
+void dev_cow_leaves_close(struct dev_cow_leaves *l);
 /* Parse + open in one call. */
 int dev_stack_open_text(const char *text, const struct dev_open_opts *opts, struct bdev **out,
                         struct bo_err *err);
@@ -108,7 +117,8 @@ struct bdev *dev_stack_find(struct bdev *top, const char *name, unsigned n);
  * all-zero answers: their number and the product of their radices (saturating at
  * UINT64_MAX; *log2 is exact-ish either way). The product is the exact number of
  * outcomes when every decision's radix does not depend on earlier answers, which
- * holds for mem, file, cow, cache, disk and fault (documented per model). */
+ * holds for mem, file, cow, concat, cache, disk and fault (documented per model).
+ * Neither call is limited to BLK_CHOICES_MAX decisions. */
 struct dev_cut_space {
 	uint32_t decisions;
 	uint64_t outcomes; /* UINT64_MAX when it does not fit */
@@ -116,7 +126,9 @@ struct dev_cut_space {
 };
 int dev_cut_space(struct bdev *d, const struct blk_inflight *inflight, struct dev_cut_space *out);
 /* A clone of d cut with outcome number k (mixed radix over the decisions, the first
- * decision least significant) and powered back on. k >= outcomes gives -ERANGE. */
+ * decision least significant: decision i gets (k / (n_0 ... n_{i-1})) % n_i) and
+ * powered back on. k >= outcomes gives -ERANGE. With more than 64 binary
+ * decisions, k reaches only those whose later decisions are all 0. */
 int dev_cut_outcome(struct bdev *d, const struct blk_inflight *inflight, uint64_t k,
                     struct bdev **out);
 

@@ -4,6 +4,9 @@
 
 #include "cli/cli.h"
 
+int cmd_stack(int argc, char **argv);
+
 const struct cli_cmd cli_cmds[] = {
+    {"stack", "describe, format or probe a device stack spec", cmd_stack},
     {NULL, NULL, NULL},
 };

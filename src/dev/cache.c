@@ -1,9 +1,13 @@
 /* cache.c — `cache`: a drive's volatile write cache in front of any device.
  *
- * Dirty sectors live in a dense array indexed by an open-addressing hash on the
- * LBA (O(1) lookups). When the cache is full a batch of them is written back in
- * the configured order; flush (if honoured) writes back everything and flushes
- * the lower device; FUA (if honoured) writes through. At a power cut each dirty
+ * Dirty data is kept in lines of up to 4 KiB (L sectors, L a power of two no
+ * larger than the cache), each with a mask of its dirty sectors, found through an
+ * open-addressing hash on the line number (O(1) lookups). Line buffers are
+ * reference-counted and copied on write, so a clone (one per crash state) copies
+ * only the line table. When the cache is full a line is written back in the
+ * configured order: fifo (a ring, O(1)), random (seeded, O(1)) or lba (an elevator
+ * sweep, O(log n) amortised). Flush (if honoured) writes everything back and
+ * flushes below; FUA (if honoured) writes through. At a power cut each dirty
  * sector independently reached the media or not: one two-way decision per dirty
  * sector, in LBA order. Outcome space: docs/models/cache.md. */
 #include <errno.h>
@@ -15,69 +19,157 @@
 
 enum { ORDER_FIFO, ORDER_RANDOM, ORDER_LBA };
 
+#define FREE_BUFS 64 /* line buffers kept for reuse */
+
+struct lbuf {
+	uint32_t ref;
+	unsigned char data[];
+};
+
+struct line {
+	uint64_t no;  /* line number: lba / L */
+	uint64_t seq; /* when it became dirty, for fifo */
+	struct lbuf *buf;
+	uint32_t dirty; /* mask of dirty sectors in the line */
+};
+
+struct ring_ent {
+	uint64_t no, seq;
+};
+
 struct cache_dev {
 	struct bdev dev;
 	struct bdev *lower;
-	uint32_t cap; /* sectors the cache holds */
-	uint32_t n;   /* dirty sectors held */
+	uint32_t cap; /* dirty sectors the cache holds */
+	uint32_t L, lshift;
+	uint32_t ndirty; /* dirty sectors held */
+	uint32_t n;      /* lines held */
 	bool flush_honor, fua_honor;
 	int order;
-	struct bo_rng rng;    /* random write-back order: part of the state, cloned */
-	uint64_t seq_next;    /* when each sector became dirty, for fifo */
-	uint64_t head;        /* lba elevator position */
-	uint64_t *lba, *seq;  /* [cap] */
-	unsigned char *data;  /* [cap * sector_size] */
+	struct bo_rng rng; /* random write-back order: part of the state, cloned */
+	uint64_t seq_next;
+	struct line *lines;   /* [cap], dense */
 	uint32_t *tab, tmask; /* hash slots: dense index + 1, 0 = empty */
 	unsigned tbits;
-	uint32_t *scratch; /* [cap] indices, for sorting */
+	/* fifo: lines in the order they became dirty; stale entries are skipped */
+	struct ring_ent *ring;
+	uint32_t rcap, rhead, rlen;
+	/* lba: the current sweep of the elevator, ascending line numbers */
+	uint64_t *sweep;
+	uint32_t spos, slen;
+	uint64_t head;
+	uint32_t *scratch; /* [cap] for sorting */
+	struct lbuf *freebuf[FREE_BUFS];
+	unsigned nfree;
 	uint64_t reads, read_hits, writes, fua_writes, flushes, writebacks;
 };
 
-static inline uint32_t slot_of(const struct cache_dev *c, uint64_t lba)
+static inline size_t line_bytes(const struct cache_dev *c)
 {
-	return (uint32_t)((lba * 0x9e3779b97f4a7c15ull) >> (64 - c->tbits));
+	return (size_t)c->L * c->dev.sector_size;
 }
 
-static inline unsigned char *sector(struct cache_dev *c, uint32_t i)
+static inline uint32_t slot_of(const struct cache_dev *c, uint64_t no)
 {
-	return c->data + (size_t)i * c->dev.sector_size;
+	return (uint32_t)((no * 0x9e3779b97f4a7c15ull) >> (64 - c->tbits));
 }
 
-static int64_t find(const struct cache_dev *c, uint64_t lba)
+static int64_t find(const struct cache_dev *c, uint64_t no)
 {
 	if (!c->n)
 		return -1;
-	for (uint32_t s = slot_of(c, lba);; s = (s + 1) & c->tmask) {
+	for (uint32_t s = slot_of(c, no);; s = (s + 1) & c->tmask) {
 		uint32_t t = c->tab[s];
 		if (!t)
 			return -1;
-		if (c->lba[t - 1] == lba)
+		if (c->lines[t - 1].no == no)
 			return t - 1;
 	}
 }
 
-static uint32_t find_slot(const struct cache_dev *c, uint64_t lba)
+static uint32_t find_slot(const struct cache_dev *c, uint64_t no)
 {
-	uint32_t s = slot_of(c, lba);
-	while (c->tab[s] && c->lba[c->tab[s] - 1] != lba)
+	uint32_t s = slot_of(c, no);
+	while (c->tab[s] && c->lines[c->tab[s] - 1].no != no)
 		s = (s + 1) & c->tmask;
 	return s;
 }
 
-static uint32_t insert(struct cache_dev *c, uint64_t lba)
+static struct lbuf *buf_get(struct cache_dev *c)
 {
+	if (c->nfree)
+		return c->freebuf[--c->nfree];
+	return malloc(sizeof(struct lbuf) + line_bytes(c));
+}
+
+static void buf_put(struct cache_dev *c, struct lbuf *b)
+{
+	if (!b || --b->ref)
+		return;
+	if (c->nfree < FREE_BUFS)
+		c->freebuf[c->nfree++] = b;
+	else
+		free(b);
+}
+
+/* ---- ring (fifo) ------------------------------------------------------------ */
+
+static bool ring_live(const struct cache_dev *c, const struct ring_ent *e)
+{
+	int64_t i = find(c, e->no);
+	return i >= 0 && c->lines[i].seq == e->seq;
+}
+
+static int ring_push(struct cache_dev *c, uint64_t no, uint64_t seq)
+{
+	if (c->rlen == c->rcap) {
+		/* compact: live entries are at most cap, the ring holds 2 cap + 1 */
+		struct ring_ent *r = malloc(c->rcap * sizeof(*r));
+		if (!r)
+			return -ENOMEM;
+		uint32_t w = 0;
+		for (uint32_t k = 0; k < c->rlen; k++) {
+			struct ring_ent e = c->ring[(c->rhead + k) % c->rcap];
+			if (ring_live(c, &e))
+				r[w++] = e;
+		}
+		free(c->ring);
+		c->ring = r;
+		c->rhead = 0;
+		c->rlen = w;
+	}
+	c->ring[(c->rhead + c->rlen) % c->rcap] = (struct ring_ent){no, seq};
+	c->rlen++;
+	return 0;
+}
+
+/* ---- lines ------------------------------------------------------------------- */
+
+static void remove_line(struct cache_dev *c, uint32_t i);
+
+static int64_t insert(struct cache_dev *c, uint64_t no)
+{
+	struct lbuf *b = buf_get(c);
+	if (!b)
+		return -ENOMEM;
+	b->ref = 1;
 	uint32_t i = c->n++;
-	c->lba[i] = lba;
-	c->seq[i] = c->seq_next++;
-	c->tab[find_slot(c, lba)] = i + 1;
+	c->lines[i] = (struct line){.no = no, .seq = c->seq_next++, .buf = b};
+	c->tab[find_slot(c, no)] = i + 1;
+	if (c->order == ORDER_FIFO && ring_push(c, no, c->lines[i].seq)) {
+		remove_line(c, i);
+		return -ENOMEM;
+	}
 	return i;
 }
 
-/* Removes dense entry i: backward-shift deletion in the table, then the last
- * entry moves into i. */
-static void remove_entry(struct cache_dev *c, uint32_t i)
+/* Backward-shift deletion of dense line i from the table; the last line moves
+ * into i (its metadata only: buffers are pointers). */
+static void remove_line(struct cache_dev *c, uint32_t i)
 {
-	uint32_t s = find_slot(c, c->lba[i]);
+	c->ndirty -= (uint32_t)__builtin_popcount(c->lines[i].dirty);
+	buf_put(c, c->lines[i].buf);
+	uint32_t s = find_slot(c, c->lines[i].no);
 	for (;;) {
 		c->tab[s] = 0;
 		uint32_t j = s;
@@ -85,7 +177,7 @@ static void remove_entry(struct cache_dev *c, uint32_t i)
 			j = (j + 1) & c->tmask;
 			if (!c->tab[j])
 				goto moved;
-			uint32_t k = slot_of(c, c->lba[c->tab[j] - 1]);
+			uint32_t k = slot_of(c, c->lines[c->tab[j] - 1].no);
 			/* the entry at j may fill the hole at s unless its home lies in (s, j] */
 			bool home_between = s <= j ? (k > s && k <= j) : (k > s || k <= j);
 			if (!home_between) {
@@ -98,130 +190,169 @@ static void remove_entry(struct cache_dev *c, uint32_t i)
 moved:;
 	uint32_t last = c->n - 1;
 	if (i != last) {
-		c->tab[find_slot(c, c->lba[last])] = i + 1;
-		c->lba[i] = c->lba[last];
-		c->seq[i] = c->seq[last];
-		memcpy(sector(c, i), sector(c, last), c->dev.sector_size);
+		c->tab[find_slot(c, c->lines[last].no)] = i + 1;
+		c->lines[i] = c->lines[last];
 	}
 	c->n--;
 }
 
 static void clear(struct cache_dev *c)
 {
+	for (uint32_t i = 0; i < c->n; i++)
+		buf_put(c, c->lines[i].buf);
 	if (c->n)
 		memset(c->tab, 0, ((size_t)c->tmask + 1) * sizeof(*c->tab));
-	c->n = 0;
+	c->n = c->ndirty = 0;
+	c->rhead = c->rlen = 0;
+	c->spos = c->slen = 0;
 }
 
-static int cmp_lba(const void *a, const void *b, void *ctx)
+/* Writes the sectors of `mask` in line i to the lower device, one write per run;
+ * every run is tried, the first error is returned. */
+static int write_mask(struct cache_dev *c, uint32_t i, uint32_t mask)
+{
+	const struct line *ln = &c->lines[i];
+	size_t ss = c->dev.sector_size;
+	uint32_t k = 0;
+	int first = 0;
+	while (mask >> k) {
+		if (!(mask >> k & 1)) {
+			k++;
+			continue;
+		}
+		uint32_t e = k;
+		while (e < c->L && (mask >> e & 1))
+			e++;
+		uint64_t lba = (ln->no << c->lshift) + k;
+		int rc = blk_write(c->lower, lba, e - k, ln->buf->data + k * ss, 0);
+		uint64_t bad = lba;
+		if (rc && e - k > 1) {
+			/* sector by sector, so one refused sector does not take its
+			 * neighbours with it; the first error is reported */
+			rc = 0;
+			for (uint32_t j = k; j < e; j++) {
+				int r1 =
+				    blk_write(c->lower, lba + j - k, 1, ln->buf->data + j * ss, 0);
+				if (r1 && !rc) {
+					rc = r1;
+					bad = lba + j - k;
+				}
+			}
+		}
+		if (rc && !first)
+			first = bo_errf(&c->dev.err, rc, "cache: write-back of sector %llu: %s",
+			                (unsigned long long)bad, bo_errstr(&c->lower->err, rc));
+		else if (!rc)
+			c->writebacks += e - k;
+		k = e;
+	}
+	return first;
+}
+
+static int cmp_line(const void *a, const void *b, void *ctx)
 {
 	const struct cache_dev *c = ctx;
-	uint64_t x = c->lba[*(const uint32_t *)a], y = c->lba[*(const uint32_t *)b];
+	uint64_t x = c->lines[*(const uint32_t *)a].no, y = c->lines[*(const uint32_t *)b].no;
 	return x < y ? -1 : x > y;
 }
 
-static int cmp_seq(const void *a, const void *b, void *ctx)
+static int cmp_u64(const void *a, const void *b)
 {
-	const struct cache_dev *c = ctx;
-	uint64_t x = c->seq[*(const uint32_t *)a], y = c->seq[*(const uint32_t *)b];
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 	return x < y ? -1 : x > y;
 }
 
-static int cmp_desc(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return x < y ? 1 : x > y ? -1 : 0;
-}
-
-/* scratch[0..n) = every dirty entry, in LBA order */
-static void sort_by_lba(struct cache_dev *c)
+/* scratch[0..n) = every line, ascending */
+static void sort_lines(struct cache_dev *c)
 {
 	for (uint32_t i = 0; i < c->n; i++)
 		c->scratch[i] = i;
-	qsort_r(c->scratch, c->n, sizeof(*c->scratch), cmp_lba, c);
+	qsort_r(c->scratch, c->n, sizeof(*c->scratch), cmp_line, c);
 }
 
-static int write_back(struct cache_dev *c, uint32_t i)
+/* The line to write back next, by the configured order. */
+static uint32_t victim(struct cache_dev *c)
 {
-	int rc = blk_write(c->lower, c->lba[i], 1, sector(c, i), 0);
-	if (rc)
-		return bo_errf(&c->dev.err, rc, "cache: write-back of sector %llu: %s",
-		               (unsigned long long)c->lba[i], bo_errstr(&c->lower->err, rc));
-	c->writebacks++;
-	return 0;
-}
-
-static void reverse(uint32_t *s, uint32_t from, uint32_t to)
-{
-	while (from + 1 < to) {
-		uint32_t t = s[from];
-		s[from++] = s[--to];
-		s[to] = t;
-	}
-}
-
-/* Makes room: writes back a batch (1/16 of the cache) chosen by the order. */
-static int evict(struct cache_dev *c)
-{
-	uint32_t batch = c->cap / 16 ? c->cap / 16 : 1;
-	if (batch > c->n)
-		batch = c->n;
-	uint32_t *s = c->scratch;
-	for (uint32_t i = 0; i < c->n; i++)
-		s[i] = i;
+	if (c->order == ORDER_RANDOM)
+		return (uint32_t)bo_rng_below(&c->rng, c->n);
 	if (c->order == ORDER_FIFO) {
-		qsort_r(s, c->n, sizeof(*s), cmp_seq, c);
-	} else if (c->order == ORDER_RANDOM) {
-		for (uint32_t k = 0; k < batch; k++) {
-			uint32_t j = k + (uint32_t)bo_rng_below(&c->rng, c->n - k);
-			uint32_t t = s[k];
-			s[k] = s[j];
-			s[j] = t;
+		while (c->rlen) {
+			struct ring_ent e = c->ring[c->rhead];
+			c->rhead = (c->rhead + 1) % c->rcap;
+			c->rlen--;
+			int64_t i = find(c, e.no);
+			if (i >= 0 && c->lines[i].seq == e.seq)
+				return (uint32_t)i;
 		}
-	} else {
-		/* elevator: ascending from the head, wrapping round */
-		qsort_r(s, c->n, sizeof(*s), cmp_lba, c);
-		uint32_t lo = 0, hi = c->n;
-		while (lo < hi) {
-			uint32_t mid = (lo + hi) / 2;
-			if (c->lba[s[mid]] < c->head)
-				lo = mid + 1;
-			else
-				hi = mid;
+		return 0; /* not reached: every line is in the ring */
+	}
+	for (;;) {
+		while (c->spos < c->slen) {
+			uint64_t no = c->sweep[c->spos++];
+			int64_t i = find(c, no);
+			if (i >= 0) {
+				c->head = no + 1;
+				return (uint32_t)i;
+			}
 		}
-		if (lo == c->n)
-			lo = 0;
-		/* rotate left by lo: the run from the head comes first */
-		reverse(s, 0, lo);
-		reverse(s, lo, c->n);
-		reverse(s, 0, c->n);
-		c->head = c->lba[s[batch - 1]] + 1;
+		/* a new sweep from the head upwards, or from 0 when nothing is above it */
+		c->spos = c->slen = 0;
+		for (uint32_t i = 0; i < c->n; i++)
+			if (c->lines[i].no >= c->head)
+				c->sweep[c->slen++] = c->lines[i].no;
+		if (!c->slen) {
+			c->head = 0;
+			for (uint32_t i = 0; i < c->n; i++)
+				c->sweep[c->slen++] = c->lines[i].no;
+		}
+		qsort(c->sweep, c->slen, sizeof(*c->sweep), cmp_u64);
 	}
-	for (uint32_t k = 0; k < batch; k++) {
-		int rc = write_back(c, s[k]);
-		if (rc)
-			return rc;
-	}
-	/* remove from the highest index down so no chosen entry moves */
-	qsort(s, batch, sizeof(*s), cmp_desc);
-	for (uint32_t k = 0; k < batch; k++)
-		remove_entry(c, s[k]);
+}
+
+static int evict_one(struct cache_dev *c)
+{
+	uint32_t i = victim(c);
+	int rc = write_mask(c, i, c->lines[i].dirty);
+	if (rc)
+		return rc;
+	remove_line(c, i);
 	return 0;
+}
+
+/* Drops the sectors of [lba, lba+count) from line i (removing it if nothing
+ * dirty is left): their cached copies are stale or discarded. */
+static void trim_line(struct cache_dev *c, uint32_t i, uint64_t lba, uint32_t count)
+{
+	struct line *ln = &c->lines[i];
+	uint64_t base = ln->no << c->lshift;
+	uint32_t keep = 0;
+	for (uint32_t k = 0; k < c->L; k++)
+		if (base + k < lba || base + k - lba >= count)
+			keep |= 1u << k;
+	if (!(ln->dirty & keep)) {
+		remove_line(c, i);
+		return;
+	}
+	c->ndirty -= (uint32_t)__builtin_popcount(ln->dirty & ~keep);
+	ln->dirty &= keep;
 }
 
 static void drop_range(struct cache_dev *c, uint64_t lba, uint32_t count)
 {
-	if (count <= c->n) {
-		for (uint32_t k = 0; k < count; k++) {
-			int64_t i = find(c, lba + k);
+	uint64_t first = lba >> c->lshift, last = (lba + count - 1) >> c->lshift;
+	if (last - first + 1 <= c->n) {
+		for (uint64_t no = first; no <= last; no++) {
+			int64_t i = find(c, no);
 			if (i >= 0)
-				remove_entry(c, (uint32_t)i);
+				trim_line(c, (uint32_t)i, lba, count);
 		}
 		return;
 	}
+	/* a range wider than the cache: walk the lines instead (downwards, so the
+	 * line moved into a removed one's place has been seen already) */
 	for (uint32_t i = c->n; i-- > 0;)
-		if (c->lba[i] >= lba && c->lba[i] - lba < count)
-			remove_entry(c, i);
+		if (c->lines[i].no >= first && c->lines[i].no <= last)
+			trim_line(c, i, lba, count);
 }
 
 static int cache_read(struct bdev *d, uint64_t lba, uint32_t count, void *buf)
@@ -230,22 +361,35 @@ static int cache_read(struct bdev *d, uint64_t lba, uint32_t count, void *buf)
 	size_t ss = d->sector_size;
 	unsigned char *out = buf;
 	c->reads++;
-	uint32_t k = 0;
-	while (k < count) {
-		int64_t i = find(c, lba + k);
-		if (i >= 0) {
-			memcpy(out + k * ss, sector(c, (uint32_t)i), ss);
-			c->read_hits++;
-			k++;
-			continue;
+	if (!c->n) {
+		int rc = blk_read(c->lower, lba, count, buf);
+		return rc ? bo_errf(&d->err, rc, "cache: %s", bo_errstr(&c->lower->err, rc)) : 0;
+	}
+	uint32_t k = 0, miss = 0; /* sectors [k-miss, k) are a run still to read below */
+	while (k <= count) {
+		const struct line *ln = NULL;
+		if (k < count) {
+			int64_t i = find(c, (lba + k) >> c->lshift);
+			ln = i >= 0 ? &c->lines[i] : NULL;
 		}
-		uint32_t j = k + 1;
-		while (j < count && find(c, lba + j) < 0)
-			j++;
-		int rc = blk_read(c->lower, lba + k, j - k, out + k * ss);
-		if (rc)
-			return bo_errf(&d->err, rc, "cache: %s", bo_errstr(&c->lower->err, rc));
-		k = j;
+		uint32_t off = (uint32_t)((lba + k) & (c->L - 1));
+		bool hit = ln && (ln->dirty >> off & 1);
+		if ((hit || k == count) && miss) {
+			int rc = blk_read(c->lower, lba + k - miss, miss, out + (k - miss) * ss);
+			if (rc)
+				return bo_errf(&d->err, rc, "cache: %s",
+				               bo_errstr(&c->lower->err, rc));
+			miss = 0;
+		}
+		if (k == count)
+			break;
+		if (hit) {
+			memcpy(out + k * ss, ln->buf->data + off * ss, ss);
+			c->read_hits++;
+		} else {
+			miss++;
+		}
+		k++;
 	}
 	return 0;
 }
@@ -259,37 +403,64 @@ static int cache_write(struct bdev *d, uint64_t lba, uint32_t count, const void 
 	c->writes++;
 	if (flags & BLK_FUA)
 		c->fua_writes++;
-	bool through = c->cap == 0 || ((flags & BLK_FUA) && c->fua_honor);
-	if (through) {
+	if (c->cap == 0 || ((flags & BLK_FUA) && c->fua_honor)) {
 		/* FUA is durable on completion and orders nothing else: only the sectors
 		 * it overwrites leave the cache */
-		unsigned lf = c->fua_honor ? flags : 0;
-		int rc = blk_write(c->lower, lba, count, buf, lf);
+		int rc = blk_write(c->lower, lba, count, buf, c->fua_honor ? flags : 0);
 		if (rc)
 			return bo_errf(&d->err, rc, "cache: %s", bo_errstr(&c->lower->err, rc));
-		drop_range(c, lba, count);
+		if (c->n)
+			drop_range(c, lba, count);
 		return 0;
 	}
-	for (uint32_t k = 0; k < count; k++) {
-		int64_t i = find(c, lba + k);
-		if (i < 0) {
-			if (c->n == c->cap) {
-				int rc = evict(c);
-				if (rc)
-					return rc;
-			}
-			i = insert(c, lba + k);
+	while (count) {
+		uint64_t no = lba >> c->lshift;
+		uint32_t off = (uint32_t)(lba & (c->L - 1));
+		uint32_t k = c->L - off < count ? c->L - off : count;
+		uint32_t mask = (k == 32 ? ~0u : ((1u << k) - 1)) << off;
+		int64_t i;
+		for (;;) {
+			i = find(c, no);
+			uint32_t have = i >= 0 ? c->lines[i].dirty : 0;
+			uint32_t fresh = (uint32_t)__builtin_popcount(mask & ~have);
+			if (c->ndirty + fresh <= c->cap)
+				break;
+			int rc = evict_one(c);
+			if (rc)
+				return rc;
 		}
-		memcpy(sector(c, (uint32_t)i), in + k * ss, ss);
+		if (i < 0) {
+			i = insert(c, no);
+			if (i < 0)
+				return bo_errf(&d->err, -ENOMEM, "cache: out of memory");
+		}
+		struct line *ln = &c->lines[i];
+		if (ln->buf->ref > 1) {
+			/* shared with a clone: copy on write */
+			struct lbuf *b = buf_get(c);
+			if (!b)
+				return bo_errf(&d->err, -ENOMEM, "cache: out of memory");
+			b->ref = 1;
+			memcpy(b->data, ln->buf->data, line_bytes(c));
+			ln->buf->ref--;
+			ln->buf = b;
+		}
+		memcpy(ln->buf->data + off * ss, in, k * ss);
+		c->ndirty += (uint32_t)__builtin_popcount(mask & ~ln->dirty);
+		ln->dirty |= mask;
+		in += k * ss;
+		lba += k;
+		count -= k;
 	}
 	return 0;
 }
 
 static int write_back_all(struct cache_dev *c)
 {
-	sort_by_lba(c);
+	sort_lines(c);
 	for (uint32_t k = 0; k < c->n; k++) {
-		int rc = write_back(c, c->scratch[k]);
+		uint32_t i = c->scratch[k];
+		int rc = write_mask(c, i, c->lines[i].dirty);
 		if (rc)
 			return rc;
 	}
@@ -304,8 +475,9 @@ static int cache_flush(struct bdev *d)
 	if (!c->flush_honor)
 		return 0; /* the lying drive: acknowledges, keeps everything volatile */
 	int rc = write_back_all(c);
-	if (rc == 0)
-		rc = blk_flush(c->lower);
+	if (rc)
+		return rc;
+	rc = blk_flush(c->lower);
 	if (rc)
 		return bo_errf(&d->err, rc, "cache: flush: %s", bo_errstr(&c->lower->err, rc));
 	return 0;
@@ -314,16 +486,23 @@ static int cache_flush(struct bdev *d)
 static int cache_discard(struct bdev *d, uint64_t lba, uint32_t count)
 {
 	struct cache_dev *c = (struct cache_dev *)d;
-	drop_range(c, lba, count);
-	return blk_discard(c->lower, lba, count);
+	if (c->n)
+		drop_range(c, lba, count);
+	int rc = blk_discard(c->lower, lba, count);
+	return rc ? bo_errf(&d->err, rc, "cache: %s", bo_errstr(&c->lower->err, rc)) : 0;
 }
 
 static void cache_free(struct cache_dev *c)
 {
-	free(c->lba);
-	free(c->seq);
-	free(c->data);
+	if (c->lines)
+		for (uint32_t i = 0; i < c->n; i++)
+			buf_put(c, c->lines[i].buf);
+	for (unsigned i = 0; i < c->nfree; i++)
+		free(c->freebuf[i]);
+	free(c->lines);
 	free(c->tab);
+	free(c->ring);
+	free(c->sweep);
 	free(c->scratch);
 	free(c);
 }
@@ -342,12 +521,23 @@ static int cache_alloc(struct cache_dev *c)
 	while (((size_t)1 << c->tbits) < 2 * cap)
 		c->tbits++;
 	c->tmask = (uint32_t)((1u << c->tbits) - 1);
-	c->lba = malloc(cap * sizeof(*c->lba));
-	c->seq = malloc(cap * sizeof(*c->seq));
-	c->data = malloc(cap * c->dev.sector_size);
+	c->lines = malloc(cap * sizeof(*c->lines));
 	c->tab = calloc((size_t)c->tmask + 1, sizeof(*c->tab));
 	c->scratch = malloc(cap * sizeof(*c->scratch));
-	return c->lba && c->seq && c->data && c->tab && c->scratch ? 0 : -ENOMEM;
+	if (!c->lines || !c->tab || !c->scratch)
+		return -ENOMEM;
+	if (c->order == ORDER_FIFO) {
+		c->rcap = (uint32_t)(2 * cap + 1);
+		c->ring = malloc(c->rcap * sizeof(*c->ring));
+		if (!c->ring)
+			return -ENOMEM;
+	}
+	if (c->order == ORDER_LBA) {
+		c->sweep = malloc(cap * sizeof(*c->sweep));
+		if (!c->sweep)
+			return -ENOMEM;
+	}
+	return 0;
 }
 
 static int cache_clone(struct bdev *d, struct bdev **out)
@@ -357,10 +547,13 @@ static int cache_clone(struct bdev *d, struct bdev **out)
 	if (!n)
 		return -ENOMEM;
 	*n = *c;
-	n->lba = n->seq = NULL;
-	n->data = NULL;
+	n->lines = NULL;
 	n->tab = n->scratch = NULL;
+	n->ring = NULL;
+	n->sweep = NULL;
 	n->lower = NULL;
+	n->nfree = 0;
+	n->n = 0;
 	int rc = cache_alloc(n);
 	if (rc == 0)
 		rc = blk_clone(c->lower, &n->lower);
@@ -370,10 +563,17 @@ static int cache_clone(struct bdev *d, struct bdev **out)
 		cache_free(n);
 		return rc;
 	}
-	memcpy(n->lba, c->lba, c->n * sizeof(*c->lba));
-	memcpy(n->seq, c->seq, c->n * sizeof(*c->seq));
-	memcpy(n->data, c->data, (size_t)c->n * d->sector_size);
+	/* lines share their buffers (copied on write); the tables are copied */
+	n->n = c->n;
+	memcpy(n->lines, c->lines, c->n * sizeof(*c->lines));
+	for (uint32_t i = 0; i < c->n; i++)
+		c->lines[i].buf->ref++;
 	memcpy(n->tab, c->tab, ((size_t)c->tmask + 1) * sizeof(*c->tab));
+	for (uint32_t k = 0; c->ring && k < c->rlen; k++)
+		n->ring[k] = c->ring[(c->rhead + k) % c->rcap];
+	n->rhead = 0;
+	if (c->sweep)
+		memcpy(n->sweep, c->sweep, c->slen * sizeof(*c->sweep));
 	*out = &n->dev;
 	return 0;
 }
@@ -382,12 +582,17 @@ static int cache_power_cut(struct bdev *d, struct blk_chooser *ch,
                            const struct blk_inflight *inflight)
 {
 	struct cache_dev *c = (struct cache_dev *)d;
-	sort_by_lba(c);
+	sort_lines(c);
 	for (uint32_t k = 0; k < c->n; k++) {
-		if (!blk_choose(ch, 2, "cache: dirty sector reached the media"))
-			continue;
-		int rc = write_back(c, c->scratch[k]);
-		if (rc)
+		uint32_t i = c->scratch[k], landed = 0;
+		for (uint32_t b = 0; b < c->L; b++)
+			if ((c->lines[i].dirty >> b & 1) &&
+			    blk_choose(ch, 2, "cache: dirty sector reached the media"))
+				landed |= 1u << b;
+		/* a write-back the device below refuses (a fault rule) simply did not
+		 * land: the power was going anyway */
+		int rc = write_mask(c, i, landed);
+		if (rc == -ENOMEM)
 			return rc;
 	}
 	clear(c);
@@ -413,8 +618,8 @@ static void cache_stats(struct bdev *d, void (*emit)(void *, const char *, uint6
 	emit(ctx, "writes", c->writes);
 	emit(ctx, "fua_writes", c->fua_writes);
 	emit(ctx, "flushes", c->flushes);
-	emit(ctx, "dirty_sectors", c->n);
-	emit(ctx, "dirty_bytes", (uint64_t)c->n * d->sector_size);
+	emit(ctx, "dirty_sectors", c->ndirty);
+	emit(ctx, "dirty_bytes", (uint64_t)c->ndirty * d->sector_size);
 	emit(ctx, "writeback_sectors", c->writebacks);
 }
 
@@ -454,22 +659,28 @@ static int cache_open(const struct dev_args *a, struct bdev **lowers, unsigned n
 		return bo_errf(err, -EINVAL, "cache: takes one lower device");
 	struct bdev *lower = lowers[0];
 	uint64_t cap = size / lower->sector_size;
-	if (cap > (1u << 30))
-		return bo_errf(err, -EINVAL, "cache: size %llu bytes is more than 2^30 sectors",
+	if (cap > (1u << 28))
+		return bo_errf(err, -EINVAL, "cache: size %llu bytes is more than 2^28 sectors",
 		               (unsigned long long)size);
 	struct cache_dev *c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
 	blk_init(&c->dev, &cache_ops, "cache", lower->sector_size, lower->nr_sectors);
 	c->cap = (uint32_t)cap;
+	/* lines of up to 4 KiB, never larger than the cache itself */
+	c->L = 1;
+	c->lshift = 0;
+	while (c->L * 2 * lower->sector_size <= 4096 && c->L * 2 <= c->cap) {
+		c->L *= 2;
+		c->lshift++;
+	}
 	c->flush_honor = fl == 0;
 	c->fua_honor = fu == 0;
 	c->order = order;
 	bo_rng_seed(&c->rng, seed);
 	if (cache_alloc(c)) {
 		cache_free(c);
-		return bo_errf(err, -ENOMEM, "cache: cannot allocate %llu bytes",
-		               (unsigned long long)size);
+		return bo_errf(err, -ENOMEM, "cache: cannot allocate its tables");
 	}
 	c->lower = lower;
 	*out = &c->dev;
@@ -480,12 +691,9 @@ static const struct dev_param cache_params[] = {
     {"size", "1M", "capacity of the volatile cache in bytes; 0 = no cache (write-through)",
      DEV_PT_SIZE},
     {"flush", "honor",
-     "honor: flush writes back and flushes below; ignore: a drive lying "
-     "about flushes",
-     DEV_PT_ENUM, honor_ignore},
-    {"fua", "honor",
-     "honor: a FUA write goes through to the media; ignore: cached like any "
-     "write",
+     "honor: flush writes back and flushes below; ignore: a drive lying about flushes", DEV_PT_ENUM,
+     honor_ignore},
+    {"fua", "honor", "honor: a FUA write goes through to the media; ignore: cached like any write",
      DEV_PT_ENUM, honor_ignore},
     {"order", "fifo", "write-back order when full: fifo|random (seeded)|lba (elevator)",
      DEV_PT_ENUM, orders},

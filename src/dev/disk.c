@@ -108,17 +108,19 @@ static int disk_power_cut(struct bdev *d, struct blk_chooser *ch, const struct b
 	struct disk_dev *k = (struct disk_dev *)d;
 	size_t ss = d->sector_size;
 	int rc = 0;
+	/* a part the medium refuses (a fault rule below) simply did not land; every
+	 * decision is still asked, so the outcome space does not depend on it */
 	if (w && k->tear == TEAR_NONE) {
 		if (blk_choose(ch, 2, "disk: the in-flight write landed (all or nothing)"))
 			rc =
 			    blk_write(k->lower, w->lba * k->ratio, w->count * k->ratio, w->data, 0);
-		if (rc)
+		if (rc == -ENOMEM)
 			return lower_err(k, rc);
 	} else if (w) {
 		unsigned char *tmp = malloc(ss);
 		if (!tmp)
 			return -ENOMEM;
-		for (uint32_t i = 0; i < w->count && rc == 0; i++) {
+		for (uint32_t i = 0; i < w->count && rc != -ENOMEM; i++) {
 			if (k->tear == TEAR_SECTOR) {
 				if (blk_choose(ch, 2, "disk: in-flight sector landed"))
 					rc = land(k, w, i, ss, tmp);
@@ -133,7 +135,7 @@ static int disk_power_cut(struct bdev *d, struct blk_chooser *ch, const struct b
 				rc = land(k, w, i, ss / 4 * (v - 1), tmp);
 		}
 		free(tmp);
-		if (rc)
+		if (rc == -ENOMEM)
 			return rc;
 	}
 	return blk_power_cut(k->lower, ch, NULL);

@@ -12,10 +12,20 @@ extern const struct dev_model dev_model_file;
 extern const struct dev_model dev_model_concat;
 extern const struct dev_model dev_model_cache;
 extern const struct dev_model dev_model_disk;
+extern const struct dev_model dev_model_fault;
 
+/* one line per model so that adding one is a one-line merge */
+/* clang-format off */
 const struct dev_model *const dev_models[] = {
-    &dev_model_mem, &dev_model_file, &dev_model_concat, &dev_model_cache, &dev_model_disk, NULL,
+	&dev_model_mem,
+	&dev_model_file,
+	&dev_model_concat,
+	&dev_model_cache,
+	&dev_model_disk,
+	&dev_model_fault,
+	NULL,
 };
+/* clang-format on */
 
 const struct dev_model *dev_model_find(const char *name)
 {

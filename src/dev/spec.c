@@ -831,9 +831,16 @@ static void describe_node(const struct dev_spec *s, FILE *out, unsigned depth, c
 	fprintf(out, "%*s%s%s — %s\n", (int)depth * 4, "", label, m->name, m->summary);
 	for (unsigned i = 0; i < s->args.n; i++) {
 		const struct dev_param *pr = &m->params[i];
-		fprintf(out, "%*s  %-10s = %-14s (%s; default %s%s) %s\n", (int)depth * 4, "",
-		        pr->name, s->args.kv[i].val, type_name(pr->type),
-		        pr->def ? pr->def : "none: required", s->args.kv[i].given ? "" : ", used",
+		char def[96];
+		if (!pr->def)
+			snprintf(def, sizeof(def), "[required]");
+		else if (!s->args.kv[i].given || strcmp(pr->def, s->args.kv[i].val) == 0)
+			snprintf(def, sizeof(def), "[default]");
+		else
+			snprintf(def, sizeof(def), "[default %.80s]",
+			         pr->def[0] ? pr->def : "\"\"");
+		fprintf(out, "%*s  %-8s = %-12s %-16s %s: %s\n", (int)depth * 4, "", pr->name,
+		        s->args.kv[i].val[0] ? s->args.kv[i].val : "\"\"", def, type_name(pr->type),
 		        pr->help);
 	}
 	unsigned n = dev_spec_nlowers(s);

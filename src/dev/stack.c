@@ -89,79 +89,69 @@ struct bdev *dev_stack_find(struct bdev *top, const char *name, unsigned n)
 	return find(top, name, &n, 0);
 }
 
-/* ---- outcome spaces ------------------------------------------------------------ */
+/* ---- outcome spaces ------------------------------------------------------------
+ * Both choosers work online, so neither is bounded by BLK_CHOICES_MAX: counting
+ * answers 0 and multiplies the radices; outcome k is spelled in mixed radix with
+ * the first decision least significant, one digit per decision as it is asked. */
+
+struct count_chooser {
+	struct blk_chooser base;
+	struct dev_cut_space *out;
+};
+
+static uint64_t count_choose(struct blk_chooser *c, uint64_t n, const char *what)
+{
+	(void)what;
+	struct dev_cut_space *o = ((struct count_chooser *)c)->out;
+	o->decisions++;
+	o->log2 += log2((double)n);
+	if (o->outcomes != UINT64_MAX)
+		o->outcomes = n > UINT64_MAX / o->outcomes ? UINT64_MAX : o->outcomes * n;
+	return 0;
+}
 
 int dev_cut_space(struct bdev *d, const struct blk_inflight *inflight, struct dev_cut_space *out)
 {
-	struct blk_chooser_list *l = malloc(sizeof(*l));
-	if (!l)
-		return -ENOMEM;
-	blk_chooser_list_init(l, NULL, 0);
+	*out = (struct dev_cut_space){.outcomes = 1};
+	struct count_chooser ch = {.base.choose = count_choose, .out = out};
 	struct bdev *c;
 	int rc = blk_clone(d, &c);
-	if (rc == 0) {
-		rc = blk_power_cut(c, &l->base, inflight);
-		blk_close(c);
-	}
-	if (rc == 0 && l->overflow)
-		rc = bo_errf(&d->err, -E2BIG, "%s: a power cut asked more than %d decisions",
-		             d->name, BLK_CHOICES_MAX);
-	if (rc == 0) {
-		out->decisions = l->pos;
-		out->outcomes = 1;
-		out->log2 = 0;
-		for (uint32_t i = 0; i < l->pos; i++) {
-			out->log2 += log2((double)l->n[i]);
-			if (out->outcomes != UINT64_MAX)
-				out->outcomes = l->n[i] > UINT64_MAX / out->outcomes
-				                    ? UINT64_MAX
-				                    : out->outcomes * l->n[i];
-		}
-	}
-	free(l);
+	if (rc)
+		return rc;
+	rc = blk_power_cut(c, &ch.base, inflight);
+	blk_close(c);
 	return rc;
+}
+
+struct digit_chooser {
+	struct blk_chooser base;
+	uint64_t rest;
+};
+
+static uint64_t digit_choose(struct blk_chooser *c, uint64_t n, const char *what)
+{
+	(void)what;
+	struct digit_chooser *k = (struct digit_chooser *)c;
+	uint64_t v = k->rest % n;
+	k->rest /= n;
+	return v;
 }
 
 int dev_cut_outcome(struct bdev *d, const struct blk_inflight *inflight, uint64_t k,
                     struct bdev **out)
 {
 	*out = NULL;
-	struct blk_chooser_list *l = malloc(sizeof(*l));
-	if (!l)
-		return -ENOMEM;
-	/* the radices come from the all-zero path, then k is spelled in them */
-	blk_chooser_list_init(l, NULL, 0);
+	struct digit_chooser ch = {.base.choose = digit_choose, .rest = k};
 	struct bdev *c;
 	int rc = blk_clone(d, &c);
-	if (rc == 0) {
-		rc = blk_power_cut(c, &l->base, inflight);
-		blk_close(c);
-	}
-	if (rc == 0 && l->overflow)
-		rc = -E2BIG;
-	if (rc) {
-		free(l);
+	if (rc)
 		return rc;
-	}
-	uint32_t nd = l->pos;
-	uint64_t rest = k;
-	for (uint32_t i = 0; i < nd; i++) {
-		l->v[i] = rest % l->n[i];
-		rest /= l->n[i];
-	}
-	if (rest) {
-		free(l);
-		return bo_errf(&d->err, -ERANGE, "%s: outcome %llu is past the last one", d->name,
-		               (unsigned long long)k);
-	}
-	l->len = nd;
-	l->pos = 0;
-	rc = blk_clone(d, &c);
-	if (rc == 0)
-		rc = blk_power_cut(c, &l->base, inflight);
+	rc = blk_power_cut(c, &ch.base, inflight);
+	if (rc == 0 && ch.rest)
+		rc = bo_errf(&d->err, -ERANGE, "%s: outcome %llu is past the last one", d->name,
+		             (unsigned long long)k);
 	if (rc == 0)
 		rc = blk_power_restore(c);
-	free(l);
 	if (rc) {
 		blk_close(c);
 		return rc;

@@ -116,51 +116,96 @@ static unsigned landed_mask(struct bdev *d, unsigned nsec)
 	return mask;
 }
 
+/* Eviction orders, on 4096-byte sectors so that a line is one sector. */
+static unsigned char big_sec[4096];
+
+static unsigned landed4k(struct bdev *d, unsigned nsec)
+{
+	struct bdev *st;
+	unsigned mask = 0;
+	if (blk_clone(d, &st))
+		return ~0u;
+	blk_power_cut(st, &blk_chooser_zero, NULL);
+	blk_power_restore(st);
+	for (unsigned s = 0; s < nsec; s++) {
+		blk_read(st, s, 1, big_sec);
+		if (big_sec[0])
+			mask |= 1u << s;
+	}
+	blk_close(st);
+	return mask;
+}
+
+static void put4k(struct bdev *d, uint64_t lba, unsigned char v)
+{
+	memset(big_sec, v, sizeof(big_sec));
+	blk_write(d, lba, 1, big_sec, 0);
+}
+
 static void orders(void)
 {
-	unsigned char b[SS];
-	/* 4 sectors of cache (batch of 1): the 5th new sector evicts one */
-	struct bdev *d = open_spec("cache(size=2k,order=fifo) > mem(size=16k)");
+	/* 4 sectors of cache: the 5th new sector evicts one */
+	struct bdev *d = open_spec("cache(size=16k,order=fifo) > mem(size=64k,sector=4096)");
 	tap_require(d, "open fifo");
 	static const unsigned fifo_seq[] = {3, 1, 7, 5, 2};
 	for (int i = 0; i < 5; i++) {
-		fill(b, (unsigned char)(i + 1));
-		blk_write(d, fifo_seq[i], 1, b, 0);
+		put4k(d, fifo_seq[i], (unsigned char)(i + 1));
 		if (i == 1) /* re-dirtying keeps its place in the queue */
-			blk_write(d, 3, 1, b, 0);
+			put4k(d, 3, 9);
 	}
-	is_int(landed_mask(d, 8), 1u << 3, "fifo: the first-dirtied sector was written back");
+	is_int(landed4k(d, 8), 1u << 3, "fifo: the first-dirtied sector was written back");
 	is_int(stat(d, "writeback_sectors"), 1, "one write-back");
+	put4k(d, 0, 1);
+	put4k(d, 6, 1);
+	is_int(landed4k(d, 8), 1u << 3 | 1u << 1 | 1u << 7, "fifo: then the next two in order");
 	blk_close(d);
 
-	d = open_spec("cache(size=2k,order=lba) > mem(size=16k)");
+	d = open_spec("cache(size=16k,order=lba) > mem(size=64k,sector=4096)");
 	tap_require(d, "open lba");
-	static const unsigned lba_seq[] = {6, 2, 4, 3, 1, 0, 5};
-	for (int i = 0; i < 5; i++) {
-		fill(b, (unsigned char)(i + 1));
-		blk_write(d, lba_seq[i], 1, b, 0);
-	}
-	is_int(landed_mask(d, 8), 1u << 2, "lba: the lowest LBA from the head went first");
-	fill(b, 9);
-	blk_write(d, 0, 1, b, 0);
-	is_int(landed_mask(d, 8), 1u << 2 | 1u << 3, "lba: the elevator moves up, not back to 0");
+	static const unsigned lba_seq[] = {6, 2, 4, 3, 1};
+	for (int i = 0; i < 5; i++)
+		put4k(d, lba_seq[i], (unsigned char)(i + 1));
+	is_int(landed4k(d, 8), 1u << 2, "lba: the lowest LBA from the head went first");
+	put4k(d, 0, 9);
+	is_int(landed4k(d, 8), 1u << 2 | 1u << 3, "lba: the elevator moves up, not back to 0");
+	put4k(d, 7, 9);
+	put4k(d, 5, 9);
+	is_int(landed4k(d, 8), 1u << 2 | 1u << 3 | 1u << 4 | 1u << 6,
+	       "lba: 4 then 6 (5 arrived behind the sweep)");
+	put4k(d, 2, 9);
+	is_int(landed4k(d, 8), 1u << 2 | 1u << 3 | 1u << 4 | 1u << 6 | 1u << 7,
+	       "lba: 7 (0, 1 and 5 wait for the next sweep)");
+	put4k(d, 3, 9);
+	is_int(landed4k(d, 8), 1u << 2 | 1u << 3 | 1u << 4 | 1u << 6 | 1u << 7 | 1u << 0,
+	       "lba: the sweep wraps round to 0");
 	blk_close(d);
 
-	unsigned m1 = 0, m2 = 0, m3 = 0;
+	unsigned m[3] = {0};
 	for (int rep = 0; rep < 3; rep++) {
-		d = open_spec(rep < 2 ? "cache(size=2k,order=random,seed=1) > mem(size=16k)"
-		                      : "cache(size=2k,order=random,seed=2) > mem(size=16k)");
-		for (int i = 0; i < 8; i++) {
-			fill(b, (unsigned char)(i + 1));
-			blk_write(d, (uint64_t)i, 1, b, 0);
-		}
-		unsigned m = landed_mask(d, 8);
-		*(rep == 0 ? &m1 : rep == 1 ? &m2 : &m3) = m;
+		d = open_spec(
+		    rep < 2 ? "cache(size=16k,order=random,seed=1) > mem(size=64k,sector=4096)"
+		            : "cache(size=16k,order=random,seed=2) > mem(size=64k,sector=4096)");
+		for (int i = 0; i < 8; i++)
+			put4k(d, (uint64_t)i, (unsigned char)(i + 1));
+		m[rep] = landed4k(d, 8);
 		blk_close(d);
 	}
-	ok(__builtin_popcount(m1) == 4, "random: four sectors written back (%#x)", m1);
-	is_int(m1, m2, "random: the same seed gives the same order");
-	diag("seed 1 wrote back %#x, seed 2 %#x", m1, m3);
+	ok(__builtin_popcount(m[0]) == 4, "random: four sectors written back (%#x)", m[0]);
+	is_int(m[0], m[1], "random: the same seed gives the same order");
+	diag("seed 1 wrote back %#x, seed 2 %#x", m[0], m[2]);
+
+	/* 512-byte sectors: lines of up to 4 KiB (here 4 sectors: the cache's size) */
+	unsigned char b[SS];
+	d = open_spec("cache(size=2k) > mem(size=16k)");
+	for (unsigned s = 0; s < 4; s++) {
+		fill(b, 1);
+		blk_write(d, s * 2, 1, b, 0); /* sectors 0, 2 (line 0), 4, 6 (line 1) */
+	}
+	fill(b, 2);
+	blk_write(d, 9, 1, b, 0);
+	is_int(landed_mask(d, 12), 1u << 0 | 1u << 2, "a whole line is written back at once");
+	is_int(stat(d, "dirty_sectors"), 3, "three dirty sectors remain");
+	blk_close(d);
 }
 
 static void flush_fua(void)
@@ -246,6 +291,24 @@ static void big(void)
 	is_int(sp.decisions, 1000, "1000 decisions");
 	ok(sp.outcomes == UINT64_MAX && sp.log2 > 999.9 && sp.log2 < 1000.1,
 	   "2^1000 outcomes (saturated count, log2 %.1f)", sp.log2);
+	/* 5,000 dirty sectors: more than a decision list holds, still counted */
+	struct bdev *big5 = open_spec("cache(size=4M) > mem(size=4M)");
+	for (int i = 0; i < 5000; i++) {
+		fill(b, 1);
+		blk_write(big5, (uint64_t)i, 1, b, 0);
+	}
+	is_int(dev_cut_space(big5, NULL, &sp), 0, "space of 5000 dirty sectors");
+	is_int(sp.decisions, 5000, "5000 decisions counted");
+	struct bdev *k5;
+	is_int(dev_cut_outcome(big5, NULL, 5, &k5), 0, "outcome 5 of them");
+	unsigned landed5 = 0;
+	for (int i = 0; i < 8; i++) {
+		blk_read(k5, (uint64_t)i, 1, b);
+		landed5 |= (unsigned)(b[0] != 0) << i;
+	}
+	is_int(landed5, 5, "sectors 0 and 2 landed, as 5 = 0b101 says");
+	blk_close(k5);
+	blk_close(big5);
 	struct blk_chooser_random rc;
 	blk_chooser_random_init(&rc, 3);
 	struct bdev *st;

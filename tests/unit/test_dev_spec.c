@@ -23,6 +23,13 @@ static const char *const corpus[] = {
     "concat>[mem;mem]*2",
     "concat > [concat > [mem ; mem] ; concat > mem(size=8k)] x3",
     "concat > concat > concat > mem(size=4k,sector=4096)",
+    "cache > mem",
+    "cache(size=32M,flush=ignore) > disk(sector=512,tear=sector) > file(path=x.img)",
+    "cache(fua=ignore,order=random,seed=99)>disk(sector=4096,tear=byte)>mem(size=64M)",
+    "cache(size=0) > fault(rules=\"write-error lba=8-15 after=2 sticky; lost-write lba=3\") > "
+    "disk > mem",
+    "concat > [cache > disk > mem(size=8M) ; fault > mem] x2",
+    "file(path=\"\",readonly=yes)",
     NULL,
 };
 
@@ -52,6 +59,11 @@ static const struct {
     {"file(path=)", 11, "expected a value"},
     {"file(readonly=maybe,path=x)", 15, "true or false"},
     {"mem(size=\"\\n\")", 12, "escapes"},
+    {"cache(flush=maybe) > mem", 13, "must be one of honor|ignore"},
+    {"cache(size=1M) > [mem ; mem]", 16, "takes 1 lower device, not 2"},
+    {"disk(tear=half) > mem", 11, "none|sector|byte"},
+    {"cache(seed=-1) > mem", 12, "whole number"},
+    {"cache > disk > fault > mem\x01", 27, "byte 0x01"},
 };
 
 static int count_leaves(void *ctx, struct bdev *leaf, struct bdev **out, struct bo_err *err)
@@ -206,6 +218,31 @@ int main(void)
 		   err.msg);
 		rc = dev_stack_open_text("mem(size=1000)", NULL, &d, &err);
 		is_int(rc, -EINVAL, "mem size must be a multiple of the sector");
+	}
+
+	/* describe names every parameter of every layer, its value and its default */
+	{
+		struct dev_spec *s;
+		tap_require(
+		    dev_spec_parse("cache(flush=ignore) > fault > mem(size=64k)", &s, &err) == 0,
+		    "parse for describe");
+		char *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+		is_int(dev_spec_describe(s, f), 0, "describe");
+		fclose(f);
+		ok(strstr(text, "stack: cache(size=1M,flush=ignore,fua=honor,order=fifo,seed=0) > "
+		                "fault(rules=\"\") > mem(size=64k,sector=512)"),
+		   "starts with the canonical spec");
+		ok(strstr(text, "flush    = ignore       [default honor]"), "a changed parameter");
+		ok(strstr(text, "size     = 64k          [default 16M]"), "another");
+		ok(strstr(text, "seed     = 0            [default]"), "a defaulted one");
+		int lines = 0;
+		for (const char *c = text; *c; c++)
+			lines += *c == '\n';
+		is_int(lines, 2 + 3 + 5 + 1 + 2, "one line per layer and per parameter");
+		free(text);
+		dev_spec_free(s);
 	}
 
 	/* the registry */
