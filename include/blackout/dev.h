@@ -152,8 +152,16 @@ struct dev_probe_result {
 	bool honors_fua;     /* a completed FUA write always survives */
 	bool tears_writes;   /* an interrupted multi-sector write can persist partly */
 	bool tears_sectors;  /* an interrupted write can leave a sector half old, half new */
-	uint64_t outcomes;   /* cut outcomes examined */
-	bool exhaustive;     /* every outcome of every experiment was examined */
+	/* Collateral damage (as flashbench finds erase blocks): a write interrupted by a
+	 * cut destroyed flushed sectors it never addressed. collateral_bytes is the
+	 * erase-block size inferred from where the damage stops (0: none seen);
+	 * collateral_at_least: the damage reached the farthest sector tried, so the
+	 * block is at least that large. Not measured (false) if flush is not honoured. */
+	bool collateral;
+	uint64_t collateral_bytes;
+	bool collateral_at_least;
+	uint64_t outcomes; /* cut outcomes examined */
+	bool exhaustive;   /* every outcome of every experiment was examined */
 };
 /* Probes a clonable device (its own state is not changed: every experiment runs
  * on clones). */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "blackout/dev.h"
+#include "blackout/util.h"
 #include "cli/cli.h"
 
 static void help(FILE *out)
@@ -110,6 +111,13 @@ int cmd_stack(int argc, char **argv)
 			printf("honours FUA:                %s\n", yn(r.honors_fua));
 			printf("tears multi-sector writes:  %s\n", yn(r.tears_writes));
 			printf("tears sectors (bytes):      %s\n", yn(r.tears_sectors));
+			char eb[32];
+			if (!r.collateral)
+				printf("collateral damage:          no\n");
+			else
+				printf("collateral damage:          yes: erase block %s%s\n",
+				       r.collateral_at_least ? "at least " : "",
+				       bo_format_size(r.collateral_bytes, eb, sizeof(eb)));
 			printf("outcomes examined:          %llu (%s)\n",
 			       (unsigned long long)r.outcomes,
 			       r.exhaustive ? "every outcome" : "bounded: not every outcome");

@@ -9,8 +9,10 @@
 #include "blackout/dev.h"
 
 #define PROBE_MAX_OUTCOMES (1u << 16)
-#define PROBE_SECTORS      4 /* written by the cache experiments */
-#define PROBE_INFLIGHT     2 /* sectors of the interrupted write */
+#define PROBE_SECTORS      4  /* written by the cache experiments */
+#define PROBE_INFLIGHT     2  /* sectors of the interrupted write */
+#define PROBE_EB_OUTCOMES  64 /* cut outcomes the erase-block experiment examines */
+#define PROBE_EB_SAMPLES   40
 
 int dev_wrap_cow(void *ctx, struct bdev *leaf, struct bdev **out, struct bo_err *err)
 {
@@ -138,6 +140,93 @@ static int experiment(struct probe *p, int mode, uint64_t *total, bool *exhausti
 	return rc;
 }
 
+/* ---- erase blocks, from collateral damage ----
+ * Sector x (a power of two, so aligned to any erase block up to x) is written while
+ * the power is cut; sectors x + 2^i and x - 1 were written and flushed before. An
+ * erase block of E sectors damages x + d for d < E in some outcome and nothing
+ * else: the first undamaged power of two is E. */
+struct eb_probe {
+	uint64_t sample[PROBE_EB_SAMPLES];
+	bool damaged[PROBE_EB_SAMPLES];
+	unsigned n;
+	unsigned char *want, *buf;
+	size_t ss;
+	uint64_t outcomes;
+	struct bo_err *err;
+	bool cb_failed;
+};
+
+static int check_eb(void *ctx, struct bdev *st, const struct blk_chooser_list *dec)
+{
+	(void)dec;
+	struct eb_probe *e = ctx;
+	for (unsigned i = 0; i < e->n; i++) {
+		int rc = blk_read(st, e->sample[i], 1, e->buf);
+		if (rc) {
+			e->cb_failed = true;
+			return bo_errf(e->err, rc, "probe: read after a cut: %s",
+			               bo_errstr(&st->err, rc));
+		}
+		e->damaged[i] |= memcmp(e->buf, e->want + i * e->ss, e->ss) != 0;
+	}
+	e->outcomes++;
+	return 0;
+}
+
+static int probe_erase_block(struct bdev *d, struct dev_probe_result *r, struct bo_err *err)
+{
+	uint64_t x = 1;
+	if (d->nr_sectors < 8)
+		return 0;
+	while (x * 2 <= d->nr_sectors / 2)
+		x *= 2;
+	struct eb_probe e = {.ss = d->sector_size, .err = err};
+	e.sample[e.n++] = x - 1;
+	for (uint64_t off = 1; x + off < d->nr_sectors && e.n < PROBE_EB_SAMPLES; off *= 2)
+		e.sample[e.n++] = x + off;
+	e.want = malloc(e.n * e.ss);
+	e.buf = malloc(2 * e.ss);
+	struct bdev *c = NULL;
+	int rc = e.want && e.buf ? blk_clone(d, &c) : -ENOMEM;
+	for (unsigned i = 0; rc == 0 && i < e.n; i++) {
+		memset(e.want + i * e.ss, 0xa5 ^ (int)i, e.ss);
+		rc = blk_write(c, e.sample[i], 1, e.want + i * e.ss, 0);
+	}
+	if (rc == 0)
+		rc = blk_flush(c);
+	if (rc == 0) {
+		memset(e.buf, 0x3c, e.ss);
+		struct blk_inflight w = {.lba = x, .count = 1, .data = e.buf + e.ss};
+		memset(e.buf + e.ss, 0x3c, e.ss);
+		bool complete = false;
+		int64_t n = blk_cut_foreach(c, &w, PROBE_EB_OUTCOMES, check_eb, &e, &complete);
+		if (n < 0)
+			rc = e.cb_failed ? (int)n
+			                 : bo_errf(err, (int)n, "probe: power cut: %s",
+			                           bo_errstr(&c->err, (int)n));
+		r->exhaustive = r->exhaustive && complete;
+		r->outcomes += e.outcomes;
+	} else if (rc) {
+		rc = bo_errf(err, rc, "probe: %s", c ? bo_errstr(&c->err, rc) : "cannot clone");
+	}
+	if (rc == 0) {
+		for (unsigned i = 0; i < e.n; i++)
+			r->collateral |= e.damaged[i];
+		if (r->collateral) {
+			/* sample 0 is x - 1, below the block; samples 1.. are x + 2^(i-1) */
+			unsigned i = 1;
+			while (i < e.n && e.damaged[i])
+				i++;
+			r->collateral_bytes = (e.sample[i < e.n ? i : e.n - 1] - x) * e.ss;
+			r->collateral_at_least = i == e.n || e.damaged[0];
+		}
+	}
+	blk_close(c);
+	free(e.want);
+	free(e.buf);
+	return rc;
+}
+
 int dev_probe_bdev(struct bdev *d, struct dev_probe_result *r, struct bo_err *err)
 {
 	memset(r, 0, sizeof(*r));
@@ -188,6 +277,9 @@ int dev_probe_bdev(struct bdev *d, struct dev_probe_result *r, struct bo_err *er
 	}
 	r->tears_writes = p.partial > 0;
 	r->tears_sectors = p.torn > 0;
+	/* where flushed data is lost anyway, damage says nothing about erase blocks */
+	if (rc == 0 && r->honors_flush)
+		rc = probe_erase_block(d, r, err);
 	free(p.old);
 	free(p.mine);
 	free(p.buf);

@@ -13,6 +13,8 @@ extern const struct dev_model dev_model_concat;
 extern const struct dev_model dev_model_cache;
 extern const struct dev_model dev_model_disk;
 extern const struct dev_model dev_model_fault;
+/* flash (flash_dev.c) */
+extern const struct dev_model dev_model_flash;
 
 /* one line per model so that adding one is a one-line merge */
 /* clang-format off */
@@ -23,6 +25,7 @@ const struct dev_model *const dev_models[] = {
 	&dev_model_cache,
 	&dev_model_disk,
 	&dev_model_fault,
+	&dev_model_flash,
 	NULL,
 };
 /* clang-format on */
