@@ -15,6 +15,12 @@ extern const struct dev_model dev_model_disk;
 extern const struct dev_model dev_model_fault;
 /* flash (flash_dev.c) */
 extern const struct dev_model dev_model_flash;
+/* md-style RAID (raid.c) */
+extern const struct dev_model dev_model_raid0;
+extern const struct dev_model dev_model_raid1;
+extern const struct dev_model dev_model_raid4;
+extern const struct dev_model dev_model_raid5;
+extern const struct dev_model dev_model_raid6;
 
 /* one line per model so that adding one is a one-line merge */
 /* clang-format off */
@@ -26,6 +32,11 @@ const struct dev_model *const dev_models[] = {
 	&dev_model_disk,
 	&dev_model_fault,
 	&dev_model_flash,
+	&dev_model_raid0,
+	&dev_model_raid1,
+	&dev_model_raid4,
+	&dev_model_raid5,
+	&dev_model_raid6,
 	NULL,
 };
 /* clang-format on */
