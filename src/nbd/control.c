@@ -13,9 +13,9 @@ const char nbd_ctl_help[] =
     "cut-at N [OUTCOME]   cut power when the N-th next write request arrives (it is in flight)\n"
     "replug               restore power (only persistent state remains)\n"
     "stats                counters: nbd.* requests, dev.I.NAME.KEY for every device\n"
-    "fail MEMBER          fail RAID member MEMBER (a number)\n"
-    "arm RULE             add a fault-injection rule\n"
-    "disarm               remove every fault-injection rule\n"
+    "fail MEMBER          fail member MEMBER (a number) of the stack's first RAID device\n"
+    "arm RULE             arm a rule on the stack's first fault device (docs/models/fault.md)\n"
+    "disarm [ID]          disarm rule ID, or every rule armed here\n"
     "ping                 answers ok\n"
     "help                 this list\n"
     "quit                 close the control connection\n";
@@ -163,6 +163,14 @@ int nbd_ctl_parse(const char *line, size_t len, struct nbd_ctl_cmd *out, struct 
 			i++;
 		if (i == len)
 			break;
+		if (ntok == 1 && tok_is(&t[0], "arm")) {
+			/* a fault rule is the rest of the line, blanks and all */
+			size_t end = len;
+			while (end > i && is_space(line[end - 1]))
+				end--;
+			t[ntok++] = (struct tok){line + i, end - i, i + 1};
+			break;
+		}
 		if (ntok == MAX_TOKS + 1)
 			return bo_errf(err, -EINVAL, "column %zu: too many words", i + 1);
 		t[ntok].p = line + i;
@@ -204,18 +212,29 @@ int nbd_ctl_parse(const char *line, size_t len, struct nbd_ctl_cmd *out, struct 
 	}
 	if (tok_is(&t[0], "arm")) {
 		out->op = NBD_CTL_ARM;
-		/* A rule is one word (its own key=value,... syntax is the fault model's). */
+		/* The rule's own grammar is the fault model's (docs/models/fault.md). */
 		if ((rc = want_args(t, ntok, 1, 1, err)) < 0)
 			return rc;
 		return copy_arg(&t[1], out, err);
+	}
+	if (tok_is(&t[0], "disarm")) {
+		out->op = NBD_CTL_DISARM;
+		out->count = UINT64_MAX; /* every rule armed through the control socket */
+		if ((rc = want_args(t, ntok, 0, 1, err)) < 0)
+			return rc;
+		if (ntok > 1 &&
+		    (parse_u64(t[1].p, t[1].len, &out->count) < 0 || out->count > INT32_MAX))
+			return bo_errf(err, -EINVAL, "column %zu: ID must be a rule number",
+			               t[1].col);
+		return 0;
 	}
 
 	static const struct {
 		const char *word;
 		enum nbd_ctl_op op;
 	} simple[] = {
-	    {"replug", NBD_CTL_REPLUG}, {"stats", NBD_CTL_STATS}, {"disarm", NBD_CTL_DISARM},
-	    {"ping", NBD_CTL_PING},     {"help", NBD_CTL_HELP},   {"quit", NBD_CTL_QUIT},
+	    {"replug", NBD_CTL_REPLUG}, {"stats", NBD_CTL_STATS}, {"ping", NBD_CTL_PING},
+	    {"help", NBD_CTL_HELP},     {"quit", NBD_CTL_QUIT},
 	};
 	for (size_t i = 0; i < sizeof simple / sizeof simple[0]; i++) {
 		if (tok_is(&t[0], simple[i].word)) {

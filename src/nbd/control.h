@@ -20,8 +20,8 @@ enum nbd_ctl_op {
 	NBD_CTL_REPLUG, /* replug: power restored */
 	NBD_CTL_STATS,  /* stats: counters of the plugin and of every device in the stack */
 	NBD_CTL_FAIL,   /* fail MEMBER: fail a RAID member */
-	NBD_CTL_ARM,    /* arm RULE: add a fault-injection rule */
-	NBD_CTL_DISARM, /* disarm: remove every fault rule */
+	NBD_CTL_ARM,    /* arm RULE: arm a fault-injection rule (the rest of the line) */
+	NBD_CTL_DISARM, /* disarm [ID]: disarm rule ID, or every rule armed here */
 	NBD_CTL_PING,   /* ping: liveness */
 	NBD_CTL_HELP,   /* help: the command list */
 	NBD_CTL_QUIT,   /* quit: close this control connection */
@@ -44,8 +44,8 @@ struct nbd_ctl_outcome {
 struct nbd_ctl_cmd {
 	enum nbd_ctl_op op;
 	struct nbd_ctl_outcome outcome; /* cut, cut-at */
-	uint64_t count;                 /* cut-at: 1 = the next write */
-	char arg[NBD_CTL_ARG_MAX + 1];  /* fail MEMBER, arm RULE */
+	uint64_t count; /* cut-at: 1 = the next write; fail: MEMBER; disarm: ID or UINT64_MAX */
+	char arg[NBD_CTL_ARG_MAX + 1]; /* fail MEMBER, arm RULE (as text) */
 };
 
 /* Parses one request line (without its newline; a trailing '\r' is tolerated).

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "blackout/dev.h"
+#include "blackout/raid.h"
 
 int nbd_srv_open(const char *spec, uint64_t size, struct nbd_srv **out, struct bo_err *err)
 {
@@ -312,6 +313,34 @@ int nbd_srv_zero(struct nbd_srv *s, uint32_t count, uint64_t off, bool fua)
 
 /* ---- control ----------------------------------------------------------------- */
 
+static bool is_raid(const struct bdev *d)
+{
+	return raid_is(d);
+}
+
+static bool is_fault(const struct bdev *d)
+{
+	return strcmp(d->name, "fault") == 0;
+}
+
+/* Pre-order search of the stack (as far as models report their lowers). */
+static struct bdev *find_dev(struct bdev *d, bool (*want)(const struct bdev *), unsigned depth)
+{
+	if (!d || depth > 32)
+		return NULL;
+	if (want(d))
+		return d;
+	for (unsigned k = 0; k < 64; k++) {
+		struct bdev *l = blk_lower(d, k);
+		if (!l)
+			break;
+		struct bdev *hit = find_dev(l, want, depth + 1);
+		if (hit)
+			return hit;
+	}
+	return NULL;
+}
+
 struct out {
 	void (*put)(void *ctx, const char *text, size_t len);
 	void *ctx;
@@ -457,15 +486,65 @@ int nbd_srv_control(struct nbd_srv *s, const char *line, size_t len,
 		do_stats(s, &o);
 		putf(&o, "ok stats\n");
 		break;
-	case NBD_CTL_FAIL:
-		putf(&o, "error: fail: unsupported by this stack (no RAID member control)\n");
+	case NBD_CTL_FAIL: {
+		struct bdev *r = find_dev(s->dev, is_raid, 0);
+		if (!r) {
+			putf(&o, "error: fail: unsupported by this stack (no RAID device in it)\n");
+			break;
+		}
+		rc = raid_fail_member(r, (unsigned)cmd->count);
+		if (rc < 0)
+			putf(&o, "error: fail %s: %s\n", cmd->arg, bo_errstr(&r->err, rc));
+		else
+			putf(&o, "ok fail %s %s\n", r->name, cmd->arg);
 		break;
-	case NBD_CTL_ARM:
-		putf(&o, "error: arm: unsupported by this stack (no fault-injection device)\n");
+	}
+	case NBD_CTL_ARM: {
+		struct bdev *f = find_dev(s->dev, is_fault, 0);
+		struct bo_err aerr = {{0}};
+		if (!f) {
+			putf(&o, "error: arm: unsupported by this stack (no fault device in it)\n");
+			break;
+		}
+		if (s->narmed == sizeof s->armed / sizeof s->armed[0]) {
+			putf(&o, "error: arm: %u rules armed already (disarm some)\n", s->narmed);
+			break;
+		}
+		rc = dev_fault_arm(f, cmd->arg, &aerr);
+		if (rc < 0) {
+			putf(&o, "error: arm: %s\n", bo_errstr(&aerr, rc));
+			break;
+		}
+		s->armed[s->narmed++] = rc;
+		putf(&o, "ok arm %d\n", rc);
 		break;
-	case NBD_CTL_DISARM:
-		putf(&o, "error: disarm: unsupported by this stack (no fault-injection device)\n");
+	}
+	case NBD_CTL_DISARM: {
+		struct bdev *f = find_dev(s->dev, is_fault, 0);
+		if (!f) {
+			putf(&o,
+			     "error: disarm: unsupported by this stack (no fault device in it)\n");
+			break;
+		}
+		if (cmd->count != UINT64_MAX) {
+			rc = dev_fault_disarm(f, (int)cmd->count);
+			for (unsigned i = 0; rc == 0 && i < s->narmed; i++)
+				if (s->armed[i] == (int)cmd->count)
+					s->armed[i] = s->armed[--s->narmed];
+			if (rc < 0)
+				putf(&o, "error: disarm: no rule %llu\n",
+				     (unsigned long long)cmd->count);
+			else
+				putf(&o, "ok disarm %llu\n", (unsigned long long)cmd->count);
+			break;
+		}
+		unsigned n = s->narmed;
+		for (unsigned i = 0; i < s->narmed; i++)
+			dev_fault_disarm(f, s->armed[i]);
+		s->narmed = 0;
+		putf(&o, "ok disarm %u rules\n", n);
 		break;
+	}
 	case NBD_CTL_PING: putf(&o, "ok pong\n"); break;
 	case NBD_CTL_HELP:
 		o.put(o.ctx, nbd_ctl_help, strlen(nbd_ctl_help));

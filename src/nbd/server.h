@@ -32,6 +32,8 @@ struct nbd_srv {
 	uint64_t cut_countdown;
 	struct nbd_ctl_outcome cut_outcome;
 	char last_cut[512]; /* summary of the last cut (stats shows it) */
+	int armed[64];      /* fault rules armed through the control socket */
+	unsigned narmed;
 	struct bo_err err;
 };
 

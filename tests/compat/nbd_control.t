@@ -55,10 +55,13 @@ is "$(ctl_last 'cut zero')" "ok cut given=zero inflight=0 decisions=0 outcome=li
 expect_error "cut" "cut while the power is off"
 expect_error "cut-at 1" "cut-at while the power is off"
 is "$(ctl_last replug)" "ok replug" "replug"
-# Not wired into this stack (no RAID or fault device): a clear refusal.
+# This stack has no RAID or fault device: a clear refusal (nbd_models.t has them).
 expect_error "fail 1" "fail on a stack without RAID"
-expect_error "arm read:lba=0" "arm on a stack without a fault device"
+expect_error "arm read-error lba=0" "arm on a stack without a fault device"
 expect_error "disarm" "disarm on a stack without a fault device"
+expect_error "disarm x" "disarm with a bad id"
+expect_error "arm" "arm without a rule"
+expect_error "arm $(head -c 300 /dev/zero | tr '\0' 'r')" "arm with a rule longer than 256 bytes"
 
 # Decision lists up to the limit parse; one more is refused.
 list=$(seq -s, 1 4096 | sed 's/[0-9][0-9]*/0/g')
