@@ -33,7 +33,7 @@ CLI := $(BUILD)/blackout
 PROVE ?= prove
 PROVE_FLAGS ?= -j2 --timer
 
-.PHONY: all deps check check-unit check-compat check-asan check-format check-fuzz \
+.PHONY: all deps check check-unit check-compat check-vm check-asan check-format check-fuzz \
 	bench fuzz demo clean format unit
 
 all: $(LIB) $(CLI)
@@ -68,6 +68,7 @@ check: deps all unit
 	$(MAKE) check-format
 	$(MAKE) check-unit
 	$(MAKE) check-compat
+	$(MAKE) check-vm
 	$(MAKE) check-asan
 	$(MAKE) check-fuzz
 	@echo "make check: all suites passed"
@@ -80,6 +81,14 @@ check-compat: all
 	  BLACKOUT=$(CURDIR)/$(CLI) BLACKOUT_SRC=$(CURDIR) BUILD=$(CURDIR)/$(BUILD) \
 	  $(PROVE) $(PROVE_FLAGS) tests/compat/*.t; \
 	else echo "check-compat: no compat tests yet"; fi
+
+# Real Linux in qemu on modelled stacks (tests/vm, docs/vmtest.md): at most ~10 min,
+# run one at a time (each guest is a TCG-emulated CPU).
+check-vm: all
+	@if ls tests/vm/*.t >/dev/null 2>&1; then \
+	  BLACKOUT=$(CURDIR)/$(CLI) BLACKOUT_SRC=$(CURDIR) BUILD=$(CURDIR)/$(BUILD) \
+	  $(PROVE) --timer tests/vm/*.t; \
+	else echo "check-vm: no vm tests"; fi
 
 # The unit tests again under AddressSanitizer and UndefinedBehaviorSanitizer.
 check-asan:
@@ -147,6 +156,7 @@ $(FUZZ_BUILD)/fuzz_nbd_control: fuzz/fuzz_nbd_control.c src/nbd/control.c $(FUZZ
 -include $(NBD_OBJS:.o=.d)
 
 # ---- benchmarks and the demo --------------------------------------------------
+BENCH_LIBS_bench_nbd = -lnbd
 bench: deps all $(BENCH_BINS)
 	@for b in $(BENCH_BINS); do echo "== $$(basename $$b)"; \
 	  BLACKOUT=$(CURDIR)/$(CLI) $$b || exit 1; echo; done
