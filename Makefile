@@ -141,14 +141,16 @@ NBD_OBJS := $(patsubst src/nbd/%.c,$(BUILD)/pic/nbd/%.o,$(sort $(wildcard src/nb
 ifneq ($(wildcard /usr/include/nbdkit-plugin.h),)
 all: $(NBD_PLUGIN)
 endif
-.PHONY: pic-lib
-pic-lib:
-	$(MAKE) BUILD=$(BUILD)/pic SAN="$(SAN) -fPIC" $(BUILD)/pic/libblackout.a
+# Always asks the sub-make (it knows the header dependencies); the plugin relinks only
+# when the archive really changed.
+.PHONY: FORCE
+$(BUILD)/pic/libblackout.a: FORCE
+	$(MAKE) BUILD=$(BUILD)/pic SAN="$(SAN) -fPIC" $@
 $(BUILD)/pic/nbd/%.o: src/nbd/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -pthread -c $< -o $@
-$(NBD_PLUGIN): $(NBD_OBJS) pic-lib
-	$(CC) -shared $(LDFLAGS) -pthread -o $@ $(NBD_OBJS) $(BUILD)/pic/libblackout.a $(LDLIBS)
+$(NBD_PLUGIN): $(NBD_OBJS) $(BUILD)/pic/libblackout.a
+	$(CC) -shared $(LDFLAGS) -pthread -o $@ $^ $(LDLIBS)
 # The control-protocol parser is fuzzed on its own (it is not in the library).
 $(FUZZ_BUILD)/fuzz_nbd_control: fuzz/fuzz_nbd_control.c src/nbd/control.c $(FUZZ_BUILD)/lib.a
 	clang $(CPPFLAGS) $(CFLAGS_WARN) -O1 -g -fsanitize=fuzzer,address,undefined \

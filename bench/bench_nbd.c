@@ -65,8 +65,8 @@ static void boot_time(const char *cli)
 	snprintf(cmd, sizeof cmd,
 	         "d=$(mktemp -d) && timeout 300 '%s' vmtest --stack 'mem(size=64M)' --fs ext4 "
 	         "--workload create --files 2 --cuts 1 --out \"$d/run\" --json \"$d/r.json\" "
-	         ">/dev/null 2>&1 && tail -n 1 \"$d/r.json\" | jq -r .boot_to_workload_s; "
-	         "rm -rf \"$d\"",
+	         ">\"$d/log\" 2>&1 && tail -n 1 \"$d/r.json\" | jq -r .boot_to_workload_s "
+	         "|| sed 's/^/bench_nbd: /' \"$d/log\" >&2; rm -rf \"$d\"",
 	         cli);
 	FILE *p = popen(cmd, "r");
 	char line[64] = "";
@@ -79,7 +79,7 @@ static void boot_time(const char *cli)
 	if (line[0])
 		printf(
 		    "vmtest guest boot to workload (qemu TCG start, kernel boot, mke2fs of 64 MiB, "
-		    "mount, 48 bystanders synced): %s s (no peer: the kernel's own boot is most "
+		    "mount, 96 small files synced): %s s (no peer: the kernel's own boot is most "
 		    "of it)\n",
 		    line);
 	else
