@@ -17,10 +17,11 @@ static void help(FILE *out)
 	    out,
 	    "usage: blackout vmtest --stack SPEC --fs ext4|ext3[,MOUNTOPTS]\n"
 	    "                       --workload create|append|mixed|overwrite|FILE\n"
-	    "                       [--cuts N] [--seed S] [--files N] [--out DIR] [--json FILE]\n\n"
+	    "                       [--cuts N] [--seed S] [--files N] [--attach virtio|nbd]\n"
+	    "                       [--out DIR] [--json FILE]\n\n"
 	    "Boots the Debian cloud kernel under qemu (TCG) on the stack SPEC, served by\n"
-	    "build/blackout-nbdkit.so over a Unix socket (virtio-blk through qemu's NBD\n"
-	    "client). The guest makes the filesystem, writes bystander files, syncs them and\n"
+	    "build/blackout-nbdkit.so over a Unix socket. The guest makes the filesystem, writes "
+	    "bystander files, syncs them and\n"
 	    "runs the workload, printing a marker for every fsync that returned. The host\n"
 	    "cuts the power at a seeded plugin write count (the write in flight is the\n"
 	    "device's to settle), kills qemu with SIGKILL, replugs, reboots the guest to\n"
@@ -85,7 +86,7 @@ int cmd_vmtest(int argc, char **argv)
 		bool known = !strcmp(a, "--stack") || !strcmp(a, "--fs") ||
 		             !strcmp(a, "--workload") || !strcmp(a, "--cuts") ||
 		             !strcmp(a, "--seed") || !strcmp(a, "--files") || !strcmp(a, "--out") ||
-		             !strcmp(a, "--json");
+		             !strcmp(a, "--json") || !strcmp(a, "--attach");
 		if (!known)
 			return cli_usage_error("vmtest", "unknown argument '%s'", a);
 		if (i + 1 >= argc)

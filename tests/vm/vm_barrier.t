@@ -5,7 +5,7 @@
 . "$(dirname "$0")/vm_lib.sh"
 
 vmtest barrier --stack 'cache(size=1M,flush=honor) > mem(size=64M)' --fs ext4 \
-	--workload create --files 10 --cuts 20 --seed 11
+	--workload create --files 8 --cuts 20 --seed 11
 ok $? "vmtest ran: ext4 (barriers) on cache(flush=honor)"
 all_observed barrier
 ok $? "every cut observed and classified ($(field barrier observed)/$(field barrier cuts))"
