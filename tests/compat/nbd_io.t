@@ -89,6 +89,18 @@ ok $? "nbdkit still running"
 grep -q -i 'error\|assert' "$T/nbdkit.log" && sed 's/^/# nbdkit: /' "$T/nbdkit.log"
 stop_nbd
 
+# A 4096-byte-sector stack: sub-sector writes are read-modify-written on 4 KiB sectors.
+start_nbd "mem(size=1M,sector=4096)"
+ok $? "serving a 4096-byte-sector stack"
+qio "write -P 0x77 0 16384" "write -P 0x88 5000 100" "write -P 0x99 8190 8" >/dev/null
+ok $? "writes of 100 and 8 bytes inside and across 4 KiB sectors"
+qio "read -P 0x77 0 5000" "read -P 0x88 5000 100" "read -P 0x77 5100 3090" \
+	"read -P 0x99 8190 8" "read -P 0x77 8198 8186" >/dev/null
+ok $? "only those bytes changed"
+is "$(stat nbd.sector_size)" 4096 "stats: sector size 4096"
+is "$(stat nbd.rmw)" 2 "both were read-modify-write"
+stop_nbd
+
 # Plugin parameters are checked.
 start_nbd "nosuchmodel(x=1)" 2>/dev/null
 ok $((! $?)) "a bad stack spec stops nbdkit with an error"
