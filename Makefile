@@ -35,7 +35,7 @@ CLI := $(BUILD)/blackout
 PROVE ?= prove
 PROVE_FLAGS ?= -j2 --timer
 
-.PHONY: all deps check check-unit check-compat check-asan check-format check-fuzz \
+.PHONY: all deps check check-unit check-compat check-vm check-asan check-format check-fuzz \
 	bench fuzz demo clean format unit
 
 all: $(LIB) $(CLI)
@@ -70,6 +70,7 @@ check: deps all unit
 	$(MAKE) check-format
 	$(MAKE) check-unit
 	$(MAKE) check-compat
+	$(MAKE) check-vm
 	$(MAKE) check-asan
 	$(MAKE) check-fuzz
 	@echo "make check: all suites passed"
@@ -82,6 +83,14 @@ check-compat: all
 	  BLACKOUT=$(CURDIR)/$(CLI) BLACKOUT_SRC=$(CURDIR) BUILD=$(CURDIR)/$(BUILD) \
 	  $(PROVE) $(PROVE_FLAGS) tests/compat/*.t; \
 	else echo "check-compat: no compat tests yet"; fi
+
+# Real Linux in qemu on modelled stacks (tests/vm, docs/vmtest.md): at most ~10 min,
+# run one at a time (each guest is a TCG-emulated CPU).
+check-vm: all
+	@if ls tests/vm/*.t >/dev/null 2>&1; then \
+	  BLACKOUT=$(CURDIR)/$(CLI) BLACKOUT_SRC=$(CURDIR) BUILD=$(CURDIR)/$(BUILD) \
+	  $(PROVE) --timer tests/vm/*.t; \
+	else echo "check-vm: no vm tests"; fi
 
 # The unit tests again under AddressSanitizer and UndefinedBehaviorSanitizer.
 check-asan:
@@ -125,10 +134,36 @@ fuzz: $(FUZZ_BINS)
 check-fuzz:
 	$(MAKE) fuzz FUZZ_SECONDS=5
 
+# ---- nbdkit plugin (src/nbd, docs/nbd.md) ----------------------------------------
+# A shared object nbdkit loads: src/nbd/*.c compiled -fPIC and linked with a separate
+# PIC build of libblackout in $(BUILD)/pic. Built by `all` only where nbdkit-plugin-dev
+# (the header; there is no library) is installed. nbdkit_* symbols resolve at load time.
+NBD_PLUGIN := $(BUILD)/blackout-nbdkit.so
+NBD_OBJS := $(patsubst src/nbd/%.c,$(BUILD)/pic/nbd/%.o,$(sort $(wildcard src/nbd/*.c)))
+ifneq ($(wildcard /usr/include/nbdkit-plugin.h),)
+all: $(NBD_PLUGIN)
+endif
+# Always asks the sub-make (it knows the header dependencies); the plugin relinks only
+# when the archive really changed.
+.PHONY: FORCE
+$(BUILD)/pic/libblackout.a: FORCE
+	$(MAKE) BUILD=$(BUILD)/pic SAN="$(SAN) -fPIC" $@
+$(BUILD)/pic/nbd/%.o: src/nbd/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -pthread -c $< -o $@
+$(NBD_PLUGIN): $(NBD_OBJS) $(BUILD)/pic/libblackout.a
+	$(CC) -shared $(LDFLAGS) -pthread -o $@ $^ $(LDLIBS)
+# The control-protocol parser is fuzzed on its own (it is not in the library).
+$(FUZZ_BUILD)/fuzz_nbd_control: fuzz/fuzz_nbd_control.c src/nbd/control.c $(FUZZ_BUILD)/lib.a
+	clang $(CPPFLAGS) $(CFLAGS_WARN) -O1 -g -fsanitize=fuzzer,address,undefined \
+	  $(ISAL_CFLAGS) -o $@ $^ $(ISAL_LIBS) -lm
+-include $(NBD_OBJS:.o=.d)
+
 # ---- benchmarks and the demo --------------------------------------------------
 # libext2fs is the peer of the filesystem benchmark
 BENCH_LIBS_bench_fs = -lext2fs -lcom_err
 
+BENCH_LIBS_bench_nbd = -lnbd
 bench: deps all $(BENCH_BINS)
 	@for b in $(BENCH_BINS); do echo "== $$(basename $$b)"; \
 	  BLACKOUT=$(CURDIR)/$(CLI) $$b || exit 1; echo; done

@@ -7,6 +7,7 @@
 int cmd_corrupt(int argc, char **argv);
 int cmd_fsck(int argc, char **argv);
 int cmd_log(int argc, char **argv);
+int cmd_vmtest(int argc, char **argv);
 int cmd_matrix(int argc, char **argv);
 int cmd_stack(int argc, char **argv);
 int cmd_raid(int argc, char **argv);
@@ -53,5 +54,6 @@ const struct cli_cmd cli_cmds[] = {
     {"workloads", "list the built-in crash workloads, or print one", cmd_workloads},
     {"jbd", "recover or write a JBD2 journal inside an image (tests, inspection)", cmd_jbd},
     {"raid", "the RAID write hole over every power-cut outcome; md's chunk layout", cmd_raid},
+    {"vmtest", "real Linux (qemu) on a modelled stack: cut power, reboot, judge", cmd_vmtest},
     {NULL, NULL, NULL},
 };

@@ -1,0 +1,145 @@
+/* cmd_vmtest.c — `blackout vmtest`: the real Linux kernel on a modelled device. Checks
+ * the arguments (the stack spec through dev_spec_parse) and runs the harness,
+ * scripts/vmtest, which drives qemu and the nbdkit plugin (docs/vmtest.md). */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "blackout/dev.h"
+#include "cli/cli.h"
+
+static void help(FILE *out)
+{
+	fprintf(
+	    out,
+	    "usage: blackout vmtest --stack SPEC --fs ext4|ext3[,MOUNTOPTS]\n"
+	    "                       --workload create|append|mixed|overwrite|FILE\n"
+	    "                       [--cuts N] [--seed S] [--files N] [--attach virtio|nbd]\n"
+	    "                       [--out DIR] [--json FILE]\n\n"
+	    "Boots the Debian cloud kernel under qemu (TCG) on the stack SPEC, served by\n"
+	    "build/blackout-nbdkit.so over a Unix socket. The guest makes the filesystem, writes "
+	    "bystander files, syncs them and\n"
+	    "runs the workload, printing a marker for every fsync that returned. The host\n"
+	    "cuts the power at a seeded plugin write count (the write in flight is the\n"
+	    "device's to settle), kills qemu with SIGKILL, replugs, reboots the guest to\n"
+	    "mount (journal replay), read every file and run e2fsck -fn, then classifies\n"
+	    "the cut: ok, lost-synced, bystander-damage, foreign-data, unmountable,\n"
+	    "fsck-errors; detected (mount/fsck noticed) or silent.\n\n"
+	    "  --stack SPEC     device stack (docs/stack-spec.md), e.g.\n"
+	    "                   'cache(size=1M,flush=honor) > mem(size=64M)'\n"
+	    "  --fs FS[,OPTS]   ext4 or ext3, then mount options: ext4,nobarrier\n"
+	    "  --workload W     built-in create|append|mixed|overwrite, or a FILE of guest\n"
+	    "                   shell commands using bo_create PATH BYTES, bo_append PATH BLOCKS\n"
+	    "  --cuts N         number of power cuts (default 10)\n"
+	    "  --seed S         seed of cut points and cut outcomes (default 1)\n"
+	    "  --files N        workload length in steps (default 24)\n"
+	    "  --out DIR        keep every log here (default build/vmtest/<time>)\n"
+	    "  --json FILE      results: one JSON object per cut, then a summary\n\n"
+	    "The kernel (apt-get download linux-image-cloud-amd64) and the initramfs are\n"
+	    "built once and cached in build/vm by scripts/vm-build. Every qemu and nbdkit\n"
+	    "runs under timeout and is killed on exit. Needs scripts/install-deps.\n"
+	    "Exit status: 0 when every cut ran (whatever the verdicts), 1 on failure,\n"
+	    "2 on usage.\n");
+}
+
+/* The source tree: $BLACKOUT_SRC, else up from the executable (build/blackout,
+ * build/asan/blackout ...) to the directory holding scripts/vmtest. */
+static int find_src(char *out, size_t len)
+{
+	const char *env = getenv("BLACKOUT_SRC");
+	char exe[PATH_MAX];
+	if (env && *env) {
+		snprintf(out, len, "%s", env);
+		return 0;
+	}
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n <= 0)
+		return -errno;
+	exe[n] = '\0';
+	for (int up = 0; up < 4; up++) {
+		char *slash = strrchr(exe, '/');
+		if (!slash)
+			break;
+		*slash = '\0';
+		char probe[PATH_MAX + 32];
+		snprintf(probe, sizeof probe, "%s/scripts/vmtest", exe);
+		if (access(probe, X_OK) == 0) {
+			snprintf(out, len, "%s", exe);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+int cmd_vmtest(int argc, char **argv)
+{
+	const char *stack = NULL, *fs = NULL, *workload = NULL;
+	for (int i = 1; i < argc; i++) {
+		if (cli_is_help(argv[i])) {
+			help(stdout);
+			return 0;
+		}
+		const char *a = argv[i];
+		bool known = !strcmp(a, "--stack") || !strcmp(a, "--fs") ||
+		             !strcmp(a, "--workload") || !strcmp(a, "--cuts") ||
+		             !strcmp(a, "--seed") || !strcmp(a, "--files") || !strcmp(a, "--out") ||
+		             !strcmp(a, "--json") || !strcmp(a, "--attach");
+		if (!known)
+			return cli_usage_error("vmtest", "unknown argument '%s'", a);
+		if (i + 1 >= argc)
+			return cli_usage_error("vmtest", "%s needs a value", a);
+		if (!strcmp(a, "--stack"))
+			stack = argv[i + 1];
+		else if (!strcmp(a, "--fs"))
+			fs = argv[i + 1];
+		else if (!strcmp(a, "--workload"))
+			workload = argv[i + 1];
+		i++;
+	}
+	if (!stack || !fs || !workload)
+		return cli_usage_error("vmtest", "--stack, --fs and --workload are required");
+	if (strncmp(fs, "ext4", 4) != 0 && strncmp(fs, "ext3", 4) != 0)
+		return cli_usage_error("vmtest", "--fs: ext4 or ext3, not '%s'", fs);
+	if (fs[4] != '\0' && fs[4] != ',')
+		return cli_usage_error("vmtest", "--fs: ext4 or ext3, then ',OPTS'");
+
+	struct dev_spec *spec = NULL;
+	struct bo_err err = {{0}};
+	int rc = dev_spec_parse(stack, &spec, &err);
+	if (rc < 0)
+		return cli_fail("vmtest", "%s", bo_errstr(&err, rc));
+	dev_spec_free(spec);
+
+	char src[PATH_MAX], script[PATH_MAX + 32];
+	if (find_src(src, sizeof src) < 0)
+		return cli_fail("vmtest", "cannot find scripts/vmtest (set BLACKOUT_SRC)");
+	snprintf(script, sizeof script, "%s/scripts/vmtest", src);
+	if (!getenv("BUILD")) {
+		/* the plugin and the caches live beside this executable */
+		char exe[PATH_MAX];
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+		if (n > 0) {
+			exe[n] = '\0';
+			char *slash = strrchr(exe, '/');
+			if (slash) {
+				*slash = '\0';
+				setenv("BUILD", exe, 1);
+			}
+		}
+	}
+	char **args = calloc((size_t)argc + 2, sizeof *args);
+	if (!args)
+		return cli_fail("vmtest", "out of memory");
+	args[0] = "bash";
+	args[1] = script;
+	for (int i = 1; i < argc; i++)
+		args[i + 1] = argv[i];
+	fflush(stdout);
+	execv("/bin/bash", args);
+	rc = cli_fail("vmtest", "cannot run %s: %s", script, strerror(errno));
+	free(args);
+	return rc;
+}

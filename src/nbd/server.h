@@ -1,0 +1,59 @@
+/* server.h — what the nbdkit plugin serves: one blackout stack, byte-addressed NBD
+ * requests mapped onto it, and the control commands. No nbdkit types here. */
+#ifndef BLACKOUT_NBD_SERVER_H
+#define BLACKOUT_NBD_SERVER_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "blackout/blk.h"
+#include "blackout/err.h"
+#include "nbd/control.h"
+
+/* Requests seen by the plugin (not by the devices, which count their own). */
+struct nbd_srv_counters {
+	uint64_t reads, writes, fua_writes, flushes, trims, zeros;
+	uint64_t rmw; /* writes that were not sector-aligned (read-modify-write) */
+	uint64_t cuts, replugs;
+	uint64_t eio; /* requests refused because the power was off */
+};
+
+struct nbd_srv {
+	struct bdev *dev;
+	uint64_t size; /* bytes exported (<= the stack's size) */
+	/* Serialises NBD requests (nbdkit already serialises them among themselves)
+	 * against the control thread. */
+	pthread_mutex_t lock;
+	struct nbd_srv_counters c;
+	/* cut-at: the armed op-count cut */
+	bool cut_armed;
+	uint64_t cut_countdown;
+	struct nbd_ctl_outcome cut_outcome;
+	char last_cut[512]; /* summary of the last cut (stats shows it) */
+	int armed[64];      /* fault rules armed through the control socket */
+	unsigned narmed;
+	struct bo_err err;
+};
+
+/* Opens the stack described by `spec` (dev_stack_open_text). size 0 exports the whole
+ * stack; otherwise the first `size` bytes (a multiple of the sector size). */
+int nbd_srv_open(const char *spec, uint64_t size, struct nbd_srv **out, struct bo_err *err);
+void nbd_srv_close(struct nbd_srv *s);
+
+/* The NBD data path. Byte offsets and lengths, any alignment; `fua` asks for the
+ * write to be durable when it completes. Return 0 or -errno. */
+int nbd_srv_pread(struct nbd_srv *s, void *buf, uint32_t count, uint64_t off);
+int nbd_srv_pwrite(struct nbd_srv *s, const void *buf, uint32_t count, uint64_t off, bool fua);
+int nbd_srv_flush(struct nbd_srv *s);
+int nbd_srv_trim(struct nbd_srv *s, uint32_t count, uint64_t off, bool fua);
+int nbd_srv_zero(struct nbd_srv *s, uint32_t count, uint64_t off, bool fua);
+
+/* Runs one control request line and appends its reply (data lines, then one final
+ * "ok ..." or "error: ..." line, each ending in '\n') through put(). Returns 1 when
+ * the client asked to quit, else 0. */
+int nbd_srv_control(struct nbd_srv *s, const char *line, size_t len,
+                    void (*put)(void *ctx, const char *text, size_t len), void *ctx);
+
+#endif
