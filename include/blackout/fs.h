@@ -113,4 +113,15 @@ int fs_chown(struct fs *fs, const char *path, uint32_t uid, uint32_t gid);
 int fs_utimes(struct fs *fs, const char *path, uint32_t atime, uint32_t mtime);
 int fs_sync(struct fs *fs);
 
+/* What each of `n` filesystem blocks belongs to: a file or directory (its path and
+ * inode), the journal, or a group structure (bitmap, inode table, superblock copy).
+ * A block no walk claims (free, or an indirect block) gets an empty `what`. For
+ * reports of damage, not for checking: it trusts what it reads. */
+#define FS_OWNER_WHAT 160
+struct fs_block_owner {
+	uint32_t ino;
+	char what[FS_OWNER_WHAT];
+};
+int fs_block_owners(struct fs *fs, const uint64_t *blocks, size_t n, struct fs_block_owner *out);
+
 #endif

@@ -37,7 +37,7 @@ struct matrix_op {
 struct matrix_damage {
 	uint64_t block;  /* filesystem block */
 	char what[16];   /* "lost" (old content), "damaged" (neither old nor new) */
-	char owner[160]; /* path of the file or structure it belongs to, or "" */
+	char owner[224]; /* path of the file or structure it belongs to, or "" */
 	uint32_t ino;    /* 0 when not an inode's block */
 };
 

@@ -515,6 +515,41 @@ static int add_damage(struct crash_result *r, uint64_t lba, const char *what)
 	return 0;
 }
 
+/* Names what each damaged range's first block belonged to, on a recovered copy of
+ * the stack as it stood at the cut (best effort: a copy that does not mount leaves
+ * the owners empty). */
+static void name_damage_owners(struct explorer *ex)
+{
+	struct crash_result *r = ex->r;
+	struct bdev *ref;
+	if (!r->ndamage || blk_clone(ex->live, &ref) != 0)
+		return;
+	struct fs *fs;
+	struct bo_err e = {{0}};
+	struct fs_statfs st;
+	uint64_t *blocks = calloc(r->ndamage, sizeof(*blocks));
+	struct fs_block_owner *own = calloc(r->ndamage, sizeof(*own));
+	if (blocks && own && fs_mount(ref, &ex->fsc.mo, &fs, &e) == 0) {
+		if (fs_statfs(fs, &st) == 0 && st.block_size) {
+			for (size_t i = 0; i < r->ndamage; i++) {
+				r->damage[i].block =
+				    r->damage[i].lba * ref->sector_size / st.block_size;
+				blocks[i] = r->damage[i].block;
+			}
+			if (fs_block_owners(fs, blocks, r->ndamage, own) == 0)
+				for (size_t i = 0; i < r->ndamage; i++) {
+					r->damage[i].ino = own[i].ino;
+					snprintf(r->damage[i].owner, sizeof(r->damage[i].owner),
+					         "%s", own[i].what);
+				}
+		}
+		fs_abandon(fs);
+	}
+	free(blocks);
+	free(own);
+	blk_close(ref);
+}
+
 /* Compares the state with the stack at the cut (and the write in flight) and at the
  * start of the recording, a megabyte at a time. */
 static int map_damage(struct explorer *ex, struct bdev *state)
@@ -545,10 +580,11 @@ static int map_damage(struct explorer *ex, struct bdev *state)
 	free(a);
 	free(n);
 	free(o);
+	if (rc == 0)
+		name_damage_owners(ex);
 	return rc ? bo_errf(ex->err, rc, "mapping the damage: %s", strerror(-rc)) : 0;
 }
 
-/* Judges one crash state (already cut and powered back on). */
 /* The lab's fsck found damage in a recovered state: would the user be told? Only if
  * the system runs a check at boot: ext2 always does (no journal); ext3 trusts its
  * journal and skips it — the seeds' point — unless verify=fast asks for the quick
@@ -573,6 +609,7 @@ static void boot_detects(struct explorer *ex, struct bdev *state, struct crash_s
 		snprintf(s->detected_by, sizeof(s->detected_by), "%s", by);
 }
 
+/* Judges one crash state (already cut and powered back on). */
 static int judge_state(struct explorer *ex, struct bdev *state)
 {
 	struct crash_result *r = ex->r;

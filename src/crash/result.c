@@ -101,8 +101,11 @@ void crash_result_print(const struct crash_result *r, FILE *f)
 		fprintf(f, "\nsectors not as the stack last held them (%zu ranges%s):\n",
 		        r->ndamage, r->damage_truncated ? ", more not shown" : "");
 		for (size_t i = 0; i < r->ndamage; i++)
-			fprintf(f, "  %-8s sectors %" PRIu64 "-%" PRIu64 "\n", r->damage[i].what,
-			        r->damage[i].lba, r->damage[i].lba + r->damage[i].count - 1);
+			fprintf(f,
+			        "  %-8s sectors %" PRIu64 "-%" PRIu64 " (block %" PRIu64 "): %s\n",
+			        r->damage[i].what, r->damage[i].lba,
+			        r->damage[i].lba + r->damage[i].count - 1, r->damage[i].block,
+			        r->damage[i].owner[0] ? r->damage[i].owner : "free or unknown");
 	}
 	size_t show = r->nfail < 10 ? r->nfail : 10;
 	if (show)

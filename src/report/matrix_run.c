@@ -144,6 +144,9 @@ static const struct matrix_colspec all_cols[] = {
 static const char *const quick_workloads[] = {"append-fsync", "replace-dirsync", "overwrite-fsync",
                                               "create-many-sync"};
 
+#define EXAMPLE_MAX_OPS    600
+#define EXAMPLE_MAX_DAMAGE 32
+
 struct task {
 	size_t row, col, wl;
 };
@@ -165,9 +168,9 @@ struct task_result {
 	uint8_t exhaustive, has_example;
 	double coverage, seconds;
 	struct matrix_example ex; /* ops/damage pointers are not sent */
+	uint32_t ndamage;         /* the example's damaged blocks, sent inline */
+	struct matrix_damage damage[EXAMPLE_MAX_DAMAGE];
 };
-
-#define EXAMPLE_MAX_OPS 600
 
 static void fill_example(const struct crash_config *cfg, const struct crash_result *r,
                          const char *self, struct task_result *t, struct matrix_op **ops)
@@ -223,33 +226,77 @@ static void fill_example(const struct crash_config *cfg, const struct crash_resu
 	}
 }
 
-static int run_task(const struct matrix_run_opts *o, const struct matrix *m, const struct task *tk,
-                    const struct matrix_colspec *cols, struct task_result *t,
-                    struct matrix_op **ops)
+/* Rebuilds the example state alone and asks the explorer which blocks of it were
+ * lost or damaged, and whose they were (best effort: the example stands without). */
+static void map_example_damage(const struct crash_config *base, struct task_result *t)
 {
-	memset(t, 0, sizeof(*t));
-	*ops = NULL;
+	struct crash_config cfg = *base;
+	cfg.state_id = t->ex.state_id;
+	cfg.map_damage = true;
+	struct crash_result *r;
 	struct bo_err err = {{0}};
-	struct crash_workload *wl;
-	int rc = crash_workload_load(m->workloads[tk->wl], &wl, &err);
+	if (crash_explore(&cfg, &r, &err) != 0)
+		return;
+	for (size_t i = 0; i < r->ndamage && t->ndamage < EXAMPLE_MAX_DAMAGE; i++) {
+		const struct crash_damage *d = &r->damage[i];
+		struct matrix_damage *m = &t->damage[t->ndamage++];
+		m->block = d->block;
+		m->ino = d->ino;
+		snprintf(m->what, sizeof(m->what), "%s", d->what);
+		snprintf(m->owner, sizeof(m->owner), "%.160s (sectors %" PRIu64 "-%" PRIu64 ")",
+		         d->owner[0] ? d->owner : "free or unknown", d->lba, d->lba + d->count - 1);
+	}
+	crash_result_free(r);
+}
+
+/* The exploration a task names: its workload (loaded), its --fs, its config. */
+static int task_config(const struct matrix_run_opts *o, const struct matrix *m,
+                       const struct task *tk, const struct matrix_colspec *cols, char *fs,
+                       size_t fslen, struct crash_workload **wl, struct crash_config *cfg,
+                       struct task_result *t)
+{
+	struct bo_err err = {{0}};
+	int rc = crash_workload_load(m->workloads[tk->wl], wl, &err);
 	if (rc) {
 		snprintf(t->err, sizeof(t->err), "%s", bo_errstr(&err, rc));
 		return t->rc = rc;
 	}
 	const struct rowspec *spec = ((const struct run_tables *)m->owned)->spec[tk->row];
-	char fs[160];
-	snprintf(fs, sizeof(fs), "%s%s", cols[tk->col].fs,
+	snprintf(fs, fslen, "%s%s", cols[tk->col].fs,
 	         spec->verify && strncmp(cols[tk->col].fs, "ext3", 4) == 0 ? ",verify=fast" : "");
-	struct crash_config cfg = {
+	*cfg = (struct crash_config){
 	    .stack = m->rows[tk->row].stack,
 	    .fs = fs,
 	    .arm = spec->arm,
-	    .wl = wl,
+	    .wl = *wl,
 	    .max_states = o->max_states,
 	    .seed = o->seed,
 	    .fsck = o->fsck,
 	    .fsck_ctx = o->fsck_ctx,
 	};
+	return 0;
+}
+
+static int run_task(const struct matrix_run_opts *o, const struct matrix *m, const struct task *tk,
+                    const struct matrix_colspec *cols, const char *damage_state,
+                    struct task_result *t, struct matrix_op **ops)
+{
+	memset(t, 0, sizeof(*t));
+	*ops = NULL;
+	struct bo_err err = {{0}};
+	struct crash_workload *wl;
+	struct crash_config cfg;
+	char fs[160];
+	int rc = task_config(o, m, tk, cols, fs, sizeof(fs), &wl, &cfg, t);
+	if (rc)
+		return rc;
+	if (damage_state) {
+		/* the second phase: only the damage map of a cell's chosen example */
+		snprintf(t->ex.state_id, sizeof(t->ex.state_id), "%s", damage_state);
+		map_example_damage(&cfg, t);
+		crash_workload_free(wl);
+		return 0;
+	}
 	struct crash_result *r;
 	double t0 = bo_now();
 	rc = crash_explore(&cfg, &r, &err);
@@ -305,14 +352,24 @@ static int read_all(int fd, void *buf, size_t len)
 }
 
 /* A worker: reads task indices, answers with a result record and the ops. */
+/* What the parent hands a worker: a task to explore, or (second phase) the damage
+ * map of the example state a cell kept. */
+struct job {
+	uint32_t task;
+	uint32_t damage; /* 1: map `state` only */
+	char state[160];
+};
+
+/* A worker: reads jobs, answers each with a result record and the example's ops. */
 static void worker(int fd, const struct matrix_run_opts *o, const struct matrix *m,
                    const struct task *tasks, const struct matrix_colspec *cols)
 {
-	uint32_t idx;
-	while (read_all(fd, &idx, sizeof(idx)) == 0) {
+	struct job jb;
+	while (read_all(fd, &jb, sizeof(jb)) == 0) {
 		struct task_result t;
 		struct matrix_op *ops;
-		run_task(o, m, &tasks[idx], cols, &t, &ops);
+		jb.state[sizeof(jb.state) - 1] = 0;
+		run_task(o, m, &tasks[jb.task], cols, jb.damage ? jb.state : NULL, &t, &ops);
 		if (write_all(fd, &t, sizeof(t)) ||
 		    (t.has_example && t.ex.nops && write_all(fd, ops, t.ex.nops * sizeof(*ops)))) {
 			free(ops);
@@ -323,7 +380,9 @@ static void worker(int fd, const struct matrix_run_opts *o, const struct matrix 
 	_exit(0);
 }
 
-static void merge_into(struct matrix_cell *c, const struct task_result *t, struct matrix_op *ops)
+/* Adds a task's counts to its cell; returns true when its example became the cell's
+ * (the first silent one, else the first one). */
+static bool merge_into(struct matrix_cell *c, const struct task_result *t, struct matrix_op *ops)
 {
 	c->ran = true;
 	if (c->states == 0)
@@ -338,16 +397,11 @@ static void merge_into(struct matrix_cell *c, const struct task_result *t, struc
 	if (t->coverage < c->coverage)
 		c->coverage = t->coverage;
 	c->seconds += t->seconds;
-	/* keep the first silent example, else the first one */
 	bool better = t->has_example && (!c->example || (!c->example->silent && t->ex.silent));
-	if (!better) {
-		free(ops);
-		return;
-	}
-	struct matrix_example *e = malloc(sizeof(*e));
+	struct matrix_example *e = better ? malloc(sizeof(*e)) : NULL;
 	if (!e) {
 		free(ops);
-		return;
+		return false;
 	}
 	*e = t->ex;
 	e->ops = ops;
@@ -355,6 +409,16 @@ static void merge_into(struct matrix_cell *c, const struct task_result *t, struc
 	e->ndamage = 0;
 	matrix_example_free(c->example);
 	c->example = e;
+	return true;
+}
+
+static void set_damage(struct matrix_cell *c, const struct task_result *t)
+{
+	struct matrix_example *e = c->example;
+	if (!e || !t->ndamage || !(e->damage = calloc(t->ndamage, sizeof(*e->damage))))
+		return;
+	memcpy(e->damage, t->damage, t->ndamage * sizeof(*e->damage));
+	e->ndamage = t->ndamage;
 }
 
 /* A verify-at-mount row is shown only where it changes what the user is told: if
@@ -468,17 +532,49 @@ int matrix_run(const struct matrix_run_opts *o, struct matrix *m, struct bo_err 
 		fds[j] = sv[0];
 		pids[j] = pid;
 	}
-	size_t next = 0, done = 0;
-	uint32_t busy[64];
-	int rc = 0;
-	for (unsigned j = 0; j < jobs && next < ntask; j++, next++) {
-		busy[j] = (uint32_t)next;
-		write_all(fds[j], &busy[j], sizeof(busy[j]));
+	/* Phase 1 explores every task; phase 2 maps the damage of the example each cell
+	 * kept (one extra exploration per cell, not per task). Jobs are handed out one
+	 * at a time so a slow stack does not hold the others back. */
+	size_t ncell = nr * nc;
+	size_t *ex_task = calloc(ncell ? ncell : 1, sizeof(*ex_task));
+	struct job *jobq = calloc(ntask + ncell, sizeof(*jobq));
+	if (!ex_task || !jobq) {
+		free(ex_task);
+		free(jobq);
+		free(tasks);
+		return -ENOMEM;
 	}
-	while (done < ntask && rc == 0) {
+	for (size_t i = 0; i < ntask; i++)
+		jobq[i] = (struct job){.task = (uint32_t)i};
+	size_t njob = ntask, next = 0, done = 0;
+	bool phase2 = false;
+	uint32_t busy[64];
+	bool working[64] = {false};
+	int rc = 0;
+	for (;;) {
+		if (!phase2 && done == ntask) {
+			/* every cell's example is known: queue their damage maps */
+			phase2 = true;
+			for (size_t cidx = 0; cidx < ncell; cidx++)
+				if (m->cells[cidx].example) {
+					struct job jb = {.task = (uint32_t)ex_task[cidx],
+					                 .damage = 1};
+					snprintf(jb.state, sizeof(jb.state), "%s",
+					         m->cells[cidx].example->state_id);
+					jobq[njob++] = jb;
+				}
+		}
+		for (unsigned j = 0; j < jobs && next < njob; j++)
+			if (!working[j] && (phase2 || next < ntask)) {
+				busy[j] = (uint32_t)next;
+				working[j] = true;
+				write_all(fds[j], &jobq[next++], sizeof(struct job));
+			}
+		if (done == njob && phase2)
+			break;
 		struct pollfd p[64];
 		for (unsigned j = 0; j < jobs; j++)
-			p[j] = (struct pollfd){.fd = fds[j], .events = POLLIN};
+			p[j] = (struct pollfd){.fd = fds[j], .events = working[j] ? POLLIN : 0};
 		if (poll(p, jobs, -1) < 0) {
 			if (errno == EINTR)
 				continue;
@@ -486,7 +582,7 @@ int matrix_run(const struct matrix_run_opts *o, struct matrix *m, struct bo_err 
 			break;
 		}
 		for (unsigned j = 0; j < jobs && rc == 0; j++) {
-			if (!(p[j].revents & (POLLIN | POLLHUP)))
+			if (!working[j] || !(p[j].revents & (POLLIN | POLLHUP)))
 				continue;
 			struct task_result t;
 			struct matrix_op *ops = NULL;
@@ -502,22 +598,30 @@ int matrix_run(const struct matrix_run_opts *o, struct matrix *m, struct bo_err 
 					break;
 				}
 			}
-			const struct task *tk = &tasks[busy[j]];
+			working[j] = false;
+			const struct job *jb = &jobq[busy[j]];
+			const struct task *tk = &tasks[jb->task];
 			if (t.rc) {
 				rc = bo_errf(err, t.rc, "matrix: %s", t.err);
 				free(ops);
 				break;
 			}
-			merge_into(matrix_cell(m, tk->row, tk->col), &t, ops);
-			done++;
-			if (o->progress)
-				o->progress(o->progress_ctx, done, ntask, bo_now() - t0);
-			if (next < ntask) {
-				busy[j] = (uint32_t)next++;
-				write_all(fds[j], &busy[j], sizeof(busy[j]));
+			struct matrix_cell *cell = matrix_cell(m, tk->row, tk->col);
+			if (jb->damage) {
+				set_damage(cell, &t);
+				free(ops);
+			} else if (merge_into(cell, &t, ops)) {
+				ex_task[tk->row * nc + tk->col] = jb->task;
 			}
+			done++;
+			if (o->progress && !jb->damage)
+				o->progress(o->progress_ctx, done, ntask, bo_now() - t0);
 		}
+		if (rc)
+			break;
 	}
+	free(ex_task);
+	free(jobq);
 	for (unsigned j = 0; j < jobs; j++) {
 		close(fds[j]);
 		if (rc)
