@@ -290,16 +290,29 @@ static int fix_dirblock(struct ck *c, const struct fix *f)
 			return 0;
 		uint32_t nl = off + 8 <= end ? de_name_len(b + off) : 0;
 		uint32_t want = ext2_dir_rec_len(nl);
-		if (off + 8 <= end && off + want <= end && chain_ok(b, off + want, end)) {
+		if (nl && off + want <= end && chain_ok(b, off + want, end)) {
 			/* only the record length was hit: the entries after it are intact */
 			put_le16(b + off + DE_REC_LEN, (uint16_t)want);
-		} else if (end - off >= 12) {
-			memset(b + off, 0, 8);
-			put_le16(b + off + DE_REC_LEN, (uint16_t)(end - off));
-		} else if (prev != UINT32_MAX) {
-			put_le16(b + prev + DE_REC_LEN, (uint16_t)(end - prev));
 		} else {
-			return 0;
+			/* resynchronise: the first offset from which valid entries run to the
+			 * end; what lies between is given to the previous entry (or to an
+			 * empty one). At worst that is the end of the block. */
+			uint32_t o2 = prev != UINT32_MAX
+			                  ? prev + ext2_dir_rec_len(de_name_len(b + prev))
+			                  : off + 12;
+			o2 = (o2 + 3) & ~3u;
+			while (o2 < end && !chain_ok(b, o2, end))
+				o2 += 4;
+			if (o2 > end)
+				o2 = end;
+			if (prev != UINT32_MAX) {
+				put_le16(b + prev + DE_REC_LEN, (uint16_t)(o2 - prev));
+			} else {
+				if (o2 - off < 12)
+					return 0;
+				memset(b + off, 0, 8);
+				put_le16(b + off + DE_REC_LEN, (uint16_t)(o2 - off));
+			}
 		}
 	} else if (f->off == 0) { /* '.' */
 		uint32_t rl = de_rec_len(b);
