@@ -126,6 +126,9 @@ check-fuzz:
 	$(MAKE) fuzz FUZZ_SECONDS=5
 
 # ---- benchmarks and the demo --------------------------------------------------
+# libext2fs is the peer of the filesystem benchmark
+BENCH_LIBS_bench_fs = -lext2fs -lcom_err
+
 bench: deps all $(BENCH_BINS)
 	@for b in $(BENCH_BINS); do echo "== $$(basename $$b)"; \
 	  BLACKOUT=$(CURDIR)/$(CLI) $$b || exit 1; echo; done

@@ -61,6 +61,14 @@ struct bdev_ops {
 	 * calls this. */
 	int (*power_restore)(struct bdev *d);
 
+	/* Idle time: the device finishes every volatile write it holds, as real
+	 * firmware eventually does on its own (a cache that ignores flush requests
+	 * still writes back when idle). Not a durability request the host can make:
+	 * the crash explorer uses it between a workload's set-up and its recorded run,
+	 * so files synced "long ago" are on the media whatever the drive's honesty.
+	 * Optional; blk_settle then settles the lower devices. */
+	int (*settle)(struct bdev *d);
+
 	/* The i-th lower device this one stands on, or NULL past the last: lets
 	 * generic code walk a stack (find a model, sum statistics). Optional. */
 	struct bdev *(*lower)(struct bdev *d, unsigned i);
@@ -94,6 +102,8 @@ void blk_close(struct bdev *d);
 int blk_clone(struct bdev *d, struct bdev **out);
 int blk_power_cut(struct bdev *d, struct blk_chooser *ch, const struct blk_inflight *inflight);
 int blk_power_restore(struct bdev *d);
+/* Settles d and then every lower device (see bdev_ops.settle). */
+int blk_settle(struct bdev *d);
 /* NULL-safe wrappers of the optional walking/statistics ops. */
 struct bdev *blk_lower(struct bdev *d, unsigned i);
 void blk_stats(struct bdev *d, void (*emit)(void *ctx, const char *key, uint64_t v), void *ctx);

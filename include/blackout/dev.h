@@ -11,14 +11,27 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "blackout/blk.h"
 #include "blackout/err.h"
 
+/* How the spec parser checks (and canonicalises) a parameter's value, so a bad
+ * value is reported with a caret under it rather than later by the model. */
+enum dev_ptype {
+	DEV_PT_STR = 0, /* any text (paths, rule lists); quoted in specs when needed */
+	DEV_PT_SIZE,    /* bo_parse_size: "4096", "64k", "32M"; printed as bo_format_size */
+	DEV_PT_U64,     /* decimal integer */
+	DEV_PT_BOOL,    /* true/false/yes/no/on/off/1/0; printed as true|false */
+	DEV_PT_ENUM,    /* one of `values` */
+};
+
 struct dev_param {
-	const char *name; /* "size", "flush" */
-	const char *def;  /* default as text; NULL = required */
-	const char *help; /* one line: what it models; enums list their values */
+	const char *name;          /* "size", "flush" */
+	const char *def;           /* default as text; NULL = required */
+	const char *help;          /* one line: what it models; enums list their values */
+	enum dev_ptype type;       /* optional: DEV_PT_STR when left out */
+	const char *const *values; /* DEV_PT_ENUM: NULL-terminated list */
 };
 
 /* Parameter values as given in a spec, defaults filled in. */
@@ -32,6 +45,8 @@ int dev_arg_bool(const struct dev_args *a, const char *name, bool *out, struct b
 int dev_arg_enum(const struct dev_args *a, const char *name, const char *const *values, int *out,
                  struct bo_err *err);
 
+/* open(): on success the new device owns `lowers` (its close closes them); on
+ * failure it has not taken them and the caller closes them. */
 struct dev_model {
 	const char *name;
 	const char *summary;             /* what hardware behaviour this models */
@@ -40,6 +55,9 @@ struct dev_model {
 	int (*open)(const struct dev_args *a, struct bdev **lowers, unsigned nlowers,
 	            struct bdev **out, struct bo_err *err);
 };
+
+/* The model these arguments were parsed for. */
+const struct dev_model *dev_args_model(const struct dev_args *a);
 
 /* The registry: every model, NULL-terminated. */
 extern const struct dev_model *const dev_models[];
@@ -54,6 +72,20 @@ void dev_spec_free(struct dev_spec *s);
 /* Canonical text: every parameter spelled out, parseable back to an equal spec.
  * Returns the length written (like snprintf) or -errno. */
 int dev_spec_format(const struct dev_spec *s, char *buf, size_t len);
+/* Same model, same parameter values, same lowers (after expanding `x N`). */
+bool dev_spec_equal(const struct dev_spec *a, const struct dev_spec *b);
+
+/* Walking a parsed spec (top layer first). */
+const struct dev_model *dev_spec_model(const struct dev_spec *s);
+const struct dev_args *dev_spec_args(const struct dev_spec *s);
+unsigned dev_spec_nlowers(const struct dev_spec *s);                         /* after `x N` */
+const struct dev_spec *dev_spec_lower(const struct dev_spec *s, unsigned i); /* NULL past end */
+/* Whether parameter `name` was written in the spec (false: its default applies). */
+bool dev_spec_given(const struct dev_spec *s, const char *name);
+
+/* `blackout stack describe`: every layer, every parameter with its value, its
+ * default and what it models. */
+int dev_spec_describe(const struct dev_spec *s, FILE *out);
 
 /* Opening a stack. `wrap_leaf`, when set, is called for each medium the stack
  * bottoms out on (mem, file) and may replace it (the crash explorer puts a
@@ -64,11 +96,82 @@ struct dev_open_opts {
 };
 int dev_stack_open(const struct dev_spec *s, const struct dev_open_opts *opts, struct bdev **out,
                    struct bo_err *err);
+/* A ready-made wrap_leaf: a copy-on-write overlay over each medium. The overlays
+ * do not own their media, so the set keeps them: close the stack first, then
+ * dev_cow_leaves_close(). Zero-initialise the set; pass it as ctx. */
+struct dev_cow_leaves {
+	struct bdev **leaf;
+	unsigned n, cap;
+};
+int dev_wrap_cow(void *ctx, struct bdev *leaf, struct bdev **out, struct bo_err *err);
+void dev_cow_leaves_close(struct dev_cow_leaves *l);
 /* Parse + open in one call. */
 int dev_stack_open_text(const char *text, const struct dev_open_opts *opts, struct bdev **out,
                         struct bo_err *err);
 
 /* Depth-first search of a stack for the n-th device whose name is `name`. */
 struct bdev *dev_stack_find(struct bdev *top, const char *name, unsigned n);
+
+/* ---- outcome spaces of a power cut -----------------------------------------
+ * The decisions a cut of `d` (with `inflight`, or NULL) asks for along the path of
+ * all-zero answers: their number and the product of their radices (saturating at
+ * UINT64_MAX; *log2 is exact-ish either way). The product is the exact number of
+ * outcomes when every decision's radix does not depend on earlier answers, which
+ * holds for mem, file, cow, concat, cache, disk and fault (documented per model).
+ * Neither call is limited to BLK_CHOICES_MAX decisions. */
+struct dev_cut_space {
+	uint32_t decisions;
+	uint64_t outcomes; /* UINT64_MAX when it does not fit */
+	double log2;       /* log2 of the number of outcomes */
+};
+int dev_cut_space(struct bdev *d, const struct blk_inflight *inflight, struct dev_cut_space *out);
+/* A clone of d cut with outcome number k (mixed radix over the decisions, the first
+ * decision least significant: decision i gets (k / (n_0 ... n_{i-1})) % n_i) and
+ * powered back on. k >= outcomes gives -ERANGE. With more than 64 binary
+ * decisions, k reaches only those whose later decisions are all 0. */
+int dev_cut_outcome(struct bdev *d, const struct blk_inflight *inflight, uint64_t k,
+                    struct bdev **out);
+/* A clone of d cut with seeded random decisions and powered back on: the same seed
+ * gives the same outcome. */
+int dev_cut_sample(struct bdev *d, const struct blk_inflight *inflight, uint64_t seed,
+                   struct bdev **out);
+
+/* ---- models' run-time controls ---------------------------------------------- */
+
+/* Arms a fault rule on a `fault` device (rule grammar: docs/models/fault.md), e.g.
+ * "write-error lba=100-199 after=10 errno=EIO sticky". Returns the rule's id (>= 0)
+ * or -errno with the reason in err. */
+int dev_fault_arm(struct bdev *fault, const char *rule, struct bo_err *err);
+/* Disarms rule `id`; -ENOENT if there is no such rule. */
+int dev_fault_disarm(struct bdev *fault, int id);
+/* How many times rule `id` fired so far; -ENOENT if there is no such rule. */
+int dev_fault_fired(struct bdev *fault, int id, uint64_t *count);
+
+/* ---- the black-box probe ---------------------------------------------------
+ * diskchecker-style: only writes, flushes, FUA writes and power cuts (through
+ * blk_* and blk_cut_foreach), never the model's parameters. */
+struct dev_probe_result {
+	bool volatile_cache; /* a completed, unflushed write can be lost at a cut */
+	bool honors_flush;   /* a write completed before a completed flush always survives */
+	bool honors_fua;     /* a completed FUA write always survives */
+	bool tears_writes;   /* an interrupted multi-sector write can persist partly */
+	bool tears_sectors;  /* an interrupted write can leave a sector half old, half new */
+	/* Collateral damage (as flashbench finds erase blocks): a write interrupted by a
+	 * cut destroyed flushed sectors it never addressed. collateral_bytes is the
+	 * erase-block size inferred from where the damage stops (0: none seen);
+	 * collateral_at_least: the damage reached the farthest sector tried, so the
+	 * block is at least that large. Not measured (false) if flush is not honoured. */
+	bool collateral;
+	uint64_t collateral_bytes;
+	bool collateral_at_least;
+	uint64_t outcomes; /* cut outcomes examined */
+	bool exhaustive;   /* every outcome of every experiment was examined */
+};
+/* Probes a clonable device (its own state is not changed: every experiment runs
+ * on clones). */
+int dev_probe_bdev(struct bdev *d, struct dev_probe_result *r, struct bo_err *err);
+/* Opens the stack over copy-on-write overlays (so file-backed stacks are not
+ * written) and probes it. */
+int dev_probe(const struct dev_spec *s, struct dev_probe_result *r, struct bo_err *err);
 
 #endif

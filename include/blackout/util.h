@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "blackout/err.h"
 
@@ -33,6 +34,10 @@ uint64_t bo_hash64(uint64_t h, const void *buf, size_t len);
 int bo_parse_size(const char *s, uint64_t *out, struct bo_err *err);
 /* Shortest exact rendering: 65536 -> "64k", 1000 -> "1000". buf >= 32 bytes. */
 const char *bo_format_size(uint64_t v, char *buf, size_t len);
+
+/* Writes s as a JSON string literal (quotes included), escaping what JSON and an
+ * HTML <script> block need ('"', '\\', control bytes, '<' as \u003c). */
+void bo_json_str(FILE *f, const char *s);
 
 /* monotonic seconds, for benchmarks and progress */
 double bo_now(void);

@@ -293,3 +293,18 @@ int64_t blk_cut_foreach(struct bdev *d, const struct blk_inflight *inflight, uin
 		*complete = !more;
 	return rc < 0 ? rc : rc > 0 ? rc : visited;
 }
+
+int blk_settle(struct bdev *d)
+{
+	if (d->powered_off)
+		return bo_errf(&d->err, -EIO, "%s: settle after a power cut (device is off)",
+		               d->name);
+	int rc = d->ops->settle ? d->ops->settle(d) : 0;
+	for (unsigned i = 0; rc == 0; i++) {
+		struct bdev *l = blk_lower(d, i);
+		if (!l)
+			break;
+		rc = blk_settle(l);
+	}
+	return rc;
+}

@@ -18,21 +18,6 @@ static const char log_help[] =
     "\n"
     "  --json   one JSON object: geometry and an array of operations\n";
 
-static void json_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
-}
-
 static int dump(const char *path, bool json)
 {
 	struct rec_log *log;
@@ -57,7 +42,7 @@ static int dump(const char *path, bool json)
 			printf("%s{\"i\":%zu,\"op\":\"%s\"", i ? "," : "", i, rec_op_name(e->op));
 			if (e->op == REC_MARK) {
 				printf(",\"name\":");
-				json_str(e->mark);
+				bo_json_str(stdout, e->mark);
 			} else if (e->op != REC_FLUSH) {
 				printf(",\"lba\":%" PRIu64 ",\"count\":%u", e->lba, e->count);
 			}

@@ -6,11 +6,43 @@
 
 int cmd_corrupt(int argc, char **argv);
 int cmd_fsck(int argc, char **argv);
+int cmd_mkfs(int argc, char **argv);
+int cmd_ls(int argc, char **argv);
+int cmd_stat(int argc, char **argv);
+int cmd_cat(int argc, char **argv);
+int cmd_get(int argc, char **argv);
+int cmd_put(int argc, char **argv);
+int cmd_mkdir(int argc, char **argv);
+int cmd_rm(int argc, char **argv);
+int cmd_rmdir(int argc, char **argv);
+int cmd_mv(int argc, char **argv);
+int cmd_ln(int argc, char **argv);
+int cmd_symlink(int argc, char **argv);
+int cmd_truncate(int argc, char **argv);
+int cmd_df(int argc, char **argv);
+int cmd_jbd(int argc, char **argv);
 int cmd_log(int argc, char **argv);
+int cmd_stack(int argc, char **argv);
 
 const struct cli_cmd cli_cmds[] = {
-    {"corrupt", "damage an ext2/ext3 image on purpose, seeded and reproducible", cmd_corrupt},
-    {"fsck", "check (and repair) an ext2/ext3 image; exit codes as e2fsck", cmd_fsck},
+    {"stack", "describe, format or probe a device stack spec", cmd_stack},
     {"log", "print an I/O log written by the recorder (log dump)", cmd_log},
+    {"mkfs", "make an ext2/ext3 filesystem on an image", cmd_mkfs},
+    {"ls", "list a directory of a filesystem image", cmd_ls},
+    {"stat", "show an inode of a filesystem image", cmd_stat},
+    {"cat", "print files of a filesystem image", cmd_cat},
+    {"get", "copy a file out of a filesystem image", cmd_get},
+    {"put", "copy a file into a filesystem image", cmd_put},
+    {"mkdir", "make directories in a filesystem image", cmd_mkdir},
+    {"rm", "remove files from a filesystem image", cmd_rm},
+    {"rmdir", "remove directories from a filesystem image", cmd_rmdir},
+    {"mv", "rename within a filesystem image", cmd_mv},
+    {"ln", "hard or symbolic link in a filesystem image", cmd_ln},
+    {"symlink", "symbolic link in a filesystem image", cmd_symlink},
+    {"truncate", "set a file's size in a filesystem image", cmd_truncate},
+    {"df", "block and inode counts of a filesystem image", cmd_df},
+    {"fsck", "check (and repair) an ext2/ext3 image; exit codes as e2fsck", cmd_fsck},
+    {"corrupt", "damage an ext2/ext3 image on purpose, seeded and reproducible", cmd_corrupt},
+    {"jbd", "recover or write a JBD2 journal inside an image (tests, inspection)", cmd_jbd},
     {NULL, NULL, NULL},
 };

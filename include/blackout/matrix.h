@@ -1,0 +1,121 @@
+/* matrix.h — the expectations table: device stacks (rows) x filesystem configurations
+ * (columns), each cell the measured outcome of crash exploration over the built-in
+ * workloads. This header holds the table, its renderers (terminal, JSON, Markdown,
+ * self-contained HTML) and the verdicts computed from it; running the explorations
+ * that fill it is matrix_run(). The JSON schema is docs/matrix.md. */
+#ifndef BLACKOUT_MATRIX_H
+#define BLACKOUT_MATRIX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "blackout/err.h"
+
+/* The oracle's invariants (DESIGN.md), in report order. */
+enum matrix_inv {
+	MI_DURABLE,    /* what fsync/fdatasync/sync made durable is there */
+	MI_STALE,      /* every byte of a file is a byte written to it, or zero */
+	MI_BYSTANDER,  /* files synced before the workload and never touched are intact */
+	MI_CONSISTENT, /* fsck finds nothing after recovery */
+	MI_ATOMIC,     /* rename over a file after fsync of the new one: old or new */
+	MI_N
+};
+const char *matrix_inv_name(enum matrix_inv i); /* "durable", "stale", ... */
+
+/* One operation of the example's recorded I/O timeline. */
+struct matrix_op {
+	char op[8]; /* write, flush, discard, mark */
+	uint64_t lba;
+	uint32_t count;
+	bool fua;
+	char mark[64];
+};
+
+/* A block of the example state that differs from what the oracle expected. */
+struct matrix_damage {
+	uint64_t block;  /* filesystem block */
+	char what[16];   /* "lost" (old content), "damaged" (neither old nor new) */
+	char owner[160]; /* path of the file or structure it belongs to, or "" */
+	uint32_t ino;    /* 0 when not an inode's block */
+};
+
+/* One failing state of a cell, kept so a person can see what happened. */
+struct matrix_example {
+	char workload[64];
+	char state_id[96];
+	char rebuild[512]; /* the command that rebuilds exactly this state */
+	char broken[256];  /* which invariants broke, and the oracle's words */
+	bool silent;
+	size_t nops, cut; /* the cut happened after op `cut` (or during it: cut_inflight) */
+	bool cut_inflight;
+	struct matrix_op *ops;
+	size_t ndamage;
+	struct matrix_damage *damage;
+};
+
+struct matrix_cell {
+	bool ran; /* false: the configuration does not apply (reason in note) */
+	char note[128];
+	uint64_t states;     /* crash states judged */
+	uint64_t ok;         /* states with no broken invariant */
+	uint64_t viol[MI_N]; /* states breaking each invariant */
+	uint64_t silent;     /* states with a broken invariant nobody reported */
+	uint64_t detected;   /* states where mount/fsck/checksums reported the damage */
+	bool exhaustive;     /* every state the stack allows was judged */
+	double coverage;     /* judged / allowed, when sampled */
+	double seconds;
+	struct matrix_example *example; /* the first silent failure, else the first failure */
+};
+
+struct matrix_row {
+	const char *id;    /* "nocache" */
+	const char *label; /* "no write cache" */
+	const char *stack; /* the stack spec */
+	const char *what;  /* which expectation this row tests */
+};
+
+struct matrix_col {
+	const char *id;    /* "ext3-ordered-b1" */
+	const char *label; /* "ext3 ordered barrier=1" */
+	const char *mkfs;  /* "ext3" or "ext3,metadata_csum" */
+	const char *mount; /* "data=ordered,barrier=1" */
+};
+
+struct matrix {
+	const char *mode; /* "quick" or "full" */
+	uint64_t seed;
+	size_t nrows, ncols;
+	const struct matrix_row *rows;
+	const struct matrix_col *cols;
+	struct matrix_cell *cells; /* nrows * ncols, row-major */
+	size_t nworkloads;
+	const char *const *workloads;
+	double seconds;
+};
+
+static inline struct matrix_cell *matrix_cell(const struct matrix *m, size_t r, size_t c)
+{
+	return &m->cells[r * m->ncols + c];
+}
+const struct matrix_cell *matrix_find(const struct matrix *m, const char *row, const char *col);
+
+/* Verdicts: one sentence per expectation of the seeds, computed from the cells. */
+struct matrix_verdict {
+	char expectation[32]; /* "ATOMIC-SECTORS", "NO-WRITE-ERRORS", ... */
+	char text[768];
+};
+size_t matrix_verdicts(const struct matrix *m, struct matrix_verdict *out, size_t max);
+
+void matrix_print_table(const struct matrix *m, FILE *f, bool color);
+int matrix_write_json(const struct matrix *m, FILE *f);
+int matrix_write_md(const struct matrix *m, FILE *f);
+int matrix_write_html(const struct matrix *m, FILE *f);
+/* Writes matrix.json, matrix.md and report.html into dir (created if missing). */
+int matrix_write_all(const struct matrix *m, const char *dir, struct bo_err *err);
+
+void matrix_example_free(struct matrix_example *e);
+void matrix_free_cells(struct matrix *m);
+
+#endif

@@ -1,0 +1,790 @@
+/* cache.c — `cache`: a drive's volatile write cache in front of any device.
+ *
+ * Dirty data is kept in lines of up to 4 KiB (L sectors, L a power of two no
+ * larger than the cache), each with a mask of its dirty sectors, found through an
+ * open-addressing hash on the line number (O(1) lookups). Line buffers are
+ * reference-counted and copied on write, so a clone (one per crash state) copies
+ * only the line table. When the cache is full a line is written back in the
+ * configured order: fifo (a ring, O(1)), random (seeded, O(1)) or lba (an elevator
+ * sweep, O(log n) amortised). Flush (if honoured) writes everything back and
+ * flushes below; FUA (if honoured) writes through. At a power cut each dirty
+ * sector independently reached the media or not: one two-way decision per dirty
+ * sector, in LBA order. Outcome space: docs/models/cache.md. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "blackout/dev.h"
+#include "blackout/util.h"
+
+enum { ORDER_FIFO, ORDER_RANDOM, ORDER_LBA };
+
+#define FREE_BUFS 64 /* line buffers kept for reuse */
+
+struct lbuf {
+	uint32_t ref;
+	unsigned char data[];
+};
+
+struct line {
+	uint64_t no;  /* line number: lba / L */
+	uint64_t seq; /* when it became dirty, for fifo */
+	struct lbuf *buf;
+	uint32_t dirty; /* mask of dirty sectors in the line */
+};
+
+struct ring_ent {
+	uint64_t no, seq;
+};
+
+struct cache_dev {
+	struct bdev dev;
+	struct bdev *lower;
+	uint32_t cap; /* dirty sectors the cache holds */
+	uint32_t L, lshift;
+	uint32_t ndirty; /* dirty sectors held */
+	uint32_t n;      /* lines held */
+	bool flush_honor, fua_honor;
+	int order;
+	struct bo_rng rng; /* random write-back order: part of the state, cloned */
+	uint64_t seq_next;
+	struct line *lines;   /* [cap], dense */
+	uint32_t *tab, tmask; /* hash slots: dense index + 1, 0 = empty */
+	unsigned tbits;
+	/* fifo: lines in the order they became dirty; stale entries are skipped */
+	struct ring_ent *ring;
+	uint32_t rcap, rhead, rlen;
+	/* lba: the current sweep of the elevator, ascending line numbers */
+	uint64_t *sweep;
+	uint32_t spos, slen;
+	uint64_t head;
+	uint32_t *scratch; /* [lcap] for sorting */
+	uint32_t lcap;     /* room in lines, scratch, sweep: grows with n, up to cap */
+	struct lbuf *freebuf[FREE_BUFS];
+	unsigned nfree;
+	uint64_t reads, read_hits, writes, fua_writes, flushes, writebacks;
+};
+
+static inline size_t line_bytes(const struct cache_dev *c)
+{
+	return (size_t)c->L * c->dev.sector_size;
+}
+
+static inline uint32_t slot_of(const struct cache_dev *c, uint64_t no)
+{
+	return (uint32_t)((no * 0x9e3779b97f4a7c15ull) >> (64 - c->tbits));
+}
+
+static int64_t find(const struct cache_dev *c, uint64_t no)
+{
+	if (!c->n)
+		return -1;
+	for (uint32_t s = slot_of(c, no);; s = (s + 1) & c->tmask) {
+		uint32_t t = c->tab[s];
+		if (!t)
+			return -1;
+		if (c->lines[t - 1].no == no)
+			return t - 1;
+	}
+}
+
+static uint32_t find_slot(const struct cache_dev *c, uint64_t no)
+{
+	uint32_t s = slot_of(c, no);
+	while (c->tab[s] && c->lines[c->tab[s] - 1].no != no)
+		s = (s + 1) & c->tmask;
+	return s;
+}
+
+static struct lbuf *buf_get(struct cache_dev *c)
+{
+	if (c->nfree)
+		return c->freebuf[--c->nfree];
+	return malloc(sizeof(struct lbuf) + line_bytes(c));
+}
+
+static void buf_put(struct cache_dev *c, struct lbuf *b)
+{
+	if (!b || --b->ref)
+		return;
+	if (c->nfree < FREE_BUFS)
+		c->freebuf[c->nfree++] = b;
+	else
+		free(b);
+}
+
+/* ---- ring (fifo) ------------------------------------------------------------ */
+
+static bool ring_live(const struct cache_dev *c, const struct ring_ent *e)
+{
+	int64_t i = find(c, e->no);
+	return i >= 0 && c->lines[i].seq == e->seq;
+}
+
+static int ring_push(struct cache_dev *c, uint64_t no, uint64_t seq)
+{
+	if (c->rlen == c->rcap) {
+		/* compact: live entries are fewer than lcap; the ring holds 2 lcap + 1 */
+		struct ring_ent *r = malloc(c->rcap * sizeof(*r));
+		if (!r)
+			return -ENOMEM;
+		uint32_t w = 0;
+		for (uint32_t k = 0; k < c->rlen; k++) {
+			struct ring_ent e = c->ring[(c->rhead + k) % c->rcap];
+			if (ring_live(c, &e))
+				r[w++] = e;
+		}
+		free(c->ring);
+		c->ring = r;
+		c->rhead = 0;
+		c->rlen = w;
+	}
+	c->ring[(c->rhead + c->rlen) % c->rcap] = (struct ring_ent){no, seq};
+	c->rlen++;
+	return 0;
+}
+
+/* ---- lines ------------------------------------------------------------------- */
+
+static void remove_line(struct cache_dev *c, uint32_t i);
+
+static int grow(struct cache_dev *c);
+
+static int64_t insert(struct cache_dev *c, uint64_t no)
+{
+	if (c->n == c->lcap && grow(c))
+		return -ENOMEM;
+	struct lbuf *b = buf_get(c);
+	if (!b)
+		return -ENOMEM;
+	b->ref = 1;
+	uint32_t i = c->n++;
+	c->lines[i] = (struct line){.no = no, .seq = c->seq_next++, .buf = b};
+	c->tab[find_slot(c, no)] = i + 1;
+	if (c->order == ORDER_FIFO && ring_push(c, no, c->lines[i].seq)) {
+		remove_line(c, i);
+		return -ENOMEM;
+	}
+	return i;
+}
+
+/* Backward-shift deletion of dense line i from the table; the last line moves
+ * into i (its metadata only: buffers are pointers). */
+static void remove_line(struct cache_dev *c, uint32_t i)
+{
+	c->ndirty -= (uint32_t)__builtin_popcount(c->lines[i].dirty);
+	buf_put(c, c->lines[i].buf);
+	uint32_t s = find_slot(c, c->lines[i].no);
+	for (;;) {
+		c->tab[s] = 0;
+		uint32_t j = s;
+		for (;;) {
+			j = (j + 1) & c->tmask;
+			if (!c->tab[j])
+				goto moved;
+			uint32_t k = slot_of(c, c->lines[c->tab[j] - 1].no);
+			/* the entry at j may fill the hole at s unless its home lies in (s, j] */
+			bool home_between = s <= j ? (k > s && k <= j) : (k > s || k <= j);
+			if (!home_between) {
+				c->tab[s] = c->tab[j];
+				s = j;
+				break;
+			}
+		}
+	}
+moved:;
+	uint32_t last = c->n - 1;
+	if (i != last) {
+		c->tab[find_slot(c, c->lines[last].no)] = i + 1;
+		c->lines[i] = c->lines[last];
+	}
+	c->n--;
+}
+
+static void clear(struct cache_dev *c)
+{
+	for (uint32_t i = 0; i < c->n; i++)
+		buf_put(c, c->lines[i].buf);
+	if (c->n)
+		memset(c->tab, 0, ((size_t)c->tmask + 1) * sizeof(*c->tab));
+	c->n = c->ndirty = 0;
+	c->rhead = c->rlen = 0;
+	c->spos = c->slen = 0;
+}
+
+/* Writes the sectors of `mask` in line i to the lower device, one write per run;
+ * every run is tried, the first error is returned. */
+static int write_mask(struct cache_dev *c, uint32_t i, uint32_t mask)
+{
+	const struct line *ln = &c->lines[i];
+	size_t ss = c->dev.sector_size;
+	uint32_t k = 0;
+	int first = 0;
+	while (mask >> k) {
+		if (!(mask >> k & 1)) {
+			k++;
+			continue;
+		}
+		uint32_t e = k;
+		while (e < c->L && (mask >> e & 1))
+			e++;
+		uint64_t lba = (ln->no << c->lshift) + k;
+		int rc = blk_write(c->lower, lba, e - k, ln->buf->data + k * ss, 0);
+		uint64_t bad = lba;
+		if (rc && e - k > 1) {
+			/* sector by sector, so one refused sector does not take its
+			 * neighbours with it; the first error is reported */
+			rc = 0;
+			for (uint32_t j = k; j < e; j++) {
+				int r1 =
+				    blk_write(c->lower, lba + j - k, 1, ln->buf->data + j * ss, 0);
+				if (r1 && !rc) {
+					rc = r1;
+					bad = lba + j - k;
+				}
+			}
+		}
+		if (rc && !first)
+			first = bo_errf(&c->dev.err, rc, "cache: write-back of sector %llu: %s",
+			                (unsigned long long)bad, bo_errstr(&c->lower->err, rc));
+		else if (!rc)
+			c->writebacks += e - k;
+		k = e;
+	}
+	return first;
+}
+
+static int cmp_line(const void *a, const void *b, void *ctx)
+{
+	const struct cache_dev *c = ctx;
+	uint64_t x = c->lines[*(const uint32_t *)a].no, y = c->lines[*(const uint32_t *)b].no;
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* scratch[0..n) = every line, ascending */
+static void sort_lines(struct cache_dev *c)
+{
+	for (uint32_t i = 0; i < c->n; i++)
+		c->scratch[i] = i;
+	qsort_r(c->scratch, c->n, sizeof(*c->scratch), cmp_line, c);
+}
+
+/* The line to write back next, by the configured order. */
+static uint32_t victim(struct cache_dev *c)
+{
+	if (c->order == ORDER_RANDOM)
+		return (uint32_t)bo_rng_below(&c->rng, c->n);
+	if (c->order == ORDER_FIFO) {
+		while (c->rlen) {
+			struct ring_ent e = c->ring[c->rhead];
+			c->rhead = (c->rhead + 1) % c->rcap;
+			c->rlen--;
+			int64_t i = find(c, e.no);
+			if (i >= 0 && c->lines[i].seq == e.seq)
+				return (uint32_t)i;
+		}
+		return 0; /* not reached: every line is in the ring */
+	}
+	for (;;) {
+		while (c->spos < c->slen) {
+			uint64_t no = c->sweep[c->spos++];
+			int64_t i = find(c, no);
+			if (i >= 0) {
+				c->head = no + 1;
+				return (uint32_t)i;
+			}
+		}
+		/* a new sweep from the head upwards, or from 0 when nothing is above it */
+		c->spos = c->slen = 0;
+		for (uint32_t i = 0; i < c->n; i++)
+			if (c->lines[i].no >= c->head)
+				c->sweep[c->slen++] = c->lines[i].no;
+		if (!c->slen) {
+			c->head = 0;
+			for (uint32_t i = 0; i < c->n; i++)
+				c->sweep[c->slen++] = c->lines[i].no;
+		}
+		qsort(c->sweep, c->slen, sizeof(*c->sweep), cmp_u64);
+	}
+}
+
+static int evict_one(struct cache_dev *c)
+{
+	uint32_t i = victim(c);
+	int rc = write_mask(c, i, c->lines[i].dirty);
+	if (rc)
+		return rc;
+	remove_line(c, i);
+	return 0;
+}
+
+/* Drops the sectors of [lba, lba+count) from line i (removing it if nothing
+ * dirty is left): their cached copies are stale or discarded. */
+static void trim_line(struct cache_dev *c, uint32_t i, uint64_t lba, uint32_t count)
+{
+	struct line *ln = &c->lines[i];
+	uint64_t base = ln->no << c->lshift;
+	uint32_t keep = 0;
+	for (uint32_t k = 0; k < c->L; k++)
+		if (base + k < lba || base + k - lba >= count)
+			keep |= 1u << k;
+	if (!(ln->dirty & keep)) {
+		remove_line(c, i);
+		return;
+	}
+	c->ndirty -= (uint32_t)__builtin_popcount(ln->dirty & ~keep);
+	ln->dirty &= keep;
+}
+
+static void drop_range(struct cache_dev *c, uint64_t lba, uint32_t count)
+{
+	uint64_t first = lba >> c->lshift, last = (lba + count - 1) >> c->lshift;
+	if (last - first + 1 <= c->n) {
+		for (uint64_t no = first; no <= last; no++) {
+			int64_t i = find(c, no);
+			if (i >= 0)
+				trim_line(c, (uint32_t)i, lba, count);
+		}
+		return;
+	}
+	/* a range wider than the cache: walk the lines instead (downwards, so the
+	 * line moved into a removed one's place has been seen already) */
+	for (uint32_t i = c->n; i-- > 0;)
+		if (c->lines[i].no >= first && c->lines[i].no <= last)
+			trim_line(c, i, lba, count);
+}
+
+static int cache_read(struct bdev *d, uint64_t lba, uint32_t count, void *buf)
+{
+	struct cache_dev *c = (struct cache_dev *)d;
+	size_t ss = d->sector_size;
+	unsigned char *out = buf;
+	c->reads++;
+	if (!c->n) {
+		int rc = blk_read(c->lower, lba, count, buf);
+		return rc ? bo_errf(&d->err, rc, "cache: %s", bo_errstr(&c->lower->err, rc)) : 0;
+	}
+	uint32_t k = 0, miss = 0; /* sectors [k-miss, k) are a run still to read below */
+	while (k <= count) {
+		const struct line *ln = NULL;
+		if (k < count) {
+			int64_t i = find(c, (lba + k) >> c->lshift);
+			ln = i >= 0 ? &c->lines[i] : NULL;
+		}
+		uint32_t off = (uint32_t)((lba + k) & (c->L - 1));
+		bool hit = ln && (ln->dirty >> off & 1);
+		if ((hit || k == count) && miss) {
+			int rc = blk_read(c->lower, lba + k - miss, miss, out + (k - miss) * ss);
+			if (rc)
+				return bo_errf(&d->err, rc, "cache: %s",
+				               bo_errstr(&c->lower->err, rc));
+			miss = 0;
+		}
+		if (k == count)
+			break;
+		if (hit) {
+			memcpy(out + k * ss, ln->buf->data + off * ss, ss);
+			c->read_hits++;
+		} else {
+			miss++;
+		}
+		k++;
+	}
+	return 0;
+}
+
+static int cache_write(struct bdev *d, uint64_t lba, uint32_t count, const void *buf,
+                       unsigned flags)
+{
+	struct cache_dev *c = (struct cache_dev *)d;
+	size_t ss = d->sector_size;
+	const unsigned char *in = buf;
+	c->writes++;
+	if (flags & BLK_FUA)
+		c->fua_writes++;
+	if (c->cap == 0 || ((flags & BLK_FUA) && c->fua_honor)) {
+		/* FUA is durable on completion and orders nothing else: only the sectors
+		 * it overwrites leave the cache */
+		int rc = blk_write(c->lower, lba, count, buf, c->fua_honor ? flags : 0);
+		if (rc)
+			return bo_errf(&d->err, rc, "cache: %s", bo_errstr(&c->lower->err, rc));
+		if (c->n)
+			drop_range(c, lba, count);
+		return 0;
+	}
+	while (count) {
+		uint64_t no = lba >> c->lshift;
+		uint32_t off = (uint32_t)(lba & (c->L - 1));
+		uint32_t k = c->L - off < count ? c->L - off : count;
+		uint32_t mask = (k == 32 ? ~0u : ((1u << k) - 1)) << off;
+		int64_t i;
+		for (;;) {
+			i = find(c, no);
+			uint32_t have = i >= 0 ? c->lines[i].dirty : 0;
+			uint32_t fresh = (uint32_t)__builtin_popcount(mask & ~have);
+			if (c->ndirty + fresh <= c->cap)
+				break;
+			int rc = evict_one(c);
+			if (rc)
+				return rc;
+		}
+		if (i < 0) {
+			i = insert(c, no);
+			if (i < 0)
+				return bo_errf(&d->err, -ENOMEM, "cache: out of memory");
+		}
+		struct line *ln = &c->lines[i];
+		if (ln->buf->ref > 1) {
+			/* shared with a clone: copy on write */
+			struct lbuf *b = buf_get(c);
+			if (!b)
+				return bo_errf(&d->err, -ENOMEM, "cache: out of memory");
+			b->ref = 1;
+			memcpy(b->data, ln->buf->data, line_bytes(c));
+			ln->buf->ref--;
+			ln->buf = b;
+		}
+		memcpy(ln->buf->data + off * ss, in, k * ss);
+		c->ndirty += (uint32_t)__builtin_popcount(mask & ~ln->dirty);
+		ln->dirty |= mask;
+		in += k * ss;
+		lba += k;
+		count -= k;
+	}
+	return 0;
+}
+
+static int write_back_all(struct cache_dev *c)
+{
+	sort_lines(c);
+	for (uint32_t k = 0; k < c->n; k++) {
+		uint32_t i = c->scratch[k];
+		int rc = write_mask(c, i, c->lines[i].dirty);
+		if (rc)
+			return rc;
+	}
+	clear(c);
+	return 0;
+}
+
+static int cache_flush(struct bdev *d)
+{
+	struct cache_dev *c = (struct cache_dev *)d;
+	c->flushes++;
+	if (!c->flush_honor)
+		return 0; /* the lying drive: acknowledges, keeps everything volatile */
+	int rc = write_back_all(c);
+	if (rc)
+		return rc;
+	rc = blk_flush(c->lower);
+	if (rc)
+		return bo_errf(&d->err, rc, "cache: flush: %s", bo_errstr(&c->lower->err, rc));
+	return 0;
+}
+
+/* Idle: even a drive that lies about flushes writes its cache back eventually. */
+static int cache_settle(struct bdev *d)
+{
+	return write_back_all((struct cache_dev *)d);
+}
+
+static int cache_discard(struct bdev *d, uint64_t lba, uint32_t count)
+{
+	struct cache_dev *c = (struct cache_dev *)d;
+	if (c->n)
+		drop_range(c, lba, count);
+	int rc = blk_discard(c->lower, lba, count);
+	return rc ? bo_errf(&d->err, rc, "cache: %s", bo_errstr(&c->lower->err, rc)) : 0;
+}
+
+static void cache_free(struct cache_dev *c)
+{
+	if (c->lines)
+		for (uint32_t i = 0; i < c->n; i++)
+			buf_put(c, c->lines[i].buf);
+	for (unsigned i = 0; i < c->nfree; i++)
+		free(c->freebuf[i]);
+	free(c->lines);
+	free(c->tab);
+	free(c->ring);
+	free(c->sweep);
+	free(c->scratch);
+	free(c);
+}
+
+static void cache_close(struct bdev *d)
+{
+	struct cache_dev *c = (struct cache_dev *)d;
+	blk_close(c->lower);
+	cache_free(c);
+}
+
+/* Tables for `want` lines (at least 16): the line table, its hash (load <= 1/2),
+ * the fifo ring or the elevator sweep. Sized by what is dirty, not by the cache's
+ * capacity, so that cloning a large cache holding little is cheap. */
+static int cache_alloc(struct cache_dev *c, uint32_t want)
+{
+	c->lcap = 16;
+	while (c->lcap < want)
+		c->lcap *= 2;
+	c->tbits = 1;
+	while ((1u << c->tbits) < 2 * c->lcap)
+		c->tbits++;
+	c->tmask = (1u << c->tbits) - 1;
+	c->lines = malloc(c->lcap * sizeof(*c->lines));
+	c->tab = calloc((size_t)c->tmask + 1, sizeof(*c->tab));
+	c->scratch = malloc(c->lcap * sizeof(*c->scratch));
+	if (!c->lines || !c->tab || !c->scratch)
+		return -ENOMEM;
+	if (c->order == ORDER_FIFO) {
+		c->rcap = 2 * c->lcap + 1;
+		c->ring = malloc(c->rcap * sizeof(*c->ring));
+		if (!c->ring)
+			return -ENOMEM;
+	}
+	if (c->order == ORDER_LBA) {
+		c->sweep = malloc(c->lcap * sizeof(*c->sweep));
+		if (!c->sweep)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static void rehash(struct cache_dev *c)
+{
+	memset(c->tab, 0, ((size_t)c->tmask + 1) * sizeof(*c->tab));
+	for (uint32_t i = 0; i < c->n; i++)
+		c->tab[find_slot(c, c->lines[i].no)] = i + 1;
+}
+
+/* Copies the live part of src's ring (in order) into dst's, from its start. */
+static void ring_copy(struct cache_dev *dst, const struct cache_dev *src, struct ring_ent *from)
+{
+	uint32_t w = 0;
+	for (uint32_t k = 0; k < src->rlen; k++) {
+		struct ring_ent e = from[(src->rhead + k) % src->rcap];
+		if (ring_live(dst, &e))
+			dst->ring[w++] = e;
+	}
+	dst->rhead = 0;
+	dst->rlen = w;
+}
+
+/* Copies the rest of src's sweep that is still dirty into dst's. */
+static void sweep_copy(struct cache_dev *dst, const struct cache_dev *src, uint64_t *from)
+{
+	uint32_t w = 0;
+	for (uint32_t k = src->spos; k < src->slen; k++)
+		if (find(dst, from[k]) >= 0)
+			dst->sweep[w++] = from[k];
+	dst->spos = 0;
+	dst->slen = w;
+}
+
+static int grow(struct cache_dev *c)
+{
+	struct cache_dev old = *c;
+	struct cache_dev n = *c;
+	n.lines = NULL;
+	n.tab = n.scratch = NULL;
+	n.ring = NULL;
+	n.sweep = NULL;
+	if (cache_alloc(&n, c->lcap * 2)) {
+		free(n.lines);
+		free(n.tab);
+		free(n.scratch);
+		free(n.ring);
+		free(n.sweep);
+		return -ENOMEM;
+	}
+	memcpy(n.lines, c->lines, c->n * sizeof(*c->lines));
+	rehash(&n);
+	if (c->ring)
+		ring_copy(&n, &old, old.ring);
+	if (c->sweep)
+		sweep_copy(&n, &old, old.sweep);
+	free(c->lines);
+	free(c->tab);
+	free(c->scratch);
+	free(c->ring);
+	free(c->sweep);
+	*c = n;
+	return 0;
+}
+
+static int cache_clone(struct bdev *d, struct bdev **out)
+{
+	struct cache_dev *c = (struct cache_dev *)d;
+	struct cache_dev *n = malloc(sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	*n = *c;
+	n->lines = NULL;
+	n->tab = n->scratch = NULL;
+	n->ring = NULL;
+	n->sweep = NULL;
+	n->lower = NULL;
+	n->nfree = 0;
+	n->n = 0;
+	int rc = cache_alloc(n, c->n);
+	if (rc == 0)
+		rc = blk_clone(c->lower, &n->lower);
+	if (rc) {
+		if (rc != -ENOMEM)
+			bo_errf(&d->err, rc, "cache: %s", bo_errstr(&c->lower->err, rc));
+		cache_free(n);
+		return rc;
+	}
+	/* lines share their buffers (copied on write); the tables are rebuilt */
+	n->n = c->n;
+	memcpy(n->lines, c->lines, c->n * sizeof(*c->lines));
+	for (uint32_t i = 0; i < c->n; i++)
+		c->lines[i].buf->ref++;
+	rehash(n);
+	if (c->ring)
+		ring_copy(n, c, c->ring);
+	if (c->sweep)
+		sweep_copy(n, c, c->sweep);
+	*out = &n->dev;
+	return 0;
+}
+
+static int cache_power_cut(struct bdev *d, struct blk_chooser *ch,
+                           const struct blk_inflight *inflight)
+{
+	struct cache_dev *c = (struct cache_dev *)d;
+	sort_lines(c);
+	for (uint32_t k = 0; k < c->n; k++) {
+		uint32_t i = c->scratch[k], landed = 0;
+		for (uint32_t b = 0; b < c->L; b++)
+			if ((c->lines[i].dirty >> b & 1) &&
+			    blk_choose(ch, 2, "cache: dirty sector reached the media"))
+				landed |= 1u << b;
+		/* a write-back the device below refuses (a fault rule) simply did not
+		 * land: the power was going anyway */
+		int rc = write_mask(c, i, landed);
+		if (rc == -ENOMEM)
+			return rc;
+	}
+	clear(c);
+	/* the interrupted write was on its way down: the device below decides */
+	return blk_power_cut(c->lower, ch, inflight);
+}
+
+static int cache_power_restore(struct bdev *d)
+{
+	return blk_power_restore(((struct cache_dev *)d)->lower);
+}
+
+static struct bdev *cache_lower(struct bdev *d, unsigned i)
+{
+	return i == 0 ? ((struct cache_dev *)d)->lower : NULL;
+}
+
+static void cache_stats(struct bdev *d, void (*emit)(void *, const char *, uint64_t), void *ctx)
+{
+	struct cache_dev *c = (struct cache_dev *)d;
+	emit(ctx, "reads", c->reads);
+	emit(ctx, "read_hit_sectors", c->read_hits);
+	emit(ctx, "writes", c->writes);
+	emit(ctx, "fua_writes", c->fua_writes);
+	emit(ctx, "flushes", c->flushes);
+	emit(ctx, "dirty_sectors", c->ndirty);
+	emit(ctx, "dirty_bytes", (uint64_t)c->ndirty * d->sector_size);
+	emit(ctx, "writeback_sectors", c->writebacks);
+}
+
+static const struct bdev_ops cache_ops = {
+    .read = cache_read,
+    .write = cache_write,
+    .flush = cache_flush,
+    .settle = cache_settle,
+    .discard = cache_discard,
+    .close = cache_close,
+    .clone = cache_clone,
+    .power_cut = cache_power_cut,
+    .power_restore = cache_power_restore,
+    .lower = cache_lower,
+    .stats = cache_stats,
+};
+
+static const char *const honor_ignore[] = {"honor", "ignore", NULL};
+static const char *const orders[] = {"fifo", "random", "lba", NULL};
+
+static int cache_open(const struct dev_args *a, struct bdev **lowers, unsigned nlowers,
+                      struct bdev **out, struct bo_err *err)
+{
+	uint64_t size, seed;
+	int fl, fu, order;
+	int rc = dev_arg_size(a, "size", &size, err);
+	if (rc == 0)
+		rc = dev_arg_enum(a, "flush", honor_ignore, &fl, err);
+	if (rc == 0)
+		rc = dev_arg_enum(a, "fua", honor_ignore, &fu, err);
+	if (rc == 0)
+		rc = dev_arg_enum(a, "order", orders, &order, err);
+	if (rc == 0)
+		rc = dev_arg_u64(a, "seed", &seed, err);
+	if (rc)
+		return rc;
+	if (nlowers != 1)
+		return bo_errf(err, -EINVAL, "cache: takes one lower device");
+	struct bdev *lower = lowers[0];
+	uint64_t cap = size / lower->sector_size;
+	if (cap > (1u << 28))
+		return bo_errf(err, -EINVAL, "cache: size %llu bytes is more than 2^28 sectors",
+		               (unsigned long long)size);
+	struct cache_dev *c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	blk_init(&c->dev, &cache_ops, "cache", lower->sector_size, lower->nr_sectors);
+	c->cap = (uint32_t)cap;
+	/* lines of up to 4 KiB, never larger than the cache itself */
+	c->L = 1;
+	c->lshift = 0;
+	while (c->L * 2 * lower->sector_size <= 4096 && c->L * 2 <= c->cap) {
+		c->L *= 2;
+		c->lshift++;
+	}
+	c->flush_honor = fl == 0;
+	c->fua_honor = fu == 0;
+	c->order = order;
+	bo_rng_seed(&c->rng, seed);
+	if (cache_alloc(c, 0)) {
+		cache_free(c);
+		return bo_errf(err, -ENOMEM, "cache: cannot allocate its tables");
+	}
+	c->lower = lower;
+	*out = &c->dev;
+	return 0;
+}
+
+static const struct dev_param cache_params[] = {
+    {"size", "1M", "capacity of the volatile cache in bytes; 0 = no cache (write-through)",
+     DEV_PT_SIZE},
+    {"flush", "honor",
+     "honor: flush writes back and flushes below; ignore: a drive lying about flushes", DEV_PT_ENUM,
+     honor_ignore},
+    {"fua", "honor", "honor: a FUA write goes through to the media; ignore: cached like any write",
+     DEV_PT_ENUM, honor_ignore},
+    {"order", "fifo", "write-back order when full: fifo|random (seeded)|lba (elevator)",
+     DEV_PT_ENUM, orders},
+    {"seed", "0", "seed of the random write-back order", DEV_PT_U64},
+    {NULL},
+};
+
+const struct dev_model dev_model_cache = {
+    .name = "cache",
+    .summary = "volatile write cache: unflushed writes may or may not reach the media at a "
+               "power cut",
+    .params = cache_params,
+    .min_lowers = 1,
+    .max_lowers = 1,
+    .open = cache_open,
+};

@@ -1,0 +1,301 @@
+/* probe.c — the black-box probe behind `blackout stack probe`: like diskchecker,
+ * it learns what a stack does with flushes, FUA and interrupted writes only by
+ * writing, flushing and cutting power (every outcome, through clones), never by
+ * reading the stack's parameters. Each experiment runs on a fresh clone. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "blackout/dev.h"
+
+#define PROBE_MAX_OUTCOMES (1u << 16)
+#define PROBE_SECTORS      4  /* written by the cache experiments */
+#define PROBE_INFLIGHT     2  /* sectors of the interrupted write */
+#define PROBE_EB_OUTCOMES  64 /* cut outcomes the erase-block experiment examines */
+#define PROBE_EB_SAMPLES   40
+
+int dev_wrap_cow(void *ctx, struct bdev *leaf, struct bdev **out, struct bo_err *err)
+{
+	struct dev_cow_leaves *l = ctx;
+	if (l->n == l->cap) {
+		unsigned cap = l->cap ? l->cap * 2 : 8;
+		struct bdev **n = realloc(l->leaf, cap * sizeof(*n));
+		if (!n)
+			return bo_errf(err, -ENOMEM, "out of memory");
+		l->leaf = n;
+		l->cap = cap;
+	}
+	int rc = blk_cow_open(leaf, out);
+	if (rc)
+		return bo_errf(err, rc, "%s: cannot put an overlay over it", leaf->name);
+	l->leaf[l->n++] = leaf;
+	return 0;
+}
+
+void dev_cow_leaves_close(struct dev_cow_leaves *l)
+{
+	for (unsigned i = 0; i < l->n; i++)
+		blk_close(l->leaf[i]);
+	free(l->leaf);
+	memset(l, 0, sizeof(*l));
+}
+
+struct probe {
+	struct bdev *d;
+	size_t ss;
+	unsigned char *old;  /* [PROBE_SECTORS * 2] sectors as the device held them */
+	unsigned char *mine; /* the probe's data: every byte differs from old */
+	unsigned char *buf;
+	uint64_t lba[PROBE_SECTORS];
+	/* per experiment */
+	uint64_t lost; /* outcomes where a completed write did not read back */
+	uint64_t partial, torn;
+	uint64_t outcomes;
+	bool cb_failed;
+	struct bo_err *err;
+};
+
+static int check_written(void *ctx, struct bdev *st, const struct blk_chooser_list *dec)
+{
+	(void)dec;
+	struct probe *p = ctx;
+	for (unsigned i = 0; i < PROBE_SECTORS; i++) {
+		int rc = blk_read(st, p->lba[i], 1, p->buf);
+		if (rc) {
+			p->cb_failed = true;
+			return bo_errf(p->err, rc, "probe: read after a cut: %s",
+			               bo_errstr(&st->err, rc));
+		}
+		if (memcmp(p->buf, p->mine + i * p->ss, p->ss) != 0) {
+			p->lost++;
+			break;
+		}
+	}
+	p->outcomes++;
+	return 0;
+}
+
+static int check_inflight(void *ctx, struct bdev *st, const struct blk_chooser_list *dec)
+{
+	(void)dec;
+	struct probe *p = ctx;
+	size_t ss = p->ss;
+	unsigned landed = 0;
+	int rc = blk_read(st, 0, PROBE_INFLIGHT, p->buf);
+	if (rc) {
+		p->cb_failed = true;
+		return bo_errf(p->err, rc, "probe: read after a cut: %s", bo_errstr(&st->err, rc));
+	}
+	for (unsigned s = 0; s < PROBE_INFLIGHT; s++) {
+		const unsigned char *got = p->buf + s * ss, *o = p->old + s * ss,
+		                    *n = p->mine + s * ss;
+		size_t same_new = 0, same_old = 0;
+		for (size_t i = 0; i < ss; i++) {
+			same_new += got[i] == n[i];
+			same_old += got[i] == o[i];
+		}
+		if (same_new == ss)
+			landed++;
+		else if (same_old != ss)
+			p->torn++;
+	}
+	if (landed > 0 && landed < PROBE_INFLIGHT)
+		p->partial++;
+	p->outcomes++;
+	return 0;
+}
+
+/* One experiment: a fresh clone, `setup` writes on it, then every outcome of a cut. */
+static int experiment(struct probe *p, int mode, uint64_t *total, bool *exhaustive)
+{
+	struct bdev *c;
+	int rc = blk_clone(p->d, &c);
+	if (rc)
+		return bo_errf(p->err, rc, "probe: the stack cannot be cloned: %s",
+		               bo_errstr(&p->d->err, rc));
+	p->lost = p->partial = p->torn = p->outcomes = 0;
+	struct blk_inflight w = {.lba = 0, .count = PROBE_INFLIGHT, .data = p->mine};
+	if (mode <= 2) {
+		for (unsigned i = 0; i < PROBE_SECTORS && rc == 0; i++)
+			rc = blk_write(c, p->lba[i], 1, p->mine + i * p->ss,
+			               mode == 2 ? BLK_FUA : 0);
+		if (rc == 0 && mode == 1)
+			rc = blk_flush(c);
+		if (rc) {
+			rc = bo_errf(p->err, rc, "probe: %s", bo_errstr(&c->err, rc));
+			blk_close(c);
+			return rc;
+		}
+	}
+	bool complete = false;
+	int64_t n = blk_cut_foreach(c, mode == 3 ? &w : NULL, PROBE_MAX_OUTCOMES,
+	                            mode == 3 ? check_inflight : check_written, p, &complete);
+	if (n < 0)
+		rc = p->cb_failed ? (int)n
+		                  : bo_errf(p->err, (int)n, "probe: power cut: %s",
+		                            bo_errstr(&c->err, (int)n));
+	blk_close(c);
+	*total += p->outcomes;
+	*exhaustive = *exhaustive && complete;
+	return rc;
+}
+
+/* ---- erase blocks, from collateral damage ----
+ * Sector x (a power of two, so aligned to any erase block up to x) is written while
+ * the power is cut; sectors x + 2^i and x - 1 were written and flushed before. An
+ * erase block of E sectors damages x + d for d < E in some outcome and nothing
+ * else: the first undamaged power of two is E. */
+struct eb_probe {
+	uint64_t sample[PROBE_EB_SAMPLES];
+	bool damaged[PROBE_EB_SAMPLES];
+	unsigned n;
+	unsigned char *want, *buf;
+	size_t ss;
+	uint64_t outcomes;
+	struct bo_err *err;
+	bool cb_failed;
+};
+
+static int check_eb(void *ctx, struct bdev *st, const struct blk_chooser_list *dec)
+{
+	(void)dec;
+	struct eb_probe *e = ctx;
+	for (unsigned i = 0; i < e->n; i++) {
+		int rc = blk_read(st, e->sample[i], 1, e->buf);
+		if (rc) {
+			e->cb_failed = true;
+			return bo_errf(e->err, rc, "probe: read after a cut: %s",
+			               bo_errstr(&st->err, rc));
+		}
+		e->damaged[i] |= memcmp(e->buf, e->want + i * e->ss, e->ss) != 0;
+	}
+	e->outcomes++;
+	return 0;
+}
+
+static int probe_erase_block(struct bdev *d, struct dev_probe_result *r, struct bo_err *err)
+{
+	uint64_t x = 1;
+	if (d->nr_sectors < 8)
+		return 0;
+	while (x * 2 <= d->nr_sectors / 2)
+		x *= 2;
+	struct eb_probe e = {.ss = d->sector_size, .err = err};
+	e.sample[e.n++] = x - 1;
+	for (uint64_t off = 1; x + off < d->nr_sectors && e.n < PROBE_EB_SAMPLES; off *= 2)
+		e.sample[e.n++] = x + off;
+	e.want = malloc(e.n * e.ss);
+	e.buf = malloc(2 * e.ss);
+	struct bdev *c = NULL;
+	int rc = e.want && e.buf ? blk_clone(d, &c) : -ENOMEM;
+	for (unsigned i = 0; rc == 0 && i < e.n; i++) {
+		memset(e.want + i * e.ss, 0xa5 ^ (int)i, e.ss);
+		rc = blk_write(c, e.sample[i], 1, e.want + i * e.ss, 0);
+	}
+	if (rc == 0)
+		rc = blk_flush(c);
+	if (rc == 0) {
+		memset(e.buf, 0x3c, e.ss);
+		struct blk_inflight w = {.lba = x, .count = 1, .data = e.buf + e.ss};
+		memset(e.buf + e.ss, 0x3c, e.ss);
+		bool complete = false;
+		int64_t n = blk_cut_foreach(c, &w, PROBE_EB_OUTCOMES, check_eb, &e, &complete);
+		if (n < 0)
+			rc = e.cb_failed ? (int)n
+			                 : bo_errf(err, (int)n, "probe: power cut: %s",
+			                           bo_errstr(&c->err, (int)n));
+		r->exhaustive = r->exhaustive && complete;
+		r->outcomes += e.outcomes;
+	} else if (rc) {
+		rc = bo_errf(err, rc, "probe: %s", c ? bo_errstr(&c->err, rc) : "cannot clone");
+	}
+	if (rc == 0) {
+		for (unsigned i = 0; i < e.n; i++)
+			r->collateral |= e.damaged[i];
+		if (r->collateral) {
+			/* sample 0 is x - 1, below the block; samples 1.. are x + 2^(i-1) */
+			unsigned i = 1;
+			while (i < e.n && e.damaged[i])
+				i++;
+			r->collateral_bytes = (e.sample[i < e.n ? i : e.n - 1] - x) * e.ss;
+			r->collateral_at_least = i == e.n || e.damaged[0];
+		}
+	}
+	blk_close(c);
+	free(e.want);
+	free(e.buf);
+	return rc;
+}
+
+int dev_probe_bdev(struct bdev *d, struct dev_probe_result *r, struct bo_err *err)
+{
+	memset(r, 0, sizeof(*r));
+	if (d->nr_sectors < 2 * PROBE_SECTORS)
+		return bo_errf(err, -EINVAL, "probe: the device has fewer than %d sectors",
+		               2 * PROBE_SECTORS);
+	struct probe p = {.d = d, .ss = d->sector_size, .err = err};
+	size_t span = 2 * PROBE_SECTORS * p.ss;
+	p.old = malloc(span);
+	p.mine = malloc(span);
+	p.buf = malloc(span);
+	int rc = p.old && p.mine && p.buf ? 0 : -ENOMEM;
+	if (rc == 0) {
+		/* reading a clone leaves d alone; what it holds decides what "new" is */
+		struct bdev *c;
+		rc = blk_clone(d, &c);
+		if (rc == 0) {
+			rc = blk_read(c, 0, 2 * PROBE_SECTORS, p.old);
+			blk_close(c);
+		}
+		if (rc)
+			rc = bo_errf(err, rc, "probe: %s", bo_errstr(&d->err, rc));
+	}
+	if (rc == 0) {
+		for (size_t i = 0; i < span; i++)
+			p.mine[i] = (unsigned char)~p.old[i];
+		/* written sectors are spaced out so no write-back can merge them */
+		for (unsigned i = 0; i < PROBE_SECTORS; i++) {
+			p.lba[i] = 2 * i + 1;
+			memcpy(p.mine + i * p.ss, p.mine + (2 * i + 1) * p.ss, p.ss);
+		}
+	}
+	r->exhaustive = true;
+	if (rc == 0)
+		rc = experiment(&p, 0, &r->outcomes, &r->exhaustive);
+	r->volatile_cache = p.lost > 0;
+	if (rc == 0)
+		rc = experiment(&p, 1, &r->outcomes, &r->exhaustive);
+	r->honors_flush = p.lost == 0;
+	if (rc == 0)
+		rc = experiment(&p, 2, &r->outcomes, &r->exhaustive);
+	r->honors_fua = p.lost == 0;
+	if (rc == 0) {
+		/* the in-flight data: the inverse of sectors 0 and 1 as they were */
+		for (size_t i = 0; i < PROBE_INFLIGHT * p.ss; i++)
+			p.mine[i] = (unsigned char)~p.old[i];
+		rc = experiment(&p, 3, &r->outcomes, &r->exhaustive);
+	}
+	r->tears_writes = p.partial > 0;
+	r->tears_sectors = p.torn > 0;
+	/* where flushed data is lost anyway, damage says nothing about erase blocks */
+	if (rc == 0 && r->honors_flush)
+		rc = probe_erase_block(d, r, err);
+	free(p.old);
+	free(p.mine);
+	free(p.buf);
+	return rc;
+}
+
+int dev_probe(const struct dev_spec *s, struct dev_probe_result *r, struct bo_err *err)
+{
+	struct dev_cow_leaves leaves = {0};
+	struct dev_open_opts o = {.wrap_leaf = dev_wrap_cow, .ctx = &leaves};
+	struct bdev *d;
+	int rc = dev_stack_open(s, &o, &d, err);
+	if (rc == 0) {
+		rc = dev_probe_bdev(d, r, err);
+		blk_close(d);
+	}
+	dev_cow_leaves_close(&leaves);
+	return rc;
+}

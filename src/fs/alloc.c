@@ -1,0 +1,322 @@
+/* alloc.c — block and inode bitmaps: allocation near a goal, freeing, free counts,
+ * bitmap checksums and uninitialised groups. Not the block maps of files (inode.c). */
+#include <errno.h>
+#include <string.h>
+
+#include "blackout/util.h"
+#include "fs/fs_int.h"
+
+uint8_t *fs_gd(struct fs *fs, uint32_t g)
+{
+	return fs->gdt + (size_t)g * fs->desc_size;
+}
+
+uint64_t fs_group_first_block(const struct fs *fs, uint32_t g)
+{
+	return fs->first_data_block + (uint64_t)g * fs->bpg;
+}
+
+static uint32_t group_nblocks(const struct fs *fs, uint32_t g)
+{
+	uint64_t first = fs_group_first_block(fs, g);
+	uint64_t n = fs->blocks - first;
+	return n > fs->bpg ? fs->bpg : (uint32_t)n;
+}
+
+static bool test_bit(const uint8_t *b, uint32_t i)
+{
+	return (b[i >> 3] >> (i & 7)) & 1;
+}
+static void set_bit(uint8_t *b, uint32_t i)
+{
+	b[i >> 3] |= (uint8_t)(1u << (i & 7));
+}
+static void clear_bit(uint8_t *b, uint32_t i)
+{
+	b[i >> 3] &= (uint8_t) ~(1u << (i & 7));
+}
+
+/* The bitmap of a group whose BLOCK_UNINIT flag says it was never written. */
+static void synth_block_bitmap(struct fs *fs, uint32_t g, uint8_t *bm)
+{
+	memset(bm, 0, fs->bs);
+	uint64_t first = fs_group_first_block(fs, g);
+	uint32_t n = 0;
+	if (ext2_bg_has_super(fs->sb, g))
+		n = 1 + fs->desc_blocks + sb_get16(fs->sb, SB_RESERVED_GDT_BLOCKS);
+	for (uint32_t i = 0; i < n; i++)
+		set_bit(bm, i);
+	const uint8_t *gd = fs_gd(fs, g);
+	uint64_t m[2] = {gd_block_bitmap(gd, fs->desc_size), gd_inode_bitmap(gd, fs->desc_size)};
+	for (int k = 0; k < 2; k++)
+		if (m[k] >= first && m[k] < first + fs->bpg)
+			set_bit(bm, (uint32_t)(m[k] - first));
+	uint64_t it = gd_inode_table(gd, fs->desc_size);
+	for (uint32_t i = 0; i < fs->itb_per_group; i++)
+		if (it + i >= first && it + i < first + fs->bpg)
+			set_bit(bm, (uint32_t)(it + i - first));
+	for (uint32_t i = group_nblocks(fs, g); i < fs->bpg; i++)
+		set_bit(bm, i);
+}
+
+static uint32_t bitmap_csum(struct fs *fs, const uint8_t *bm, uint32_t bits)
+{
+	return crc32c_raw(fs->csum_seed, bm, bits / 8);
+}
+
+static int load_bitmap(struct fs *fs, uint32_t g, bool inode, struct fs_buf **out)
+{
+	uint8_t *gd = fs_gd(fs, g);
+	uint64_t blk =
+	    inode ? gd_inode_bitmap(gd, fs->desc_size) : gd_block_bitmap(gd, fs->desc_size);
+	struct fs_buf *b;
+	int rc = fs_bread(fs, blk, &b);
+	if (rc < 0)
+		return rc;
+	if (!b->checked) {
+		uint16_t fl = gd_flags(gd);
+		if (!inode && (fl & EXT4_BG_BLOCK_UNINIT)) {
+			synth_block_bitmap(fs, g, b->data);
+		} else if (inode && (fl & EXT4_BG_INODE_UNINIT)) {
+			memset(b->data, 0, fs->bs);
+			memset(b->data + fs->ipg / 8, 0xff, fs->bs - fs->ipg / 8);
+		} else if (fs->csum) {
+			uint32_t bits = inode ? fs->ipg : fs->bpg;
+			uint32_t c = bitmap_csum(fs, b->data, bits);
+			uint32_t stored = get_le16(
+			    gd + (inode ? GD_INODE_BITMAP_CSUM_LO : GD_BLOCK_BITMAP_CSUM_LO));
+			if (fs->desc_size >= 64)
+				stored |= (uint32_t)get_le16(gd + (inode ? GD_INODE_BITMAP_CSUM_HI
+				                                         : GD_BLOCK_BITMAP_CSUM_HI))
+				          << 16;
+			else
+				c &= 0xffff;
+			if (c != stored)
+				return bo_errf(
+				    &fs->err, -EUCLEAN,
+				    "%s bitmap of group %u (block %llu): checksum mismatch",
+				    inode ? "inode" : "block", g, (unsigned long long)blk);
+		}
+		b->checked = true;
+	}
+	*out = b;
+	return 0;
+}
+
+int fs_verify_bitmaps(struct fs *fs, uint32_t g)
+{
+	struct fs_buf *b;
+	int rc = load_bitmap(fs, g, false, &b);
+	return rc < 0 ? rc : load_bitmap(fs, g, true, &b);
+}
+
+void fs_gd_update_csums(struct fs *fs, uint32_t g)
+{
+	uint8_t *gd = fs_gd(fs, g);
+	for (int inode = 0; inode < 2; inode++) {
+		struct fs_buf *b;
+		if (inode && (gd_flags(gd) & EXT4_BG_INODE_UNINIT))
+			continue;
+		if (!inode && (gd_flags(gd) & EXT4_BG_BLOCK_UNINIT))
+			continue;
+		if (load_bitmap(fs, g, inode, &b) < 0)
+			continue;
+		uint32_t c = bitmap_csum(fs, b->data, inode ? fs->ipg : fs->bpg);
+		put_le16(gd + (inode ? GD_INODE_BITMAP_CSUM_LO : GD_BLOCK_BITMAP_CSUM_LO),
+		         (uint16_t)c);
+		if (fs->desc_size >= 64)
+			put_le16(gd + (inode ? GD_INODE_BITMAP_CSUM_HI : GD_BLOCK_BITMAP_CSUM_HI),
+			         (uint16_t)(c >> 16));
+	}
+}
+
+static void sb_add_free_blocks(struct fs *fs, int64_t d)
+{
+	sb_put32(fs->sb, SB_FREE_BLOCKS_LO, (uint32_t)(sb_get32(fs->sb, SB_FREE_BLOCKS_LO) + d));
+	fs->sb_dirty = true;
+}
+static void sb_add_free_inodes(struct fs *fs, int64_t d)
+{
+	sb_put32(fs->sb, SB_FREE_INODES, (uint32_t)(sb_get32(fs->sb, SB_FREE_INODES) + d));
+	fs->sb_dirty = true;
+}
+
+/* First clear bit in [from, n), or n. */
+static uint32_t find_zero(const uint8_t *bm, uint32_t from, uint32_t n)
+{
+	uint32_t i = from;
+	while (i < n && (i & 63)) {
+		if (!test_bit(bm, i))
+			return i;
+		i++;
+	}
+	while (i + 64 <= n) {
+		uint64_t w = get_le64(bm + i / 8);
+		if (w != ~0ull)
+			return i + (uint32_t)__builtin_ctzll(~w);
+		i += 64;
+	}
+	for (; i < n; i++)
+		if (!test_bit(bm, i))
+			return i;
+	return n;
+}
+
+static int take_block(struct fs *fs, uint32_t g, uint32_t bit, struct fs_buf *b, uint64_t *out)
+{
+	int rc = fs_baccess(fs, b);
+	if (rc < 0)
+		return rc;
+	uint8_t *gd = fs_gd(fs, g);
+	if (gd_flags(gd) & EXT4_BG_BLOCK_UNINIT)
+		put_le16(gd + GD_FLAGS, gd_flags(gd) & ~EXT4_BG_BLOCK_UNINIT);
+	set_bit(b->data, bit);
+	fs_bdirty(fs, b);
+	gd_set_free_blocks(gd, fs->desc_size, gd_free_blocks(gd, fs->desc_size) - 1);
+	fs->gd_dirty[g] = true;
+	sb_add_free_blocks(fs, -1);
+	*out = fs_group_first_block(fs, g) + bit;
+	return 0;
+}
+
+int fs_alloc_block(struct fs *fs, uint64_t goal, uint64_t *out)
+{
+	if (!fs_blk_valid(fs, goal))
+		goal = fs->first_data_block;
+	uint32_t g0 = (uint32_t)((goal - fs->first_data_block) / fs->bpg);
+	for (uint32_t k = 0; k <= fs->groups; k++) {
+		uint32_t g = (g0 + k) % fs->groups;
+		uint8_t *gd = fs_gd(fs, g);
+		if (gd_free_blocks(gd, fs->desc_size) == 0)
+			continue;
+		struct fs_buf *b;
+		int rc = load_bitmap(fs, g, false, &b);
+		if (rc < 0)
+			return rc;
+		uint32_t n = group_nblocks(fs, g);
+		uint32_t from = k == 0 ? (uint32_t)(goal - fs_group_first_block(fs, g)) : 0;
+		uint32_t bit = find_zero(b->data, from, n);
+		if (bit == n && from)
+			bit = find_zero(b->data, 0, from);
+		if (bit >= n) {
+			if (k == 0)
+				continue;
+			return bo_errf(&fs->err, -EUCLEAN,
+			               "group %u: descriptor says %u free blocks, bitmap has none",
+			               g, gd_free_blocks(gd, fs->desc_size));
+		}
+		return take_block(fs, g, bit, b, out);
+	}
+	return bo_errf(&fs->err, -ENOSPC, "no free blocks");
+}
+
+int fs_free_block(struct fs *fs, uint64_t blk)
+{
+	if (!fs_blk_valid(fs, blk))
+		return bo_errf(&fs->err, -EUCLEAN, "freeing block %llu: out of range",
+		               (unsigned long long)blk);
+	uint32_t g = (uint32_t)((blk - fs->first_data_block) / fs->bpg);
+	uint32_t bit = (uint32_t)((blk - fs->first_data_block) % fs->bpg);
+	struct fs_buf *b;
+	int rc = load_bitmap(fs, g, false, &b);
+	if (rc < 0)
+		return rc;
+	if (!test_bit(b->data, bit))
+		return bo_errf(&fs->err, -EUCLEAN, "freeing block %llu: already free",
+		               (unsigned long long)blk);
+	if ((rc = fs_baccess(fs, b)) < 0)
+		return rc;
+	clear_bit(b->data, bit);
+	fs_bdirty(fs, b);
+	uint8_t *gd = fs_gd(fs, g);
+	gd_set_free_blocks(gd, fs->desc_size, gd_free_blocks(gd, fs->desc_size) + 1);
+	fs->gd_dirty[g] = true;
+	sb_add_free_blocks(fs, 1);
+	return 0;
+}
+
+static int take_inode(struct fs *fs, uint32_t g, bool dir, uint32_t *out)
+{
+	uint8_t *gd = fs_gd(fs, g);
+	struct fs_buf *b;
+	int rc = load_bitmap(fs, g, true, &b);
+	if (rc < 0)
+		return rc;
+	uint32_t from = 0;
+	if (g == 0)
+		from = fs->first_ino - 1;
+	uint32_t bit = find_zero(b->data, from, fs->ipg);
+	if (bit >= fs->ipg)
+		return 1;
+	if ((rc = fs_baccess(fs, b)) < 0)
+		return rc;
+	set_bit(b->data, bit);
+	fs_bdirty(fs, b);
+	uint16_t fl = gd_flags(gd);
+	if (fl & EXT4_BG_INODE_UNINIT)
+		put_le16(gd + GD_FLAGS, fl & ~EXT4_BG_INODE_UNINIT);
+	if (fs->csum) {
+		uint32_t unused = gd_itable_unused(gd, fs->desc_size);
+		if (bit >= fs->ipg - unused)
+			gd_set_itable_unused(gd, fs->desc_size, fs->ipg - bit - 1);
+	}
+	gd_set_free_inodes(gd, fs->desc_size, gd_free_inodes(gd, fs->desc_size) - 1);
+	if (dir)
+		gd_set_used_dirs(gd, fs->desc_size, gd_used_dirs(gd, fs->desc_size) + 1);
+	fs->gd_dirty[g] = true;
+	sb_add_free_inodes(fs, -1);
+	*out = g * fs->ipg + bit + 1;
+	return 0;
+}
+
+int fs_alloc_inode(struct fs *fs, uint32_t parent, bool dir, uint32_t *out)
+{
+	uint32_t pg = parent ? (parent - 1) / fs->ipg : 0;
+	uint32_t start = pg;
+	if (dir) {
+		/* spread directories: the next group with more free inodes than average */
+		uint64_t avg = sb_get32(fs->sb, SB_FREE_INODES) / fs->groups;
+		for (uint32_t k = 1; k <= fs->groups; k++) {
+			uint32_t g = (fs->last_alloc_group + k) % fs->groups;
+			if (gd_free_inodes(fs_gd(fs, g), fs->desc_size) > avg &&
+			    gd_free_blocks(fs_gd(fs, g), fs->desc_size) > 0) {
+				start = g;
+				break;
+			}
+		}
+		fs->last_alloc_group = start;
+	}
+	for (uint32_t k = 0; k < fs->groups; k++) {
+		uint32_t g = (start + k) % fs->groups;
+		if (gd_free_inodes(fs_gd(fs, g), fs->desc_size) == 0)
+			continue;
+		int rc = take_inode(fs, g, dir, out);
+		if (rc <= 0)
+			return rc;
+	}
+	return bo_errf(&fs->err, -ENOSPC, "no free inodes");
+}
+
+int fs_free_inode(struct fs *fs, uint32_t ino, bool dir)
+{
+	if (ino < 1 || ino > fs->inodes_count)
+		return bo_errf(&fs->err, -EUCLEAN, "freeing inode %u: out of range", ino);
+	uint32_t g = (ino - 1) / fs->ipg, bit = (ino - 1) % fs->ipg;
+	struct fs_buf *b;
+	int rc = load_bitmap(fs, g, true, &b);
+	if (rc < 0)
+		return rc;
+	if (!test_bit(b->data, bit))
+		return bo_errf(&fs->err, -EUCLEAN, "freeing inode %u: already free", ino);
+	if ((rc = fs_baccess(fs, b)) < 0)
+		return rc;
+	clear_bit(b->data, bit);
+	fs_bdirty(fs, b);
+	uint8_t *gd = fs_gd(fs, g);
+	gd_set_free_inodes(gd, fs->desc_size, gd_free_inodes(gd, fs->desc_size) + 1);
+	if (dir && gd_used_dirs(gd, fs->desc_size))
+		gd_set_used_dirs(gd, fs->desc_size, gd_used_dirs(gd, fs->desc_size) - 1);
+	fs->gd_dirty[g] = true;
+	sb_add_free_inodes(fs, 1);
+	return 0;
+}

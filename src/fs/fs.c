@@ -1,0 +1,760 @@
+/* fs.c — mount/unmount, the metadata buffer cache and the operation bracket through
+ * which every metadata change reaches the journal hook. Not the file operations
+ * (ops.c), the allocator (alloc.c), inode block maps (inode.c) or directories (dir.c). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "blackout/util.h"
+#include "fs/fs_int.h"
+
+uint32_t fs_now(struct fs *fs)
+{
+	return fs->now_override ? fs->now_override : (uint32_t)time(NULL);
+}
+
+uint32_t fs_csum(const struct fs *fs, uint32_t seed, const void *p, size_t n)
+{
+	(void)fs;
+	return crc32c_raw(seed, p, n);
+}
+
+uint32_t fs_inode_csum_seed(const struct fs *fs, uint32_t ino, uint32_t gen)
+{
+	uint8_t le[4];
+	put_le32(le, ino);
+	uint32_t c = crc32c_raw(fs->csum_seed, le, 4);
+	put_le32(le, gen);
+	return crc32c_raw(c, le, 4);
+}
+
+bool fs_blk_valid(const struct fs *fs, uint64_t blk)
+{
+	return blk >= fs->first_data_block && blk < fs->blocks;
+}
+
+/* ---- buffer cache -------------------------------------------------------------- */
+static uint32_t bhash(const struct fs *fs, uint64_t blk)
+{
+	return (uint32_t)((blk * 0x9E3779B97F4A7C15ull) >> 32) & (fs->hsize - 1);
+}
+
+static void lru_unlink(struct fs *fs, struct fs_buf *b)
+{
+	if (b->prev)
+		b->prev->next = b->next;
+	else
+		fs->lru_head = b->next;
+	if (b->next)
+		b->next->prev = b->prev;
+	else
+		fs->lru_tail = b->prev;
+	b->prev = b->next = NULL;
+}
+
+static void lru_push(struct fs *fs, struct fs_buf *b)
+{
+	b->prev = NULL;
+	b->next = fs->lru_head;
+	if (fs->lru_head)
+		fs->lru_head->prev = b;
+	fs->lru_head = b;
+	if (!fs->lru_tail)
+		fs->lru_tail = b;
+}
+
+static struct fs_buf *bfind(struct fs *fs, uint64_t blk)
+{
+	for (struct fs_buf *b = fs->htab[bhash(fs, blk)]; b; b = b->hnext)
+		if (b->blk == blk && !b->forgotten)
+			return b;
+	return NULL;
+}
+
+static void bremove(struct fs *fs, struct fs_buf *b)
+{
+	struct fs_buf **pp = &fs->htab[bhash(fs, b->blk)];
+	while (*pp != b)
+		pp = &(*pp)->hnext;
+	*pp = b->hnext;
+	lru_unlink(fs, b);
+	if (b->dirty)
+		fs->ndirty--;
+	fs->nbufs--;
+	free(b->data);
+	free(b);
+}
+
+static int bwrite_home(struct fs *fs, struct fs_buf *b)
+{
+	int rc = blk_pwrite(fs->dev, b->blk * fs->bs, fs->bs, b->data, 0);
+	if (rc < 0)
+		return bo_errf(&fs->err, rc, "writing metadata block %llu: %s",
+		               (unsigned long long)b->blk, bo_errstr(&fs->dev->err, rc));
+	b->dirty = false;
+	fs->ndirty--;
+	return 0;
+}
+
+int fs_writeback(struct fs *fs)
+{
+	int first = 0;
+	for (struct fs_buf *b = fs->lru_head; b && fs->ndirty; b = b->next)
+		if (b->dirty) {
+			int rc = bwrite_home(fs, b);
+			if (rc < 0 && !first)
+				first = rc;
+		}
+	return first;
+}
+
+static int balloc(struct fs *fs, uint64_t blk, struct fs_buf **out)
+{
+	struct fs_buf *b = calloc(1, sizeof(*b));
+	if (!b || !(b->data = malloc(fs->bs))) {
+		free(b);
+		return bo_errf(&fs->err, -ENOMEM, "out of memory for block cache");
+	}
+	b->blk = blk;
+	uint32_t h = bhash(fs, blk);
+	b->hnext = fs->htab[h];
+	fs->htab[h] = b;
+	lru_push(fs, b);
+	fs->nbufs++;
+	*out = b;
+	return 0;
+}
+
+static int read_home(struct fs *fs, uint64_t blk, uint8_t *data)
+{
+	if (fs->jh && fs->jh->ops->read_block) {
+		int r = fs->jh->ops->read_block(fs->jh, blk, data);
+		if (r < 0)
+			return r;
+		if (r > 0)
+			return 0;
+	}
+	int rc = blk_pread(fs->dev, blk * fs->bs, fs->bs, data);
+	if (rc < 0)
+		return bo_errf(&fs->err, -EIO, "reading block %llu: %s", (unsigned long long)blk,
+		               bo_errstr(&fs->dev->err, rc));
+	return 0;
+}
+
+int fs_bread(struct fs *fs, uint64_t blk, struct fs_buf **out)
+{
+	if (blk >= fs->blocks)
+		return bo_errf(&fs->err, -EUCLEAN, "block %llu is past the end of the filesystem",
+		               (unsigned long long)blk);
+	struct fs_buf *b = bfind(fs, blk);
+	if (b) {
+		if (fs->lru_head != b) {
+			lru_unlink(fs, b);
+			lru_push(fs, b);
+		}
+		*out = b;
+		return 0;
+	}
+	int rc = balloc(fs, blk, &b);
+	if (rc < 0)
+		return rc;
+	rc = read_home(fs, blk, b->data);
+	if (rc < 0) {
+		bremove(fs, b);
+		return rc;
+	}
+	*out = b;
+	return 0;
+}
+
+int fs_bnew(struct fs *fs, uint64_t blk, struct fs_buf **out)
+{
+	if (blk >= fs->blocks)
+		return bo_errf(&fs->err, -EUCLEAN, "block %llu is past the end of the filesystem",
+		               (unsigned long long)blk);
+	struct fs_buf *b = bfind(fs, blk);
+	if (!b) {
+		int rc = balloc(fs, blk, &b);
+		if (rc < 0)
+			return rc;
+		memset(b->data, 0, fs->bs);
+	}
+	*out = b;
+	return 0;
+}
+
+int fs_baccess(struct fs *fs, struct fs_buf *b)
+{
+	if (fs->op_depth <= 0)
+		return bo_errf(&fs->err, -EINVAL, "metadata change outside an operation");
+	if (b->access_op == fs->op_serial)
+		return 0;
+	b->access_op = fs->op_serial;
+	if (fs->jh->ops->get_write_access) {
+		int rc = fs->jh->ops->get_write_access(fs->jh, b->blk, b->data);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+void fs_bdirty(struct fs *fs, struct fs_buf *b)
+{
+	if (!b->in_op) {
+		b->in_op = true;
+		b->op_next = fs->op_dirty;
+		fs->op_dirty = b;
+	}
+}
+
+void fs_bforget(struct fs *fs, uint64_t blk)
+{
+	struct fs_buf *b = bfind(fs, blk);
+	if (b && !b->in_op) {
+		bremove(fs, b);
+	} else if (b) {
+		/* on this op's list: dropped at the end of the op, never written */
+		if (b->dirty) {
+			b->dirty = false;
+			fs->ndirty--;
+		}
+		b->forgotten = true;
+	}
+	if (fs->jh->ops->forget)
+		fs->jh->ops->forget(fs->jh, blk);
+}
+
+static void trim_cache(struct fs *fs)
+{
+	if (fs->ndirty > fs->max_dirty)
+		fs_writeback(fs);
+	struct fs_buf *b = fs->lru_tail;
+	while (fs->nbufs > fs->max_bufs && b) {
+		struct fs_buf *p = b->prev;
+		if (!b->dirty && !b->in_op)
+			bremove(fs, b);
+		b = p;
+	}
+}
+
+/* ---- superblock and descriptors into the cache ---------------------------------- */
+static uint64_t sb_block(const struct fs *fs)
+{
+	return EXT2_SB_OFFSET / fs->bs;
+}
+
+static int flush_sb(struct fs *fs)
+{
+	struct fs_buf *b;
+	int rc = fs_bread(fs, sb_block(fs), &b);
+	if (rc < 0)
+		return rc;
+	if ((rc = fs_baccess(fs, b)) < 0)
+		return rc;
+	if (fs->csum)
+		sb_put32(fs->sb, SB_CHECKSUM, crc32c_raw(~0u, fs->sb, SB_CHECKSUM));
+	memcpy(b->data + EXT2_SB_OFFSET % fs->bs, fs->sb, EXT2_SB_SIZE);
+	fs_bdirty(fs, b);
+	fs->sb_dirty = false;
+	return 0;
+}
+
+static uint16_t gd_csum(const struct fs *fs, uint32_t g, const uint8_t *gd)
+{
+	uint8_t le[4], zero[2] = {0, 0};
+	put_le32(le, g);
+	uint32_t c = crc32c_raw(fs->csum_seed, le, 4);
+	c = crc32c_raw(c, gd, GD_CHECKSUM);
+	c = crc32c_raw(c, zero, 2);
+	if (fs->desc_size > GD_CHECKSUM + 2)
+		c = crc32c_raw(c, gd + GD_CHECKSUM + 2, fs->desc_size - GD_CHECKSUM - 2);
+	return (uint16_t)c;
+}
+
+static int flush_gds(struct fs *fs)
+{
+	for (uint32_t g = 0; g < fs->groups; g++) {
+		if (!fs->gd_dirty[g])
+			continue;
+		fs->gd_dirty[g] = false;
+		uint8_t *gd = fs_gd(fs, g);
+		if (fs->csum) {
+			fs_gd_update_csums(fs, g);
+			put_le16(gd + GD_CHECKSUM, gd_csum(fs, g, gd));
+		}
+		uint64_t blk = fs->first_data_block + 1 + g / fs->desc_per_block;
+		struct fs_buf *b;
+		int rc = fs_bread(fs, blk, &b);
+		if (rc < 0)
+			return rc;
+		if ((rc = fs_baccess(fs, b)) < 0)
+			return rc;
+		memcpy(b->data + (g % fs->desc_per_block) * fs->desc_size, gd, fs->desc_size);
+		fs_bdirty(fs, b);
+	}
+	return 0;
+}
+
+int fs_op_begin(struct fs *fs, uint32_t credits)
+{
+	if (fs->ro)
+		return bo_errf(&fs->err, -EROFS, "filesystem is mounted read-only");
+	if (fs->op_depth++ > 0)
+		return 0;
+	fs->op_serial++;
+	if (credits > FS_JH_MAX_CREDITS)
+		credits = FS_JH_MAX_CREDITS;
+	int rc = fs->jh->ops->start ? fs->jh->ops->start(fs->jh, credits) : 0;
+	if (rc < 0)
+		fs->op_depth--;
+	return rc;
+}
+
+int fs_op_end(struct fs *fs, int rc)
+{
+	if (fs->op_depth > 1) {
+		fs->op_depth--;
+		return rc;
+	}
+	int r = flush_gds(fs);
+	if (r == 0 && fs->sb_dirty)
+		r = flush_sb(fs);
+	while (fs->op_dirty) {
+		struct fs_buf *b = fs->op_dirty;
+		fs->op_dirty = b->op_next;
+		b->in_op = false;
+		if (b->forgotten) {
+			bremove(fs, b);
+			continue;
+		}
+		int w = fs->jh->ops->dirty_metadata(fs->jh, b->blk, b->data);
+		if (w < 0 && r == 0)
+			r = w;
+		if (w == FS_JH_WRITEBACK && !b->dirty) {
+			b->dirty = true;
+			fs->ndirty++;
+		}
+	}
+	fs->op_depth = 0;
+	int s = fs->jh->ops->stop ? fs->jh->ops->stop(fs->jh) : 0;
+	if (s < 0 && r == 0)
+		r = s;
+	trim_cache(fs);
+	if (fs->opts.commit_ops && fs->jh->ops->commit &&
+	    (fs->op_serial % fs->opts.commit_ops) == 0)
+		fs->jh->ops->commit(fs->jh);
+	return rc < 0 ? rc : r < 0 ? r : rc;
+}
+
+/* ---- what the journal hook may use ---------------------------------------------- */
+struct bdev *fs_bdev(struct fs *fs)
+{
+	return fs->dev;
+}
+uint32_t fs_block_size(const struct fs *fs)
+{
+	return fs->bs;
+}
+uint64_t fs_blocks_count(const struct fs *fs)
+{
+	return fs->blocks;
+}
+const uint8_t *fs_sb(const struct fs *fs)
+{
+	return fs->sb;
+}
+const struct fs_mount_opts *fs_mount_opts(const struct fs *fs)
+{
+	return &fs->opts;
+}
+struct bo_err *fs_errp(struct fs *fs)
+{
+	return &fs->err;
+}
+const struct bo_err *fs_err(const struct fs *fs)
+{
+	return &fs->err;
+}
+
+static int read_sb_raw(struct bdev *d, uint8_t *sb, struct bo_err *err)
+{
+	uint32_t ss = d->sector_size;
+	size_t len = ss > 2048 ? ss : 2048;
+	if (blk_size_bytes(d) < len)
+		return bo_errf(err, -EINVAL, "device too small for an ext2 superblock");
+	uint8_t *tmp = malloc(len);
+	if (!tmp)
+		return -ENOMEM;
+	int rc = blk_pread(d, 0, len, tmp);
+	if (rc == 0)
+		memcpy(sb, tmp + EXT2_SB_OFFSET, EXT2_SB_SIZE);
+	free(tmp);
+	if (rc < 0)
+		return bo_errf(err, rc, "reading the superblock: %s", bo_errstr(&d->err, rc));
+	return 0;
+}
+
+int fs_reload_sb(struct fs *fs)
+{
+	return read_sb_raw(fs->dev, fs->sb, &fs->err);
+}
+
+int fs_set_needs_recovery(struct fs *fs, bool on, unsigned flags)
+{
+	uint32_t inc = sb_get32(fs->sb, SB_FEATURE_INCOMPAT);
+	inc = on ? inc | EXT3_FEATURE_INCOMPAT_RECOVER : inc & ~EXT3_FEATURE_INCOMPAT_RECOVER;
+	sb_put32(fs->sb, SB_FEATURE_INCOMPAT, inc);
+	if (fs->csum)
+		sb_put32(fs->sb, SB_CHECKSUM, crc32c_raw(~0u, fs->sb, SB_CHECKSUM));
+	struct fs_buf *b;
+	int rc = fs_bread(fs, sb_block(fs), &b);
+	if (rc < 0)
+		return rc;
+	memcpy(b->data + EXT2_SB_OFFSET % fs->bs, fs->sb, EXT2_SB_SIZE);
+	rc = blk_pwrite(fs->dev, b->blk * fs->bs, fs->bs, b->data, flags);
+	if (rc < 0)
+		return bo_errf(&fs->err, rc, "writing the superblock: %s",
+		               bo_errstr(&fs->dev->err, rc));
+	return 0;
+}
+
+/* ---- mount ----------------------------------------------------------------------- */
+static int check_sb(struct fs *fs, const struct fs_mount_opts *o, struct bo_err *err)
+{
+	uint8_t *sb = fs->sb;
+	if (sb_get16(sb, SB_MAGIC) != EXT2_MAGIC)
+		return bo_errf(err, -EINVAL, "no ext2/ext3 superblock (magic 0x%04x)",
+		               sb_get16(sb, SB_MAGIC));
+	if (fs->csum || sb_has_ro_compat(sb, EXT4_FEATURE_RO_COMPAT_METADATA_CSUM)) {
+		if (sb[SB_CHECKSUM_TYPE] != EXT4_CRC32C_CHKSUM)
+			return bo_errf(err, -EUCLEAN, "superblock: unknown checksum type %u",
+			               sb[SB_CHECKSUM_TYPE]);
+		uint32_t want = crc32c_raw(~0u, sb, SB_CHECKSUM);
+		if (want != sb_get32(sb, SB_CHECKSUM))
+			return bo_errf(err, -EUCLEAN,
+			               "superblock (block %u): checksum mismatch (stored 0x%08x, "
+			               "computed 0x%08x)",
+			               EXT2_SB_OFFSET /
+			                   (sb_block_size(sb) ? sb_block_size(sb) : 1024),
+			               sb_get32(sb, SB_CHECKSUM), want);
+		fs->csum = true;
+	}
+	uint32_t inc = sb_get32(sb, SB_FEATURE_INCOMPAT);
+	if (inc & ~BO_FS_SUPP_INCOMPAT)
+		return bo_errf(err, -EOPNOTSUPP, "unsupported incompatible features 0x%x",
+		               inc & ~BO_FS_SUPP_INCOMPAT);
+	if (sb_get32(sb, SB_LOG_BLOCK_SIZE) > 2)
+		return bo_errf(err, -EUCLEAN, "superblock: bad block size (log %u)",
+		               sb_get32(sb, SB_LOG_BLOCK_SIZE));
+	fs->bs = sb_block_size(sb);
+	fs->bs_bits = 10 + sb_get32(sb, SB_LOG_BLOCK_SIZE);
+	if (fs->bs < fs->dev->sector_size)
+		return bo_errf(err, -EINVAL, "block size %u smaller than the sector size %u",
+		               fs->bs, fs->dev->sector_size);
+	fs->blocks = sb_get32(sb, SB_BLOCKS_COUNT_LO);
+	fs->first_data_block = sb_get32(sb, SB_FIRST_DATA_BLOCK);
+	fs->bpg = sb_get32(sb, SB_BLOCKS_PER_GROUP);
+	fs->ipg = sb_get32(sb, SB_INODES_PER_GROUP);
+	fs->inodes_count = sb_get32(sb, SB_INODES_COUNT);
+	fs->inode_size = sb_inode_size(sb);
+	fs->first_ino = sb_first_ino(sb);
+	if (fs->first_data_block != (fs->bs == 1024 ? 1u : 0u))
+		return bo_errf(err, -EUCLEAN, "superblock: bad first data block %u",
+		               fs->first_data_block);
+	if (fs->blocks <= fs->first_data_block || fs->blocks * fs->bs > blk_size_bytes(fs->dev))
+		return bo_errf(err, -EUCLEAN,
+		               "superblock: block count %llu does not fit the device (%llu bytes)",
+		               (unsigned long long)fs->blocks,
+		               (unsigned long long)blk_size_bytes(fs->dev));
+	if (fs->bpg != fs->bs * 8 ||
+	    sb_get32(sb, SB_LOG_CLUSTER_SIZE) != sb_get32(sb, SB_LOG_BLOCK_SIZE))
+		return bo_errf(err, -EUCLEAN, "superblock: unsupported blocks per group %u",
+		               fs->bpg);
+	if (fs->inode_size < EXT2_GOOD_OLD_INODE_SIZE || fs->inode_size > 1024 ||
+	    (fs->inode_size & (fs->inode_size - 1)) || fs->inode_size > fs->bs)
+		return bo_errf(err, -EUCLEAN, "superblock: bad inode size %u", fs->inode_size);
+	fs->groups = (uint32_t)((fs->blocks - fs->first_data_block + fs->bpg - 1) / fs->bpg);
+	if (fs->ipg == 0 || fs->ipg > fs->bs * 8 || fs->ipg % (fs->bs / fs->inode_size) ||
+	    (uint64_t)fs->ipg * fs->groups != fs->inodes_count)
+		return bo_errf(err, -EUCLEAN,
+		               "superblock: inode counts inconsistent (%u per group, "
+		               "%u groups, %u inodes)",
+		               fs->ipg, fs->groups, fs->inodes_count);
+	if (fs->first_ino < EXT2_GOOD_OLD_FIRST_INO || fs->first_ino >= fs->inodes_count)
+		return bo_errf(err, -EUCLEAN, "superblock: bad first inode %u", fs->first_ino);
+	fs->inodes_per_block = fs->bs / fs->inode_size;
+	fs->itb_per_group = fs->ipg / fs->inodes_per_block;
+	fs->desc_size = sb_desc_size(sb);
+	fs->desc_per_block = fs->bs / fs->desc_size;
+	fs->desc_blocks = (fs->groups + fs->desc_per_block - 1) / fs->desc_per_block;
+	fs->apb = fs->bs / 4;
+	fs->has_filetype = sb_has_incompat(sb, EXT2_FEATURE_INCOMPAT_FILETYPE);
+	fs->dir_index = sb_has_compat(sb, EXT2_FEATURE_COMPAT_DIR_INDEX);
+	fs->hash_unsigned = (sb_get32(sb, SB_FLAGS) & EXT2_FLAGS_UNSIGNED_HASH) ? 3 : 0;
+	for (int i = 0; i < 4; i++)
+		fs->hash_seed[i] = sb_get32(sb, SB_HASH_SEED + 4 * i);
+	fs->def_hash = sb[SB_DEF_HASH_VERSION];
+	if (fs->csum)
+		fs->csum_seed = sb_has_incompat(sb, EXT4_FEATURE_INCOMPAT_CSUM_SEED)
+		                    ? sb_get32(sb, SB_CHECKSUM_SEED)
+		                    : crc32c_raw(~0u, sb + SB_UUID, 16);
+	uint32_t ro = sb_get32(sb, SB_FEATURE_RO_COMPAT);
+	if ((ro & ~BO_FS_SUPP_RO_COMPAT) && !o->read_only)
+		return bo_errf(err, -EROFS, "unsupported read-only features 0x%x: mount read-only",
+		               ro & ~BO_FS_SUPP_RO_COMPAT);
+	if (sb_get32(sb, SB_REV_LEVEL) > EXT2_DYNAMIC_REV)
+		return bo_errf(err, -EOPNOTSUPP, "superblock: revision %u",
+		               sb_get32(sb, SB_REV_LEVEL));
+	return 0;
+}
+
+static int load_gdt(struct fs *fs, struct bo_err *err)
+{
+	fs->gdt = calloc(fs->groups, fs->desc_size);
+	fs->gd_dirty = calloc(fs->groups, sizeof(bool));
+	if (!fs->gdt || !fs->gd_dirty)
+		return -ENOMEM;
+	uint8_t *buf = malloc(fs->bs);
+	if (!buf)
+		return -ENOMEM;
+	int rc = 0;
+	for (uint32_t i = 0; i < fs->desc_blocks && rc == 0; i++) {
+		uint64_t blk = fs->first_data_block + 1 + i;
+		rc = blk_pread(fs->dev, blk * fs->bs, fs->bs, buf);
+		if (rc < 0) {
+			rc = bo_errf(err, -EIO, "reading group descriptor block %llu",
+			             (unsigned long long)blk);
+			break;
+		}
+		uint32_t n = fs->groups - i * fs->desc_per_block;
+		if (n > fs->desc_per_block)
+			n = fs->desc_per_block;
+		memcpy(fs->gdt + (size_t)i * fs->desc_per_block * fs->desc_size, buf,
+		       (size_t)n * fs->desc_size);
+	}
+	free(buf);
+	if (rc < 0)
+		return rc;
+	for (uint32_t g = 0; g < fs->groups; g++) {
+		uint8_t *gd = fs_gd(fs, g);
+		uint64_t first = fs_group_first_block(fs, g);
+		uint64_t last = first + fs->bpg;
+		if (last > fs->blocks)
+			last = fs->blocks;
+		uint64_t bb = gd_block_bitmap(gd, fs->desc_size);
+		uint64_t ib = gd_inode_bitmap(gd, fs->desc_size);
+		uint64_t it = gd_inode_table(gd, fs->desc_size);
+		uint64_t gdblk = fs->first_data_block + 1 + g / fs->desc_per_block;
+		if (fs->csum && get_le16(gd + GD_CHECKSUM) != gd_csum(fs, g, gd))
+			return bo_errf(err, -EUCLEAN,
+			               "group descriptor %u (block %llu): checksum mismatch", g,
+			               (unsigned long long)gdblk);
+		if (bb < first || bb >= last || ib < first || ib >= last || it < first ||
+		    it + fs->itb_per_group > last)
+			return bo_errf(err, -EUCLEAN,
+			               "group descriptor %u (block %llu): bitmap or inode table "
+			               "outside the group",
+			               g, (unsigned long long)gdblk);
+		if (gd_free_blocks(gd, fs->desc_size) > fs->bpg ||
+		    gd_free_inodes(gd, fs->desc_size) > fs->ipg)
+			return bo_errf(err, -EUCLEAN,
+			               "group descriptor %u (block %llu): bad counts", g,
+			               (unsigned long long)gdblk);
+	}
+	return 0;
+}
+
+void fs_mount_opts_default(struct fs_mount_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->data = FS_DATA_ORDERED;
+	o->barrier = true;
+	o->errors = FS_ERRORS_CONTINUE;
+}
+
+int fs_mount_opts_parse(const char *text, struct fs_mount_opts *o, struct bo_err *err)
+{
+	fs_mount_opts_default(o);
+	if (!text)
+		return 0;
+	const char *p = text;
+	while (*p) {
+		const char *e = strchr(p, ',');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		char w[64];
+		if (n >= sizeof(w))
+			return bo_errf(err, -EINVAL, "mount option at column %zu too long",
+			               (size_t)(p - text) + 1);
+		memcpy(w, p, n);
+		w[n] = 0;
+		unsigned v;
+		char tail;
+		if (n == 0) {
+		} else if (!strcmp(w, "data=ordered")) {
+			o->data = FS_DATA_ORDERED;
+		} else if (!strcmp(w, "data=writeback")) {
+			o->data = FS_DATA_WRITEBACK;
+		} else if (!strcmp(w, "data=journal")) {
+			o->data = FS_DATA_JOURNAL;
+		} else if (!strcmp(w, "barrier=1") || !strcmp(w, "barrier")) {
+			o->barrier = true;
+		} else if (!strcmp(w, "barrier=0") || !strcmp(w, "nobarrier")) {
+			o->barrier = false;
+		} else if (sscanf(w, "commit=%u%c", &v, &tail) == 1) {
+			o->commit_ops = v;
+		} else if (!strcmp(w, "errors=remount-ro")) {
+			o->errors = FS_ERRORS_RO;
+		} else if (!strcmp(w, "errors=continue")) {
+			o->errors = FS_ERRORS_CONTINUE;
+		} else if (!strcmp(w, "ro")) {
+			o->read_only = true;
+		} else if (!strcmp(w, "rw")) {
+			o->read_only = false;
+		} else if (!strcmp(w, "nojournal") || !strcmp(w, "noload")) {
+			o->no_journal = true;
+		} else {
+			return bo_errf(err, -EINVAL, "unknown mount option '%s' at column %zu", w,
+			               (size_t)(p - text) + 1);
+		}
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	return 0;
+}
+
+static void fs_free(struct fs *fs)
+{
+	while (fs->lru_head)
+		bremove(fs, fs->lru_head);
+	while (fs->files) {
+		struct fs_file *f = fs->files;
+		fs->files = f->next;
+		free(f);
+	}
+	free(fs->htab);
+	free(fs->dcache);
+	free(fs->gdt);
+	free(fs->gd_dirty);
+	free(fs);
+}
+
+int fs_mount(struct bdev *d, const struct fs_mount_opts *o, struct fs **out, struct bo_err *err)
+{
+	struct fs_mount_opts defo;
+	if (!o) {
+		fs_mount_opts_default(&defo);
+		o = &defo;
+	}
+	*out = NULL;
+	struct fs *fs = calloc(1, sizeof(*fs));
+	if (!fs)
+		return -ENOMEM;
+	fs->dev = d;
+	fs->opts = *o;
+	fs->ro = o->read_only || d->read_only;
+	fs->hsize = 1u << 16;
+	fs->max_bufs = 1u << 15;
+	fs->max_dirty = 1u << 13;
+	fs->htab = calloc(fs->hsize, sizeof(*fs->htab));
+	fs->dcache = calloc(FS_DCACHE_SIZE, sizeof(*fs->dcache));
+	int rc = fs->htab && fs->dcache ? 0 : -ENOMEM;
+	if (rc == 0)
+		rc = read_sb_raw(d, fs->sb, err);
+	if (rc == 0)
+		rc = check_sb(fs, o, err);
+	if (rc == 0) {
+		rc = fs_journal_open(fs, o, &fs->jh, err);
+		if (rc == 0 && fs->jh->ops->recover) {
+			rc = fs->jh->ops->recover(fs->jh);
+			if (rc < 0)
+				bo_errf(err, rc, "journal recovery: %s", bo_errstr(&fs->err, rc));
+			else if ((rc = fs_reload_sb(fs)) == 0)
+				rc = check_sb(fs, o, err);
+		}
+	}
+	if (rc == 0 && sb_has_incompat(fs->sb, EXT3_FEATURE_INCOMPAT_RECOVER) && !fs->ro)
+		rc = bo_errf(err, -EUCLEAN,
+		             "filesystem needs journal recovery, which is not "
+		             "available: run e2fsck or mount read-only");
+	if (rc == 0)
+		rc = load_gdt(fs, err);
+	if (rc == 0 && !fs->ro) {
+		rc = fs_op_begin(fs, 8);
+		if (rc == 0) {
+			uint16_t st = sb_get16(fs->sb, SB_STATE);
+			sb_put16(fs->sb, SB_STATE, st & ~EXT2_VALID_FS);
+			sb_put16(fs->sb, SB_MNT_COUNT, sb_get16(fs->sb, SB_MNT_COUNT) + 1);
+			sb_put32(fs->sb, SB_MTIME, fs_now(fs));
+			fs->sb_dirty = true;
+			rc = fs_orphans_process(fs);
+			rc = fs_op_end(fs, rc);
+			if (rc == 0 && fs->jh->ops->force_commit)
+				rc = fs->jh->ops->force_commit(fs->jh);
+		}
+		if (rc < 0)
+			bo_errf(err, rc, "mount: %s", bo_errstr(&fs->err, rc));
+	}
+	if (rc < 0) {
+		if (fs->jh)
+			fs->jh->ops->destroy(fs->jh, false);
+		fs_free(fs);
+		return rc;
+	}
+	*out = fs;
+	return 0;
+}
+
+int fs_sync(struct fs *fs)
+{
+	if (fs->ro)
+		return 0;
+	int rc = fs_writeback(fs);
+	if (rc == 0 && fs->jh->ops->force_commit)
+		rc = fs->jh->ops->force_commit(fs->jh);
+	return rc;
+}
+
+int fs_unmount(struct fs *fs)
+{
+	if (!fs)
+		return 0;
+	int rc = 0;
+	while (fs->files) {
+		int r = fs_close(fs->files);
+		if (r < 0 && rc == 0)
+			rc = r;
+	}
+	if (!fs->ro) {
+		int r = fs_op_begin(fs, 4);
+		if (r == 0) {
+			sb_put16(fs->sb, SB_STATE, sb_get16(fs->sb, SB_STATE) | EXT2_VALID_FS);
+			sb_put32(fs->sb, SB_WTIME, fs_now(fs));
+			fs->sb_dirty = true;
+			r = fs_op_end(fs, 0);
+		}
+		if (r == 0)
+			r = fs_sync(fs);
+		if (r == 0 && fs->jh->ops->checkpoint)
+			r = fs->jh->ops->checkpoint(fs->jh);
+		if (r == 0)
+			r = fs_writeback(fs);
+		if (r == 0)
+			r = blk_flush(fs->dev);
+		if (r < 0 && rc == 0)
+			rc = r;
+	}
+	fs->jh->ops->destroy(fs->jh, rc == 0);
+	fs_free(fs);
+	return rc;
+}
+
+void fs_abandon(struct fs *fs)
+{
+	if (!fs)
+		return;
+	fs->jh->ops->destroy(fs->jh, false);
+	fs_free(fs);
+}

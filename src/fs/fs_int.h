@@ -1,0 +1,161 @@
+/* fs_int.h — internals shared by the files of src/fs/: the mounted-filesystem state,
+ * the metadata buffer cache, and the helpers each part (alloc, inode, dir) offers. */
+#ifndef BLACKOUT_FS_INT_H
+#define BLACKOUT_FS_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "blackout/fs.h"
+#include "fs/format.h"
+#include "fs/journal_hook.h"
+
+/* A cached metadata block. Pointers to buffers are valid until the end of the
+ * current operation (the cache only evicts between operations). */
+struct fs_buf {
+	uint64_t blk;
+	uint8_t *data;
+	struct fs_buf *hnext;
+	struct fs_buf *prev, *next; /* LRU, most recent first */
+	uint64_t access_op;         /* op serial of the last get_write_access */
+	bool dirty;                 /* the fs owes a write-back */
+	bool in_op;                 /* on the current op's dirty list */
+	bool checked;               /* content verified (checksum) since read */
+	bool forgotten;             /* freed during this op: drop, never write */
+	struct fs_buf *op_next;
+};
+
+/* Positive name cache: (directory, name) -> inode; short names only. */
+#define FS_DCACHE_SIZE 65536
+#define FS_DCACHE_NAME 38
+struct fs_dentry {
+	uint32_t dir, ino;
+	uint8_t len, ft;
+	char name[FS_DCACHE_NAME];
+};
+
+struct fs_file {
+	struct fs *fs;
+	uint32_t ino;
+	int flags;
+	struct fs_file *next;
+};
+
+struct fs {
+	struct bdev *dev;
+	struct fs_mount_opts opts;
+	struct bo_err err;
+	struct fs_jhook *jh;
+	bool ro;
+
+	uint8_t sb[EXT2_SB_SIZE]; /* authoritative copy */
+	uint32_t bs, bs_bits;     /* block size */
+	uint64_t blocks;
+	uint32_t first_data_block;
+	uint32_t bpg, ipg, groups;
+	uint32_t inode_size, inodes_per_block, itb_per_group;
+	uint32_t desc_size, desc_per_block, desc_blocks;
+	uint32_t inodes_count, first_ino;
+	uint32_t apb; /* block addresses per indirect block */
+	bool csum;    /* metadata_csum */
+	uint32_t csum_seed;
+	bool has_filetype, dir_index;
+	int hash_unsigned; /* 0 signed, 3 unsigned (added to the hash version) */
+	uint32_t hash_seed[4];
+	uint8_t def_hash;
+
+	/* group descriptors: the primary table, in memory */
+	uint8_t *gdt;
+	bool *gd_dirty; /* per group: counts or bitmaps changed this op */
+	bool sb_dirty;
+
+	/* buffer cache */
+	struct fs_buf **htab;
+	uint32_t hsize;
+	struct fs_buf *lru_head, *lru_tail;
+	uint32_t nbufs, ndirty, max_bufs, max_dirty;
+
+	/* the current operation */
+	uint64_t op_serial;
+	int op_depth;
+	struct fs_buf *op_dirty;
+
+	struct fs_file *files; /* open files */
+	struct fs_dentry *dcache;
+	uint32_t last_alloc_group;
+	uint32_t now_override; /* nonzero: fixed clock (tests) */
+};
+
+uint32_t fs_now(struct fs *fs);
+
+/* ---- buffer cache (fs.c) ---- */
+int fs_bread(struct fs *fs, uint64_t blk, struct fs_buf **out);
+/* A buffer for a block about to be completely overwritten (no read). */
+int fs_bnew(struct fs *fs, uint64_t blk, struct fs_buf **out);
+/* Before changing b->data: tells the journal (once per operation). */
+int fs_baccess(struct fs *fs, struct fs_buf *b);
+/* After changing b->data. */
+void fs_bdirty(struct fs *fs, struct fs_buf *b);
+/* The block was freed: drop it from the cache, tell the journal. */
+void fs_bforget(struct fs *fs, uint64_t blk);
+bool fs_blk_valid(const struct fs *fs, uint64_t blk);
+
+/* ---- operations bracket (fs.c) ---- */
+int fs_op_begin(struct fs *fs, uint32_t credits);
+int fs_op_end(struct fs *fs, int rc);
+
+/* ---- checksums (fs.c) ---- */
+uint32_t fs_csum(const struct fs *fs, uint32_t seed, const void *p, size_t n);
+uint32_t fs_inode_csum_seed(const struct fs *fs, uint32_t ino, uint32_t gen);
+
+/* ---- allocation (alloc.c) ---- */
+int fs_alloc_block(struct fs *fs, uint64_t goal, uint64_t *out);
+int fs_free_block(struct fs *fs, uint64_t blk);
+int fs_alloc_inode(struct fs *fs, uint32_t parent, bool dir, uint32_t *out);
+int fs_free_inode(struct fs *fs, uint32_t ino, bool dir);
+uint8_t *fs_gd(struct fs *fs, uint32_t g);
+void fs_gd_update_csums(struct fs *fs, uint32_t g);
+int fs_verify_bitmaps(struct fs *fs, uint32_t g);
+uint64_t fs_group_first_block(const struct fs *fs, uint32_t g);
+
+/* ---- inodes (inode.c) ---- */
+uint32_t fs_raw_inode_csum(uint32_t csum_seed, uint32_t inode_size, uint32_t ino,
+                           const uint8_t *raw);
+void fs_raw_inode_set_csum(uint32_t csum_seed, uint32_t inode_size, uint32_t ino, uint8_t *raw);
+struct fs_inode {
+	uint32_t ino;
+	uint8_t raw[1024];
+};
+int fs_iget(struct fs *fs, uint32_t ino, struct fs_inode *in);
+int fs_iput(struct fs *fs, struct fs_inode *in);
+/* Map logical block; alloc: allocate (and zero-fill metadata) if a hole. */
+int fs_bmap(struct fs *fs, struct fs_inode *in, uint64_t lblk, bool alloc, uint64_t *pblk);
+/* Free every block at or past logical block `from`. */
+int fs_truncate_blocks(struct fs *fs, struct fs_inode *in, uint64_t from);
+int fs_inode_release(struct fs *fs, struct fs_inode *in); /* free an unlinked inode */
+uint64_t fs_max_file_size(const struct fs *fs);
+void fs_add_blocks(struct fs *fs, struct fs_inode *in, int64_t nblocks);
+int fs_read_data(struct fs *fs, struct fs_inode *in, void *buf, size_t len, uint64_t off);
+int fs_write_data(struct fs *fs, struct fs_inode *in, const void *buf, size_t len, uint64_t off);
+int fs_orphan_add(struct fs *fs, struct fs_inode *in);
+int fs_orphan_del(struct fs *fs, struct fs_inode *in);
+int fs_orphans_process(struct fs *fs);
+
+/* ---- directories (dir.c) ---- */
+int fs_dir_lookup(struct fs *fs, struct fs_inode *dir, const char *name, size_t len, uint32_t *ino,
+                  uint8_t *ftype);
+int fs_dir_add(struct fs *fs, struct fs_inode *dir, const char *name, size_t len, uint32_t ino,
+               uint8_t ftype);
+int fs_dir_remove(struct fs *fs, struct fs_inode *dir, const char *name, size_t len);
+/* Change an existing entry's inode (rename over, '..' update). */
+int fs_dir_set(struct fs *fs, struct fs_inode *dir, const char *name, size_t len, uint32_t ino,
+               uint8_t ftype);
+int fs_dir_iterate(struct fs *fs, struct fs_inode *dir,
+                   int (*fn)(void *ctx, const char *name, size_t len, uint32_t ino, uint8_t ft),
+                   void *ctx);
+int fs_dir_is_empty(struct fs *fs, struct fs_inode *dir, bool *empty);
+int fs_dir_init(struct fs *fs, struct fs_inode *dir, uint32_t parent);
+int fs_dirblock_check(struct fs *fs, struct fs_inode *dir, uint64_t lblk, uint8_t *data);
+void fs_dirblock_set_csum(struct fs *fs, struct fs_inode *dir, uint8_t *data);
+
+#endif

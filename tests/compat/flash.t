@@ -1,0 +1,29 @@
+#!/bin/sh
+# flash.t — flash stacks from the command line: describe lists the model's parameters,
+# format round-trips, and probe infers the erase block of the cheap FTL from
+# collateral damage and finds none under the careful one. TAP.
+B=${BLACKOUT:?set BLACKOUT to the blackout binary}
+n=0; fail=0
+t() { n=$((n+1)); if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=1; fi; }
+
+out=$("$B" stack format 'flash(ftl=cheap,eb=128k,page=4k,size=256M)')
+t "format spells every parameter" \
+  '[ "$out" = "flash(ftl=cheap,size=256M,eb=128k,page=4k,sector=512,op=7,endurance=0,cache=0,flush=honor,garbage=false,seed=0)" ]'
+t "the canonical spec is a fixed point" '[ "$("$B" stack format "$out")" = "$out" ]'
+out=$("$B" stack describe 'flash(ftl=cheap) > mem(size=80M)')
+t "describe names the FTL choice and its default" \
+  'echo "$out" | grep -q "ftl      = cheap        \[default careful\]"'
+t "describe lists the endurance parameter" 'echo "$out" | grep -q "^  endurance = 0"'
+out=$("$B" stack probe 'flash(ftl=cheap,eb=64k,page=4k,size=4M)')
+t "probe: cheap flash shows collateral damage of one 64k erase block" \
+  'echo "$out" | grep -q "collateral damage: *yes: erase block 64k"'
+t "probe: no volatile cache" 'echo "$out" | grep -q "volatile write cache: *no"'
+out=$("$B" stack probe 'flash(ftl=careful,eb=64k,size=4M) > mem(size=5M)')
+t "probe: careful flash shows no collateral damage" 'echo "$out" | grep -q "collateral damage: *no"'
+out=$("$B" stack probe 'flash(ftl=cheap,eb=64k,size=4M,cache=16k,flush=ignore)')
+t "probe: a lying cache in front" 'echo "$out" | grep -q "honours flush: *no"'
+err=$("$B" stack probe 'flash(eb=64k,size=4M) > mem(size=4M)' 2>&1); rc=$?
+t "a too-small medium fails (exit 1)" '[ $rc -eq 1 ]'
+t "saying how much it needs" 'echo "$err" | grep -q "needs"'
+echo "1..$n"
+exit $fail

@@ -1,0 +1,402 @@
+/* test_dev_cache.c — the cache model against a reference: reads see cached data,
+ * write-back orders when full, flush and FUA semantics, clone independence,
+ * behaviour after a cut, statistics. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "blackout/dev.h"
+#include "blackout/util.h"
+#include "tap.h"
+
+#define SS 512
+
+struct statv {
+	const char *key;
+	uint64_t v;
+};
+
+static void grab(void *ctx, const char *key, uint64_t v)
+{
+	struct statv *s = ctx;
+	if (strcmp(key, s->key) == 0)
+		s->v = v;
+}
+
+static uint64_t stat(struct bdev *d, const char *key)
+{
+	struct statv s = {key, UINT64_MAX};
+	blk_stats(d, grab, &s);
+	return s.v;
+}
+
+static struct bdev *open_spec(const char *spec)
+{
+	struct bdev *d;
+	struct bo_err err = {{0}};
+	int rc = dev_stack_open_text(spec, NULL, &d, &err);
+	if (rc) {
+		diag("%s: %s", spec, err.msg);
+		return NULL;
+	}
+	return d;
+}
+
+static void fill(unsigned char *b, unsigned char v)
+{
+	memset(b, v, SS);
+}
+
+/* Random reads and writes (with flushes and FUA) against a reference image. */
+static void reference(const char *order, const char *size)
+{
+	char spec[128];
+	snprintf(spec, sizeof(spec), "cache(size=%s,order=%s,seed=5) > mem(size=32k)", size, order);
+	struct bdev *d = open_spec(spec);
+	tap_require(d, "open %s", spec);
+	enum { N = 64 };
+	unsigned char ref[N * SS], buf[8 * SS];
+	memset(ref, 0, sizeof(ref));
+	struct bo_rng rng;
+	bo_rng_seed(&rng, 42);
+	bool same = true;
+	int errors = 0;
+	for (int op = 0; op < 4000; op++) {
+		uint64_t lba = bo_rng_below(&rng, N - 8);
+		uint32_t n = 1 + (uint32_t)bo_rng_below(&rng, 8);
+		uint64_t k = bo_rng_below(&rng, 10);
+		if (k < 5) {
+			for (uint32_t i = 0; i < n; i++)
+				fill(buf + i * SS, (unsigned char)(op * 8 + i + 1));
+			errors += blk_write(d, lba, n, buf, k == 0 ? BLK_FUA : 0) != 0;
+			memcpy(ref + lba * SS, buf, n * SS);
+		} else if (k < 9) {
+			errors += blk_read(d, lba, n, buf) != 0;
+			same = same && memcmp(buf, ref + lba * SS, n * SS) == 0;
+		} else if (bo_rng_below(&rng, 8) == 0) {
+			errors += blk_flush(d) != 0;
+		} else {
+			errors += blk_discard(d, lba, n) != 0;
+			memset(ref + lba * SS, 0, n * SS);
+		}
+	}
+	is_int(errors, 0, "%s: no I/O errors", spec);
+	ok(same, "%s: every read saw the latest write", spec);
+	ok(stat(d, "dirty_sectors") <= stat(d, "dirty_bytes"), "stats present");
+	/* flush, cut with nothing persisting: the media holds exactly the reference */
+	is_int(blk_flush(d), 0, "flush");
+	is_int(stat(d, "dirty_sectors"), 0, "a flush empties the cache");
+	is_int(blk_power_cut(d, &blk_chooser_zero, NULL), 0, "cut");
+	is_int(blk_read(d, 0, 1, buf), -EIO, "I/O after a cut fails with -EIO");
+	ok(strstr(d->err.msg, "power cut") != NULL, "and says why: %s", d->err.msg);
+	is_int(blk_flush(d), -EIO, "so does a flush");
+	is_int(blk_power_restore(d), 0, "restore");
+	unsigned char all[N * SS];
+	is_int(blk_read(d, 0, N, all), 0, "read after restore");
+	ok(memcmp(all, ref, sizeof(all)) == 0, "%s: flushed data survived the cut", spec);
+	blk_close(d);
+}
+
+/* A larger device: the tables grow to hundreds of lines, with write-back, a clone
+ * taken half way (which must keep its own view) and FUA/discard/flush mixed in. */
+static void reference_big(const char *order)
+{
+	char spec[128];
+	snprintf(spec, sizeof(spec), "cache(size=256k,order=%s,seed=3) > mem(size=1M)", order);
+	struct bdev *d = open_spec(spec), *c = NULL;
+	tap_require(d, "open %s", spec);
+	enum { N = 2048 };
+	unsigned char *ref = calloc(N, SS), *snap = malloc((size_t)N * SS),
+	              *all = malloc((size_t)N * SS), buf[8 * SS];
+	struct bo_rng rng;
+	bo_rng_seed(&rng, 9);
+	bool same = true;
+	int errors = 0;
+	for (int op = 0; op < 20000; op++) {
+		uint64_t lba = bo_rng_below(&rng, N - 8);
+		uint32_t n = 1 + (uint32_t)bo_rng_below(&rng, 8);
+		uint64_t k = bo_rng_below(&rng, 100);
+		if (k < 60) {
+			for (uint32_t i = 0; i < n; i++)
+				fill(buf + i * SS, (unsigned char)(op + i + 1));
+			errors += blk_write(d, lba, n, buf, k < 5 ? BLK_FUA : 0) != 0;
+			memcpy(ref + lba * SS, buf, n * SS);
+		} else if (k < 97) {
+			errors += blk_read(d, lba, n, buf) != 0;
+			same = same && memcmp(buf, ref + lba * SS, n * SS) == 0;
+		} else if (k < 98) {
+			errors += blk_flush(d) != 0;
+		} else {
+			errors += blk_discard(d, lba, n) != 0;
+			memset(ref + lba * SS, 0, n * SS);
+		}
+		if (op == 10000) {
+			errors += blk_clone(d, &c) != 0;
+			memcpy(snap, ref, (size_t)N * SS);
+		}
+	}
+	is_int(errors, 0, "%s: no I/O errors", spec);
+	ok(same, "%s: every read saw the latest write", spec);
+	blk_read(d, 0, N, all);
+	ok(memcmp(all, ref, (size_t)N * SS) == 0, "%s: the whole device reads right", spec);
+	blk_read(c, 0, N, all);
+	ok(memcmp(all, snap, (size_t)N * SS) == 0, "%s: the clone kept its own view", spec);
+	ok(stat(d, "dirty_sectors") <= 512, "never more dirty than the cache holds");
+	blk_flush(c);
+	blk_power_cut(c, &blk_chooser_zero, NULL);
+	blk_power_restore(c);
+	blk_read(c, 0, N, all);
+	ok(memcmp(all, snap, (size_t)N * SS) == 0, "%s: the clone's flush made it durable", spec);
+	blk_close(c);
+	blk_close(d);
+	free(ref);
+	free(snap);
+	free(all);
+}
+
+/* which of the first sectors reached the media after a zero cut */
+static unsigned landed_mask(struct bdev *d, unsigned nsec)
+{
+	struct bdev *st;
+	unsigned mask = 0;
+	if (blk_clone(d, &st))
+		return ~0u;
+	blk_power_cut(st, &blk_chooser_zero, NULL);
+	blk_power_restore(st);
+	unsigned char b[SS];
+	for (unsigned s = 0; s < nsec; s++) {
+		blk_read(st, s, 1, b);
+		if (b[0])
+			mask |= 1u << s;
+	}
+	blk_close(st);
+	return mask;
+}
+
+/* Eviction orders, on 4096-byte sectors so that a line is one sector. */
+static unsigned char big_sec[4096];
+
+static unsigned landed4k(struct bdev *d, unsigned nsec)
+{
+	struct bdev *st;
+	unsigned mask = 0;
+	if (blk_clone(d, &st))
+		return ~0u;
+	blk_power_cut(st, &blk_chooser_zero, NULL);
+	blk_power_restore(st);
+	for (unsigned s = 0; s < nsec; s++) {
+		blk_read(st, s, 1, big_sec);
+		if (big_sec[0])
+			mask |= 1u << s;
+	}
+	blk_close(st);
+	return mask;
+}
+
+static void put4k(struct bdev *d, uint64_t lba, unsigned char v)
+{
+	memset(big_sec, v, sizeof(big_sec));
+	blk_write(d, lba, 1, big_sec, 0);
+}
+
+static void orders(void)
+{
+	/* 4 sectors of cache: the 5th new sector evicts one */
+	struct bdev *d = open_spec("cache(size=16k,order=fifo) > mem(size=64k,sector=4096)");
+	tap_require(d, "open fifo");
+	static const unsigned fifo_seq[] = {3, 1, 7, 5, 2};
+	for (int i = 0; i < 5; i++) {
+		put4k(d, fifo_seq[i], (unsigned char)(i + 1));
+		if (i == 1) /* re-dirtying keeps its place in the queue */
+			put4k(d, 3, 9);
+	}
+	is_int(landed4k(d, 8), 1u << 3, "fifo: the first-dirtied sector was written back");
+	is_int(stat(d, "writeback_sectors"), 1, "one write-back");
+	put4k(d, 0, 1);
+	put4k(d, 6, 1);
+	is_int(landed4k(d, 8), 1u << 3 | 1u << 1 | 1u << 7, "fifo: then the next two in order");
+	blk_close(d);
+
+	d = open_spec("cache(size=16k,order=lba) > mem(size=64k,sector=4096)");
+	tap_require(d, "open lba");
+	static const unsigned lba_seq[] = {6, 2, 4, 3, 1};
+	for (int i = 0; i < 5; i++)
+		put4k(d, lba_seq[i], (unsigned char)(i + 1));
+	is_int(landed4k(d, 8), 1u << 2, "lba: the lowest LBA from the head went first");
+	put4k(d, 0, 9);
+	is_int(landed4k(d, 8), 1u << 2 | 1u << 3, "lba: the elevator moves up, not back to 0");
+	put4k(d, 7, 9);
+	put4k(d, 5, 9);
+	is_int(landed4k(d, 8), 1u << 2 | 1u << 3 | 1u << 4 | 1u << 6,
+	       "lba: 4 then 6 (5 arrived behind the sweep)");
+	put4k(d, 2, 9);
+	is_int(landed4k(d, 8), 1u << 2 | 1u << 3 | 1u << 4 | 1u << 6 | 1u << 7,
+	       "lba: 7 (0, 1 and 5 wait for the next sweep)");
+	put4k(d, 3, 9);
+	is_int(landed4k(d, 8), 1u << 2 | 1u << 3 | 1u << 4 | 1u << 6 | 1u << 7 | 1u << 0,
+	       "lba: the sweep wraps round to 0");
+	blk_close(d);
+
+	unsigned m[3] = {0};
+	for (int rep = 0; rep < 3; rep++) {
+		d = open_spec(
+		    rep < 2 ? "cache(size=16k,order=random,seed=1) > mem(size=64k,sector=4096)"
+		            : "cache(size=16k,order=random,seed=2) > mem(size=64k,sector=4096)");
+		for (int i = 0; i < 8; i++)
+			put4k(d, (uint64_t)i, (unsigned char)(i + 1));
+		m[rep] = landed4k(d, 8);
+		blk_close(d);
+	}
+	ok(__builtin_popcount(m[0]) == 4, "random: four sectors written back (%#x)", m[0]);
+	is_int(m[0], m[1], "random: the same seed gives the same order");
+	diag("seed 1 wrote back %#x, seed 2 %#x", m[0], m[2]);
+
+	/* 512-byte sectors: lines of up to 4 KiB (here 4 sectors: the cache's size) */
+	unsigned char b[SS];
+	d = open_spec("cache(size=2k) > mem(size=16k)");
+	for (unsigned s = 0; s < 4; s++) {
+		fill(b, 1);
+		blk_write(d, s * 2, 1, b, 0); /* sectors 0, 2 (line 0), 4, 6 (line 1) */
+	}
+	fill(b, 2);
+	blk_write(d, 9, 1, b, 0);
+	is_int(landed_mask(d, 12), 1u << 0 | 1u << 2, "a whole line is written back at once");
+	is_int(stat(d, "dirty_sectors"), 3, "three dirty sectors remain");
+	blk_close(d);
+}
+
+static void flush_fua(void)
+{
+	unsigned char b[SS], r[SS];
+	/* FUA does not order other writes, and only the FUA sector leaves the cache */
+	struct bdev *d = open_spec("cache > mem(size=16k)");
+	fill(b, 1);
+	blk_write(d, 0, 1, b, 0);
+	fill(b, 2);
+	blk_write(d, 1, 1, b, BLK_FUA);
+	is_int(landed_mask(d, 4), 1u << 1, "fua=honor: the FUA write, and only it, is durable");
+	is_int(stat(d, "fua_writes"), 1, "counted as a FUA write");
+	is_int(stat(d, "dirty_sectors"), 1, "the other write is still dirty");
+	fill(b, 3);
+	blk_write(d, 0, 1, b, BLK_FUA);
+	is_int(stat(d, "dirty_sectors"), 0, "a FUA overwrite removes the stale cached copy");
+	blk_read(d, 0, 1, r);
+	ok(r[0] == 3, "and reads see the FUA data");
+	blk_close(d);
+
+	d = open_spec("cache(fua=ignore) > mem(size=16k)");
+	fill(b, 2);
+	blk_write(d, 1, 1, b, BLK_FUA);
+	is_int(landed_mask(d, 4), 0, "fua=ignore: the FUA write can be lost");
+	is_int(blk_flush(d), 0, "flush");
+	is_int(landed_mask(d, 4), 1u << 1, "flush=honor still makes it durable");
+	is_int(stat(d, "flushes"), 1, "one flush counted");
+	blk_close(d);
+
+	d = open_spec("cache(flush=ignore) > mem(size=16k)");
+	fill(b, 2);
+	blk_write(d, 1, 1, b, 0);
+	is_int(blk_flush(d), 0, "flush=ignore: the flush succeeds");
+	is_int(landed_mask(d, 4), 0, "and made nothing durable");
+	is_int(stat(d, "dirty_bytes"), SS, "one dirty sector remains");
+	blk_close(d);
+
+	d = open_spec("cache(size=0,flush=ignore) > mem(size=16k)");
+	fill(b, 2);
+	blk_write(d, 1, 1, b, 0);
+	is_int(landed_mask(d, 4), 1u << 1, "size=0: no cache, every write goes through");
+	blk_close(d);
+}
+
+static void clones(void)
+{
+	unsigned char b[SS], r[SS];
+	struct bdev *d = open_spec("cache > disk > mem(size=16k)"), *c;
+	fill(b, 1);
+	blk_write(d, 0, 1, b, 0);
+	is_int(blk_clone(d, &c), 0, "clone");
+	fill(b, 2);
+	blk_write(c, 0, 1, b, 0);
+	blk_write(c, 1, 1, b, 0);
+	blk_read(d, 0, 1, r);
+	ok(r[0] == 1, "the original does not see the clone's writes");
+	is_int(stat(d, "dirty_sectors"), 1, "original: one dirty sector");
+	is_int(stat(c, "dirty_sectors"), 2, "clone: two dirty sectors");
+	blk_flush(c);
+	blk_power_cut(d, &blk_chooser_zero, NULL);
+	blk_power_restore(d);
+	blk_read(d, 0, 1, r);
+	ok(r[0] == 0, "cutting the original loses its dirty sector");
+	blk_read(c, 0, 1, r);
+	ok(r[0] == 2, "the clone is unaffected");
+	ok(dev_stack_find(c, "mem", 0) != dev_stack_find(d, "mem", 0), "media are separate");
+	blk_close(d);
+	blk_close(c);
+}
+
+/* a cache of 1,000 dirty sectors: 1,000 independent decisions */
+static void big(void)
+{
+	struct bdev *d = open_spec("cache(size=1M) > mem(size=1M)");
+	unsigned char b[SS];
+	for (int i = 0; i < 1000; i++) {
+		fill(b, (unsigned char)(i | 1));
+		blk_write(d, (uint64_t)i * 2, 1, b, 0);
+	}
+	struct dev_cut_space sp;
+	is_int(dev_cut_space(d, NULL, &sp), 0, "space of 1000 dirty sectors");
+	is_int(sp.decisions, 1000, "1000 decisions");
+	ok(sp.outcomes == UINT64_MAX && sp.log2 > 999.9 && sp.log2 < 1000.1,
+	   "2^1000 outcomes (saturated count, log2 %.1f)", sp.log2);
+	/* 5,000 dirty sectors: more than a decision list holds, still counted */
+	struct bdev *big5 = open_spec("cache(size=4M) > mem(size=4M)");
+	for (int i = 0; i < 5000; i++) {
+		fill(b, 1);
+		blk_write(big5, (uint64_t)i, 1, b, 0);
+	}
+	is_int(dev_cut_space(big5, NULL, &sp), 0, "space of 5000 dirty sectors");
+	is_int(sp.decisions, 5000, "5000 decisions counted");
+	struct bdev *k5;
+	is_int(dev_cut_outcome(big5, NULL, 5, &k5), 0, "outcome 5 of them");
+	unsigned landed5 = 0;
+	for (int i = 0; i < 8; i++) {
+		blk_read(k5, (uint64_t)i, 1, b);
+		landed5 |= (unsigned)(b[0] != 0) << i;
+	}
+	is_int(landed5, 5, "sectors 0 and 2 landed, as 5 = 0b101 says");
+	blk_close(k5);
+	blk_close(big5);
+	struct bdev *st[3];
+	unsigned char pat[3][1000];
+	for (int k = 0; k < 3; k++) {
+		is_int(dev_cut_sample(d, NULL, k == 2 ? 4 : 3, &st[k]), 0, "sample %d", k);
+		for (int i = 0; i < 1000; i++) {
+			blk_read(st[k], (uint64_t)i * 2, 1, b);
+			pat[k][i] = b[0] != 0;
+		}
+		blk_close(st[k]);
+	}
+	int landed = 0;
+	for (int i = 0; i < 1000; i++)
+		landed += pat[0][i];
+	ok(landed > 400 && landed < 600, "a random outcome lands about half (%d)", landed);
+	ok(memcmp(pat[0], pat[1], 1000) == 0, "the same seed gives the same outcome");
+	ok(memcmp(pat[0], pat[2], 1000) != 0, "another seed another");
+	blk_close(d);
+}
+
+int main(void)
+{
+	static const char *const ords[] = {"fifo", "random", "lba"};
+	static const char *const sizes[] = {"4k", "16k", "1M"};
+	for (int o = 0; o < 3; o++)
+		for (int s = 0; s < 3; s++)
+			reference(ords[o], sizes[s]);
+	for (int o = 0; o < 3; o++)
+		reference_big(ords[o]);
+	orders();
+	flush_fua();
+	clones();
+	big();
+	return tap_done();
+}

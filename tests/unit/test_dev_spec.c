@@ -1,0 +1,259 @@
+/* test_dev_spec.c — the stack-spec language: round trips over a corpus, error
+ * positions and reasons, defaults, opening stacks (with wrap_leaf) and finding
+ * devices in them. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "blackout/dev.h"
+#include "tap.h"
+
+static const char *const corpus[] = {
+    "mem",
+    "mem()",
+    "mem(size=64k)",
+    "mem(size=1048576,sector=4096)",
+    "  mem ( size = 64k , sector = 512 )  ",
+    "file(path=/tmp/x.img)",
+    "file(path=\"/tmp/with space,comma;(x)\")",
+    "file(path=\"quote\\\" and \\\\ backslash\")",
+    "concat > mem",
+    "concat > [mem(size=64k) ; mem(size=128k)]",
+    "concat > [mem(size=64k)] x4",
+    "concat>[mem;mem]*2",
+    "concat > [concat > [mem ; mem] ; concat > mem(size=8k)] x3",
+    "concat > concat > concat > mem(size=4k,sector=4096)",
+    "cache > mem",
+    "cache(size=32M,flush=ignore) > disk(sector=512,tear=sector) > file(path=x.img)",
+    "cache(fua=ignore,order=random,seed=99)>disk(sector=4096,tear=byte)>mem(size=64M)",
+    "cache(size=0) > fault(rules=\"write-error lba=8-15 after=2 sticky; lost-write lba=3\") > "
+    "disk > mem",
+    "concat > [cache > disk > mem(size=8M) ; fault > mem] x2",
+    "file(path=\"\",readonly=yes)",
+    NULL,
+};
+
+/* where the caret of an error is, and a word its reason must contain */
+static const struct {
+	const char *spec;
+	int column; /* 1-based */
+	const char *reason;
+} bad[] = {
+    {"", 1, "expected a device model name"},
+    {"nosuch", 1, "unknown device model 'nosuch'"},
+    {"mem(sise=4k)", 5, "no parameter 'sise'"},
+    {"mem(size=4k,size=8k)", 13, "given twice"},
+    {"mem(size=12q)", 10, "size"},
+    {"mem(sector=1024)", 12, "must be one of 512|4096"},
+    {"mem(size)", 9, "expected '='"},
+    {"mem(size=4k", 12, "expected ',' or ')'"},
+    {"mem > mem", 5, "is a medium"},
+    {"concat", 7, "takes 1 to 64 lower devices"},
+    {"concat > [mem ; mem", 10, "never closed"},
+    {"concat > [mem mem]", 15, "expected ';' or ']'"},
+    {"concat > [mem] x0", 17, "repeat count"},
+    {"concat > [mem] x99", 17, "repeat count"},
+    {"mem junk", 5, "unexpected 'j'"},
+    {"file(path=\"abc)", 11, "unterminated"},
+    {"file", 1, "needs path="},
+    {"file(path=)", 11, "expected a value"},
+    {"file(readonly=maybe,path=x)", 15, "true or false"},
+    {"mem(size=\"\\n\")", 12, "escapes"},
+    {"cache(flush=maybe) > mem", 13, "must be one of honor|ignore"},
+    {"cache(size=1M) > [mem ; mem]", 16, "takes 1 lower device, not 2"},
+    {"disk(tear=half) > mem", 11, "none|sector|byte"},
+    {"cache(seed=-1) > mem", 12, "whole number"},
+    {"cache > disk > fault > mem\x01", 27, "byte 0x01"},
+};
+
+static int count_leaves(void *ctx, struct bdev *leaf, struct bdev **out, struct bo_err *err)
+{
+	(void)err;
+	(*(int *)ctx)++;
+	*out = leaf;
+	return 0;
+}
+
+static int refuse_leaf(void *ctx, struct bdev *leaf, struct bdev **out, struct bo_err *err)
+{
+	(void)ctx;
+	(void)leaf;
+	(void)out;
+	return bo_errf(err, -EPERM, "refused");
+}
+
+int main(void)
+{
+	char buf[4096], buf2[4096];
+	struct bo_err err = {{0}};
+
+	for (int i = 0; corpus[i]; i++) {
+		struct dev_spec *a, *b;
+		int rc = dev_spec_parse(corpus[i], &a, &err);
+		is_int(rc, 0, "parses: %s", corpus[i]);
+		if (rc) {
+			diag("%s", err.msg);
+			continue;
+		}
+		int n = dev_spec_format(a, buf, sizeof(buf));
+		ok(n > 0 && (size_t)n < sizeof(buf), "formats: %s", buf);
+		rc = dev_spec_parse(buf, &b, &err);
+		is_int(rc, 0, "canonical text parses back");
+		if (rc == 0) {
+			ok(dev_spec_equal(a, b), "round trip gives an equal spec");
+			dev_spec_format(b, buf2, sizeof(buf2));
+			is_str(buf2, buf, "canonical text is a fixed point");
+			dev_spec_free(b);
+		}
+		dev_spec_free(a);
+	}
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct dev_spec *s = NULL;
+		memset(&err, 0, sizeof(err));
+		int rc = dev_spec_parse(bad[i].spec, &s, &err);
+		is_int(rc, -EINVAL, "rejected: '%s'", bad[i].spec);
+		char want[64];
+		snprintf(want, sizeof(want), "column %d:", bad[i].column);
+		ok(strstr(err.msg, want) != NULL, "error at %s", want);
+		ok(strstr(err.msg, bad[i].reason) != NULL, "reason says '%s'", bad[i].reason);
+		/* the caret line: the last line, a caret under the column (2 spaces indent) */
+		const char *last = strrchr(err.msg, '\n');
+		ok(last && (int)strlen(last + 1) == 2 + bad[i].column &&
+		       last[strlen(last) - 1] == '^',
+		   "caret under column %d", bad[i].column);
+		if (!strstr(err.msg, want) || !strstr(err.msg, bad[i].reason))
+			diag("%s", err.msg);
+		ok(s == NULL, "no spec on error");
+	}
+
+	/* a long spec gets a window, and the caret still sits under the culprit */
+	{
+		char longspec[400];
+		memset(longspec, ' ', sizeof(longspec));
+		memcpy(longspec + 300, "mem(bad=1)", 11);
+		struct dev_spec *s;
+		int rc = dev_spec_parse(longspec, &s, &err);
+		is_int(rc, -EINVAL, "long spec rejected");
+		const char *l2 = strchr(err.msg, '\n');
+		const char *l3 = l2 ? strchr(l2 + 1, '\n') : NULL;
+		ok(l2 && l3, "three lines");
+		if (l2 && l3) {
+			size_t caret = strlen(l3 + 1) - 1;
+			ok(l2[1 + caret] == 'b', "caret under 'bad' in the window");
+		}
+	}
+
+	/* defaults are filled in and reported as not given */
+	{
+		struct dev_spec *s;
+		tap_require(dev_spec_parse("mem(sector=4096)", &s, &err) == 0, "mem parses");
+		is_str(dev_arg_str(dev_spec_args(s), "size"), "16M", "size defaults to 16M");
+		ok(!dev_spec_given(s, "size") && dev_spec_given(s, "sector"), "given flags");
+		uint64_t v;
+		is_int(dev_arg_size(dev_spec_args(s), "size", &v, &err), 0, "size parses");
+		is_int(v, 16 << 20, "16 MiB");
+		is_int(dev_arg_u64(dev_spec_args(s), "nosuch", &v, &err), -ENOENT,
+		       "unknown parameter is -ENOENT");
+		int e;
+		static const char *const ss[] = {"512", "4096", NULL};
+		is_int(dev_arg_enum(dev_spec_args(s), "sector", ss, &e, &err), 0, "enum");
+		is_int(e, 1, "4096 is choice 1");
+		dev_spec_format(s, buf, sizeof(buf));
+		is_str(buf, "mem(size=16M,sector=4096)", "canonical form spells out defaults");
+		dev_spec_free(s);
+	}
+	{
+		struct dev_spec *s;
+		tap_require(dev_spec_parse("mem(size=1048576)", &s, &err) == 0, "parses");
+		dev_spec_format(s, buf, sizeof(buf));
+		is_str(buf, "mem(size=1M,sector=512)", "sizes print in their shortest form");
+		is_int(dev_spec_format(s, buf, 5), (int)strlen("mem(size=1M,sector=512)"),
+		       "format returns the full length when truncating");
+		is_str(buf, "mem(", "truncated output is terminated");
+		dev_spec_free(s);
+	}
+	{
+		struct dev_spec *a, *b;
+		dev_spec_parse("concat > [mem ; mem(size=8k)] x2", &a, &err);
+		dev_spec_parse("concat > [mem ; mem(size=8k) ; mem ; mem(size=8k)]", &b, &err);
+		ok(a && b && dev_spec_equal(a, b), "x2 equals the list written out");
+		is_int(dev_spec_nlowers(a), 4, "four lowers");
+		is_str(dev_arg_str(dev_spec_args(dev_spec_lower(a, 3)), "size"), "8k",
+		       "lower 3 is the second of the pair");
+		ok(dev_spec_lower(a, 4) == NULL, "no lower 4");
+		dev_spec_free(a);
+		dev_spec_free(b);
+	}
+
+	/* opening: sizes, leaves wrapped, finding */
+	{
+		struct bdev *d;
+		int leaves = 0;
+		struct dev_open_opts o = {.wrap_leaf = count_leaves, .ctx = &leaves};
+		int rc = dev_stack_open_text(
+		    "concat > [mem(size=64k) ; concat > [mem(size=8k)] x2]", &o, &d, &err);
+		is_int(rc, 0, "opens a three-leaf stack");
+		is_int(leaves, 3, "wrap_leaf saw every leaf");
+		is_int(d->nr_sectors, (64 + 16) * 2, "sizes add up");
+		ok(dev_stack_find(d, "concat", 0) == d, "find concat 0 is the top");
+		ok(dev_stack_find(d, "concat", 1) == blk_lower(d, 1), "find concat 1 is inner");
+		ok(dev_stack_find(d, "mem", 2) == blk_lower(blk_lower(d, 1), 1), "find mem 2");
+		ok(dev_stack_find(d, "mem", 3) == NULL, "no mem 3");
+		unsigned char w[512], r[512];
+		memset(w, 0x5a, sizeof(w));
+		is_int(blk_write(d, 130, 1, w, 0), 0, "write into the second concat");
+		is_int(blk_read(blk_lower(blk_lower(d, 1), 0), 2, 1, r), 0, "read the leaf");
+		ok(memcmp(w, r, sizeof(w)) == 0, "landed at the right place");
+		blk_close(d);
+
+		o.wrap_leaf = refuse_leaf;
+		rc = dev_stack_open_text("concat > [mem ; mem]", &o, &d, &err);
+		is_int(rc, -EPERM, "a failing wrap_leaf fails the open (ASan checks for leaks)");
+		ok(d == NULL, "and gives no device");
+		rc = dev_stack_open_text("concat > [mem(size=4k,sector=4096) ; mem]", NULL, &d,
+		                         &err);
+		is_int(rc, -EINVAL, "a model's own check fails the open");
+		ok(strstr(err.msg, "lower 1 has 512-byte sectors") != NULL, "naming why: %s",
+		   err.msg);
+		rc = dev_stack_open_text("mem(size=1000)", NULL, &d, &err);
+		is_int(rc, -EINVAL, "mem size must be a multiple of the sector");
+	}
+
+	/* describe names every parameter of every layer, its value and its default */
+	{
+		struct dev_spec *s;
+		tap_require(
+		    dev_spec_parse("cache(flush=ignore) > fault > mem(size=64k)", &s, &err) == 0,
+		    "parse for describe");
+		char *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+		is_int(dev_spec_describe(s, f), 0, "describe");
+		fclose(f);
+		ok(strstr(text, "stack: cache(size=1M,flush=ignore,fua=honor,order=fifo,seed=0) > "
+		                "fault(rules=\"\") > mem(size=64k,sector=512)"),
+		   "starts with the canonical spec");
+		ok(strstr(text, "flush    = ignore       [default honor]"), "a changed parameter");
+		ok(strstr(text, "size     = 64k          [default 16M]"), "another");
+		ok(strstr(text, "seed     = 0            [default]"), "a defaulted one");
+		int lines = 0;
+		for (const char *c = text; *c; c++)
+			lines += *c == '\n';
+		is_int(lines, 2 + 3 + 5 + 1 + 2, "one line per layer and per parameter");
+		free(text);
+		dev_spec_free(s);
+	}
+
+	/* the registry */
+	ok(dev_model_find("mem") && dev_model_find("file") && !dev_model_find("nosuch"),
+	   "registry lookups");
+	for (int i = 0; dev_models[i]; i++) {
+		const struct dev_model *m = dev_models[i];
+		ok(m->summary && m->summary[0] && m->open, "%s has a summary and open", m->name);
+		for (int j = 0; m->params[j].name; j++)
+			ok(m->params[j].help && m->params[j].help[0], "%s.%s has help", m->name,
+			   m->params[j].name);
+	}
+	return tap_done();
+}

@@ -1,0 +1,105 @@
+/* test_fs_util.h — helpers for the fs unit tests: images in temporary files and the
+ * e2fsprogs judges (e2fsck -fn must print no problem line; debugfs cat). */
+#ifndef BLACKOUT_TEST_FS_UTIL_H
+#define BLACKOUT_TEST_FS_UTIL_H
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "blackout/fs.h"
+#include "tap.h"
+
+static char tfs_dir_[256];
+
+static inline const char *tfs_tmpdir(void)
+{
+	if (!tfs_dir_[0]) {
+		snprintf(tfs_dir_, sizeof(tfs_dir_), "/tmp/blackout-fs-test-XXXXXX");
+		if (!mkdtemp(tfs_dir_)) {
+			perror("mkdtemp");
+			exit(1);
+		}
+	}
+	return tfs_dir_;
+}
+
+static inline void tfs_cleanup(void)
+{
+	if (tfs_dir_[0] && getenv("BLACKOUT_KEEP_IMAGES")) {
+		diag("images kept in %s", tfs_dir_);
+		return;
+	}
+	if (tfs_dir_[0]) {
+		char cmd[512];
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tfs_dir_);
+		if (system(cmd) != 0)
+			diag("could not remove %s", tfs_dir_);
+	}
+}
+
+/* A fresh image file of `size` bytes, formatted with `o`. */
+static inline struct bdev *tfs_image(const char *name, uint64_t size, const struct fs_mkfs_opts *o,
+                                     char *path, size_t plen)
+{
+	snprintf(path, plen, "%s/%s", tfs_tmpdir(), name);
+	unlink(path);
+	struct bdev *d = NULL;
+	struct bo_err err = {{0}};
+	int rc = blk_file_open(path, 512, size, BLK_FILE_CREATE, &d, &err);
+	if (rc < 0) {
+		diag("blk_file_open %s: %s", path, bo_errstr(&err, rc));
+		return NULL;
+	}
+	if (o && (rc = fs_mkfs(d, o, &err)) < 0) {
+		diag("fs_mkfs: %s", bo_errstr(&err, rc));
+		blk_close(d);
+		return NULL;
+	}
+	return d;
+}
+
+/* e2fsck -fn: exit 0 and nothing but the pass headers and the summary. */
+static inline int tfs_e2fsck_clean(const char *path)
+{
+	char cmd[600];
+	snprintf(cmd, sizeof(cmd), "e2fsck -fn '%s' 2>&1", path);
+	FILE *p = popen(cmd, "r");
+	if (!p)
+		return 0;
+	char line[1024];
+	int bad = 0;
+	while (fgets(line, sizeof(line), p)) {
+		if (!strncmp(line, "e2fsck ", 7) || !strncmp(line, "Pass ", 5) ||
+		    (strstr(line, " files (") && strstr(line, " blocks")))
+			continue;
+		if (bad++ < 15)
+			diag("e2fsck: %s", strtok(line, "\n") ? line : "");
+	}
+	int st = pclose(p);
+	if (st != 0 && !bad)
+		diag("e2fsck exit status %d", st);
+	return st == 0 && bad == 0;
+}
+
+/* debugfs -R 'cat PATH' returns exactly want[0..len). */
+static inline int tfs_debugfs_cat(const char *img, const char *path, const void *want, size_t len)
+{
+	char cmd[1200];
+	snprintf(cmd, sizeof(cmd), "debugfs -R 'cat \"%s\"' '%s' 2>/dev/null", path, img);
+	FILE *p = popen(cmd, "r");
+	if (!p)
+		return 0;
+	unsigned char *got = malloc(len + 1);
+	size_t n = got ? fread(got, 1, len + 1, p) : 0;
+	pclose(p);
+	int same = got && n == len && memcmp(got, want, len) == 0;
+	if (!same)
+		diag("debugfs cat %s: got %zu bytes, want %zu", path, n, len);
+	free(got);
+	return same;
+}
+
+#endif
