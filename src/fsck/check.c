@@ -1136,7 +1136,8 @@ static void check_dirents(struct ck *c, struct dirst *ds, uint32_t lblk, uint32_
 				           "directory %u: entry '%.*s' (inode %u) has filetype %u, "
 				           "should be %u",
 				           ino, (int)nl, name, t, ft, c->ftype[t]);
-				if (!bad)
+				/* '.'/'..' to a non-directory are pass 3's to fix */
+				if (!bad && (dot > 1 || c->ftype[t] == EXT2_FT_DIR))
 					ck_add_fix(c, FIX_FILETYPE, ino, pblk, off, c->ftype[t]);
 			}
 			if (x && x->type == DXT_LEAF) {

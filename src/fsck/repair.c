@@ -384,12 +384,13 @@ int fsck_apply_fixes(struct ck *c)
 }
 
 /* ---- global fixes ---------------------------------------------------------------- */
-static int find_lpf_block(struct ck *c, uint32_t need, uint64_t *pblk, uint32_t *off, uint8_t *b)
+static int find_dir_space(struct ck *c, uint32_t dir, uint32_t need, uint64_t *pblk, uint32_t *off,
+                          uint8_t *b)
 {
-	if (!c->lpf || !(c->iflag[c->lpf] & IF_DIR) || (c->iflag[c->lpf] & IF_HTREE))
+	if (!dir || !(c->iflag[dir] & IF_DIR) || (c->iflag[dir] & IF_HTREE))
 		return -ENOENT;
 	for (size_t i = 0; i < c->ndb; i++) {
-		if (c->db[i].ino != c->lpf)
+		if (c->db[i].ino != dir)
 			continue;
 		int rc = rdb(c, c->db[i].pblk, b);
 		if (rc)
@@ -411,15 +412,14 @@ static int find_lpf_block(struct ck *c, uint32_t need, uint64_t *pblk, uint32_t 
 	return -ENOSPC;
 }
 
-static int reconnect(struct ck *c, uint32_t ino)
+/* Adds the entry `name` -> ino to directory `dir`; 0 also when there is no room. */
+static int add_entry(struct ck *c, uint32_t dir, uint32_t ino, const char *name, int nl)
 {
-	char name[16];
-	int nl = snprintf(name, sizeof(name), "#%u", ino);
 	uint32_t need = ext2_dir_rec_len((uint32_t)nl);
 	uint8_t *b = c->lvl[0];
 	uint64_t pblk;
 	uint32_t off;
-	int rc = find_lpf_block(c, need, &pblk, &off, b);
+	int rc = find_dir_space(c, dir, need, &pblk, &off, b);
 	if (rc)
 		return rc == -ENOENT || rc == -ENOSPC ? 0 : rc;
 	uint8_t *de = b + off;
@@ -432,12 +432,19 @@ static int reconnect(struct ck *c, uint32_t ino)
 	} else {
 		de_set(de, ino, (uint16_t)rl, name, (uint8_t)nl, ft);
 	}
-	dirblk_csum(c, c->lpf, b);
+	dirblk_csum(c, dir, b);
 	if ((rc = wrb(c, pblk, b)))
 		return rc;
 	c->counted[ino]++;
 	c->r->nr_fixed++;
 	return 0;
+}
+
+static int reconnect(struct ck *c, uint32_t ino)
+{
+	char name[16];
+	int nl = snprintf(name, sizeof(name), "#%u", ino);
+	return add_entry(c, c->lpf, ino, name, nl);
 }
 
 /* Points a directory's '..' at `parent`. */
@@ -454,6 +461,8 @@ static int set_dotdot(struct ck *c, uint32_t ino, uint32_t parent)
 		if (rl < 12 || rl + 12 > c->bs || de_name_len(b + rl) != 2)
 			return 0;
 		put_le32(b + rl + DE_INODE, parent);
+		if (c->filetype)
+			b[rl + DE_FILE_TYPE] = EXT2_FT_DIR;
 		dirblk_csum(c, ino, b);
 		c->r->nr_fixed++;
 		return wrb(c, c->db[i].pblk, b);
@@ -465,11 +474,23 @@ static int fix_links(struct ck *c)
 {
 	uint8_t in[1024];
 	int rc;
+	if (c->dotdot[EXT2_ROOT_INO] != EXT2_ROOT_INO &&
+	    (rc = set_dotdot(c, EXT2_ROOT_INO, EXT2_ROOT_INO)))
+		return rc;
 	for (uint32_t ino = 1; ino <= c->ninodes; ino++) {
 		if (!(c->iflag[ino] & IF_DIR) || !bit_test(c->iused, ino - 1) ||
 		    ino == EXT2_ROOT_INO)
 			continue;
 		if (!(c->iflag[ino] & IF_REACHED) || !c->parent[ino]) {
+			if (!c->lpf && ino == c->first_ino) {
+				/* mke2fs's lost+found lost its name: give it back */
+				if ((rc = add_entry(c, EXT2_ROOT_INO, ino, "lost+found", 10)))
+					return rc;
+				if ((rc = set_dotdot(c, ino, EXT2_ROOT_INO)))
+					return rc;
+				c->lpf = ino;
+				continue;
+			}
 			if (ino == c->lpf || !c->lpf)
 				continue;
 			if ((rc = reconnect(c, ino)))
