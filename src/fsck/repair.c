@@ -671,7 +671,23 @@ static bool backup_sb_ok(const uint8_t *b, uint32_t bs, uint32_t bpg)
 	        fsck_sb_csum(b) == sb_get32(b, SB_CHECKSUM));
 }
 
-static int restore_sb(struct ck *c)
+/* Fields that never change after mkfs here (no resize, no tune2fs): a backup that
+ * disagrees about one is the better copy. */
+static bool sb_static_differs(const uint8_t *a, const uint8_t *b)
+{
+	static const uint16_t f32[] = {
+	    SB_INODES_COUNT,     SB_BLOCKS_COUNT_LO,  SB_FIRST_DATA_BLOCK, SB_LOG_BLOCK_SIZE,
+	    SB_LOG_CLUSTER_SIZE, SB_BLOCKS_PER_GROUP, SB_INODES_PER_GROUP, SB_REV_LEVEL,
+	    SB_FIRST_INO,        SB_FEATURE_INCOMPAT, SB_FEATURE_RO_COMPAT};
+	for (unsigned i = 0; i < sizeof(f32) / sizeof(f32[0]); i++)
+		if (sb_get32(a, f32[i]) != sb_get32(b, f32[i]))
+			return true;
+	return sb_get16(a, SB_INODE_SIZE) != sb_get16(b, SB_INODE_SIZE) ||
+	       sb_get16(a, SB_RESERVED_GDT_BLOCKS) != sb_get16(b, SB_RESERVED_GDT_BLOCKS) ||
+	       memcmp(a + SB_UUID, b + SB_UUID, 16) != 0;
+}
+
+static int restore_sb(struct ck *c, bool only_if_differs)
 {
 	uint8_t b[1024];
 	uint32_t own = sb_get32(c->sb, SB_BLOCKS_PER_GROUP);
@@ -689,6 +705,9 @@ static int restore_sb(struct ck *c)
 				continue;
 			if (!backup_sb_ok(b, bs, bpg))
 				continue;
+			if (only_if_differs &&
+			    (!sb_static_differs(b, c->sb) || bs != c->bs || bpg != c->bpg))
+				return 0;
 			uint8_t head[4096];
 			int rc = blk_pread(c->d, 0, sizeof(head), head);
 			if (rc)
@@ -795,8 +814,10 @@ static int fix_sb_fields(struct ck *c)
 int fsck_restore_backup(struct ck *c)
 {
 	int rc = 0;
+	if (!c->sb_bad && c->ngroups > 1 && (rc = restore_sb(c, true)))
+		return rc;
 	if (c->sb_bad) {
-		rc = restore_sb(c);
+		rc = restore_sb(c, false);
 		if (!rc)
 			rc = fix_sb_fields(c);
 		if (rc)
