@@ -634,6 +634,12 @@ static int fix_maps(struct ck *c)
 	}
 	bool sb_dirty =
 	    sb_free_blocks(c->sb, false) != free_b || sb_get32(c->sb, SB_FREE_INODES) != free_i;
+	/* The bitmaps now free the orphans' inodes and blocks (links 0 is unused, as
+	 * e2fsck counts it): a list left behind would make a mount free them again. */
+	if (sb_get32(c->sb, SB_LAST_ORPHAN)) {
+		sb_put32(c->sb, SB_LAST_ORPHAN, 0);
+		sb_dirty = true;
+	}
 	if (sb_dirty) {
 		sb_put32(c->sb, SB_FREE_BLOCKS_LO, (uint32_t)free_b);
 		sb_put32(c->sb, SB_FREE_INODES, (uint32_t)free_i);
