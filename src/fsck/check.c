@@ -228,7 +228,11 @@ static int pass0(struct ck *c)
 	/* Geometry: without it nothing else can be located. */
 	const char *bad = NULL;
 	uint64_t val = 0;
-	if (c->bs == 0 || c->log_bs > 6 || c->bs < c->d->sector_size)
+	if (c->bs && c->log_bs <= 6 && c->bs < c->d->sector_size)
+		return bo_errf(c->err, -EOPNOTSUPP,
+		               "block size %u is smaller than the %u-byte sectors", c->bs,
+		               c->d->sector_size);
+	if (c->bs == 0 || c->log_bs > 6)
 		bad = "block size", val = c->log_bs;
 	else if (sb_get32(sb, SB_LOG_CLUSTER_SIZE) != c->log_bs)
 		bad = "cluster size", val = sb_get32(sb, SB_LOG_CLUSTER_SIZE);
@@ -1136,7 +1140,8 @@ static void check_dirents(struct ck *c, struct dirst *ds, uint32_t lblk, uint32_
 				           "directory %u: entry '%.*s' (inode %u) has filetype %u, "
 				           "should be %u",
 				           ino, (int)nl, name, t, ft, c->ftype[t]);
-				if (!bad)
+				/* '.'/'..' to a non-directory are pass 3's to fix */
+				if (!bad && (dot > 1 || c->ftype[t] == EXT2_FT_DIR))
 					ck_add_fix(c, FIX_FILETYPE, ino, pblk, off, c->ftype[t]);
 			}
 			if (x && x->type == DXT_LEAF) {

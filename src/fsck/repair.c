@@ -290,16 +290,29 @@ static int fix_dirblock(struct ck *c, const struct fix *f)
 			return 0;
 		uint32_t nl = off + 8 <= end ? de_name_len(b + off) : 0;
 		uint32_t want = ext2_dir_rec_len(nl);
-		if (off + 8 <= end && off + want <= end && chain_ok(b, off + want, end)) {
+		if (nl && off + want <= end && chain_ok(b, off + want, end)) {
 			/* only the record length was hit: the entries after it are intact */
 			put_le16(b + off + DE_REC_LEN, (uint16_t)want);
-		} else if (end - off >= 12) {
-			memset(b + off, 0, 8);
-			put_le16(b + off + DE_REC_LEN, (uint16_t)(end - off));
-		} else if (prev != UINT32_MAX) {
-			put_le16(b + prev + DE_REC_LEN, (uint16_t)(end - prev));
 		} else {
-			return 0;
+			/* resynchronise: the first offset from which valid entries run to the
+			 * end; what lies between is given to the previous entry (or to an
+			 * empty one). At worst that is the end of the block. */
+			uint32_t o2 = prev != UINT32_MAX
+			                  ? prev + ext2_dir_rec_len(de_name_len(b + prev))
+			                  : off + 12;
+			o2 = (o2 + 3) & ~3u;
+			while (o2 < end && !chain_ok(b, o2, end))
+				o2 += 4;
+			if (o2 > end)
+				o2 = end;
+			if (prev != UINT32_MAX) {
+				put_le16(b + prev + DE_REC_LEN, (uint16_t)(o2 - prev));
+			} else {
+				if (o2 - off < 12)
+					return 0;
+				memset(b + off, 0, 8);
+				put_le16(b + off + DE_REC_LEN, (uint16_t)(o2 - off));
+			}
 		}
 	} else if (f->off == 0) { /* '.' */
 		uint32_t rl = de_rec_len(b);
@@ -371,12 +384,13 @@ int fsck_apply_fixes(struct ck *c)
 }
 
 /* ---- global fixes ---------------------------------------------------------------- */
-static int find_lpf_block(struct ck *c, uint32_t need, uint64_t *pblk, uint32_t *off, uint8_t *b)
+static int find_dir_space(struct ck *c, uint32_t dir, uint32_t need, uint64_t *pblk, uint32_t *off,
+                          uint8_t *b)
 {
-	if (!c->lpf || !(c->iflag[c->lpf] & IF_DIR) || (c->iflag[c->lpf] & IF_HTREE))
+	if (!dir || !(c->iflag[dir] & IF_DIR) || (c->iflag[dir] & IF_HTREE))
 		return -ENOENT;
 	for (size_t i = 0; i < c->ndb; i++) {
-		if (c->db[i].ino != c->lpf)
+		if (c->db[i].ino != dir)
 			continue;
 		int rc = rdb(c, c->db[i].pblk, b);
 		if (rc)
@@ -398,15 +412,14 @@ static int find_lpf_block(struct ck *c, uint32_t need, uint64_t *pblk, uint32_t 
 	return -ENOSPC;
 }
 
-static int reconnect(struct ck *c, uint32_t ino)
+/* Adds the entry `name` -> ino to directory `dir`; 0 also when there is no room. */
+static int add_entry(struct ck *c, uint32_t dir, uint32_t ino, const char *name, int nl)
 {
-	char name[16];
-	int nl = snprintf(name, sizeof(name), "#%u", ino);
 	uint32_t need = ext2_dir_rec_len((uint32_t)nl);
 	uint8_t *b = c->lvl[0];
 	uint64_t pblk;
 	uint32_t off;
-	int rc = find_lpf_block(c, need, &pblk, &off, b);
+	int rc = find_dir_space(c, dir, need, &pblk, &off, b);
 	if (rc)
 		return rc == -ENOENT || rc == -ENOSPC ? 0 : rc;
 	uint8_t *de = b + off;
@@ -419,12 +432,19 @@ static int reconnect(struct ck *c, uint32_t ino)
 	} else {
 		de_set(de, ino, (uint16_t)rl, name, (uint8_t)nl, ft);
 	}
-	dirblk_csum(c, c->lpf, b);
+	dirblk_csum(c, dir, b);
 	if ((rc = wrb(c, pblk, b)))
 		return rc;
 	c->counted[ino]++;
 	c->r->nr_fixed++;
 	return 0;
+}
+
+static int reconnect(struct ck *c, uint32_t ino)
+{
+	char name[16];
+	int nl = snprintf(name, sizeof(name), "#%u", ino);
+	return add_entry(c, c->lpf, ino, name, nl);
 }
 
 /* Points a directory's '..' at `parent`. */
@@ -441,6 +461,8 @@ static int set_dotdot(struct ck *c, uint32_t ino, uint32_t parent)
 		if (rl < 12 || rl + 12 > c->bs || de_name_len(b + rl) != 2)
 			return 0;
 		put_le32(b + rl + DE_INODE, parent);
+		if (c->filetype)
+			b[rl + DE_FILE_TYPE] = EXT2_FT_DIR;
 		dirblk_csum(c, ino, b);
 		c->r->nr_fixed++;
 		return wrb(c, c->db[i].pblk, b);
@@ -452,11 +474,23 @@ static int fix_links(struct ck *c)
 {
 	uint8_t in[1024];
 	int rc;
+	if (c->dotdot[EXT2_ROOT_INO] != EXT2_ROOT_INO &&
+	    (rc = set_dotdot(c, EXT2_ROOT_INO, EXT2_ROOT_INO)))
+		return rc;
 	for (uint32_t ino = 1; ino <= c->ninodes; ino++) {
 		if (!(c->iflag[ino] & IF_DIR) || !bit_test(c->iused, ino - 1) ||
 		    ino == EXT2_ROOT_INO)
 			continue;
 		if (!(c->iflag[ino] & IF_REACHED) || !c->parent[ino]) {
+			if (!c->lpf && ino == c->first_ino) {
+				/* mke2fs's lost+found lost its name: give it back */
+				if ((rc = add_entry(c, EXT2_ROOT_INO, ino, "lost+found", 10)))
+					return rc;
+				if ((rc = set_dotdot(c, ino, EXT2_ROOT_INO)))
+					return rc;
+				c->lpf = ino;
+				continue;
+			}
 			if (ino == c->lpf || !c->lpf)
 				continue;
 			if ((rc = reconnect(c, ino)))
@@ -600,6 +634,12 @@ static int fix_maps(struct ck *c)
 	}
 	bool sb_dirty =
 	    sb_free_blocks(c->sb, false) != free_b || sb_get32(c->sb, SB_FREE_INODES) != free_i;
+	/* The bitmaps now free the orphans' inodes and blocks (links 0 is unused, as
+	 * e2fsck counts it): a list left behind would make a mount free them again. */
+	if (sb_get32(c->sb, SB_LAST_ORPHAN)) {
+		sb_put32(c->sb, SB_LAST_ORPHAN, 0);
+		sb_dirty = true;
+	}
 	if (sb_dirty) {
 		sb_put32(c->sb, SB_FREE_BLOCKS_LO, (uint32_t)free_b);
 		sb_put32(c->sb, SB_FREE_INODES, (uint32_t)free_i);
@@ -637,7 +677,23 @@ static bool backup_sb_ok(const uint8_t *b, uint32_t bs, uint32_t bpg)
 	        fsck_sb_csum(b) == sb_get32(b, SB_CHECKSUM));
 }
 
-static int restore_sb(struct ck *c)
+/* Fields that never change after mkfs here (no resize, no tune2fs): a backup that
+ * disagrees about one is the better copy. */
+static bool sb_static_differs(const uint8_t *a, const uint8_t *b)
+{
+	static const uint16_t f32[] = {
+	    SB_INODES_COUNT,     SB_BLOCKS_COUNT_LO,  SB_FIRST_DATA_BLOCK, SB_LOG_BLOCK_SIZE,
+	    SB_LOG_CLUSTER_SIZE, SB_BLOCKS_PER_GROUP, SB_INODES_PER_GROUP, SB_REV_LEVEL,
+	    SB_FIRST_INO,        SB_FEATURE_INCOMPAT, SB_FEATURE_RO_COMPAT};
+	for (unsigned i = 0; i < sizeof(f32) / sizeof(f32[0]); i++)
+		if (sb_get32(a, f32[i]) != sb_get32(b, f32[i]))
+			return true;
+	return sb_get16(a, SB_INODE_SIZE) != sb_get16(b, SB_INODE_SIZE) ||
+	       sb_get16(a, SB_RESERVED_GDT_BLOCKS) != sb_get16(b, SB_RESERVED_GDT_BLOCKS) ||
+	       memcmp(a + SB_UUID, b + SB_UUID, 16) != 0;
+}
+
+static int restore_sb(struct ck *c, bool only_if_differs)
 {
 	uint8_t b[1024];
 	uint32_t own = sb_get32(c->sb, SB_BLOCKS_PER_GROUP);
@@ -655,6 +711,9 @@ static int restore_sb(struct ck *c)
 				continue;
 			if (!backup_sb_ok(b, bs, bpg))
 				continue;
+			if (only_if_differs &&
+			    (!sb_static_differs(b, c->sb) || bs != c->bs || bpg != c->bpg))
+				return 0;
 			uint8_t head[4096];
 			int rc = blk_pread(c->d, 0, sizeof(head), head);
 			if (rc)
@@ -761,8 +820,10 @@ static int fix_sb_fields(struct ck *c)
 int fsck_restore_backup(struct ck *c)
 {
 	int rc = 0;
+	if (!c->sb_bad && c->ngroups > 1 && (rc = restore_sb(c, true)))
+		return rc;
 	if (c->sb_bad) {
-		rc = restore_sb(c);
+		rc = restore_sb(c, false);
 		if (!rc)
 			rc = fix_sb_fields(c);
 		if (rc)

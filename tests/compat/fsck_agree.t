@@ -80,6 +80,21 @@ ok $? "fsck --json lists problems"
 ok $([ $? -eq 4 ] && echo 0 || echo 1) "fsck -n exits 4 on a damaged image"
 "$BLACKOUT" fsck "$W/e3_1k.img" --fast >/dev/null
 ok $? "fsck --fast: clean image is clean"
+# an orphan left by a crash (unlinked while open: links 0, on s_last_orphan)
+cp "$W/e3_1k.img" "$W/o.img"
+oino=$(debugfs -R "stat /a/data5" "$W/o.img" 2>/dev/null | head -1 | awk '{print $2}')
+printf 'unlink /a/data5\nsif <%s> links_count 0\nssv last_orphan %s\n' "$oino" "$oino" |
+	debugfs -w -f - "$W/o.img" >/dev/null 2>&1
+"$BLACKOUT" fsck "$W/o.img" >/dev/null 2>&1
+b=$?
+e2fsck_clean "$W/o.img" >/dev/null 2>&1
+e=$?
+[ $b -eq 4 ] && [ $e -ne 0 ]
+ok $? "an orphaned inode: both checkers find it"
+"$BLACKOUT" fsck -y "$W/o.img" >/dev/null 2>&1
+ok $([ $? -eq 1 ] && echo 0 || echo 1) "fsck -y frees the orphan (exit 1)"
+e2fsck_clean "$W/o.img" && ! dumpe2fs -h "$W/o.img" 2>/dev/null | grep -q "First orphan inode"
+ok $? "after -y: e2fsck clean and no orphan list left"
 echo junk >"$W/junk.img"
 "$BLACKOUT" fsck "$W/junk.img" >/dev/null 2>&1
 ok $([ $? -eq 8 ] && echo 0 || echo 1) "fsck exits 8 when it cannot check"

@@ -67,6 +67,19 @@ static void per_image(const char *name, const char *args)
 	is_int(check(base, FSCK_REPAIR_NONE, true, &r), 0, "%s: --fast ran", name);
 	is_int((int)r.nr_problems, 0, "%s: --fast finds nothing on a clean image", name);
 
+	/* --fast catches checksum damage on metadata_csum images */
+	if (strstr(args, "metadata_csum")) {
+		tap_require(blk_cow_open(base, &d) == 0, "overlay");
+		int n = 0;
+		for (uint64_t seed = 1; seed < 40 && n == 0; seed++) {
+			n = fsck_corrupt(d, FSCK_C_INODE, seed, 1, NULL, 0, &err);
+		}
+		check(d, FSCK_REPAIR_NONE, true, &r);
+		ok(r.nr_problems > 0 && r.by_checksum,
+		   "%s: --fast catches a damaged inode by its checksum", name);
+		blk_close(d);
+	}
+
 	/* every kind: our verdict against e2fsck's, on copy-on-write overlays */
 	int agree = 0, total = 0;
 	for (int k = 0; k < FSCK_C_NR; k++)
