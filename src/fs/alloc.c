@@ -1,6 +1,7 @@
 /* alloc.c — block and inode bitmaps: allocation near a goal, freeing, free counts,
  * bitmap checksums and uninitialised groups. Not the block maps of files (inode.c). */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "blackout/util.h"
@@ -162,6 +163,113 @@ static uint32_t find_zero(const uint8_t *bm, uint32_t from, uint32_t n)
 	return n;
 }
 
+/* ---- blocks freed by the running transaction ----------------------------------- */
+static uint64_t commits_now(struct fs *fs)
+{
+	return fs->jh && fs->jh->ops->commits ? fs->jh->ops->commits(fs->jh) : 0;
+}
+
+static uint32_t freed_slot(const struct fs_freed *t, uint64_t blk)
+{
+	return (uint32_t)((blk * 0x9E3779B97F4A7C15ull) >> 32) & (t->cap - 1);
+}
+
+/* Forgets every entry once all of them have committed. */
+static void freed_expire(struct fs *fs)
+{
+	struct fs_freed *t = &fs->freed;
+	if (t->n && commits_now(fs) > t->max_gen) {
+		memset(t->blk, 0, (size_t)t->cap * sizeof(*t->blk));
+		t->n = 0;
+	}
+}
+
+static int freed_add(struct fs *fs, uint64_t blk)
+{
+	struct fs_freed *t = &fs->freed;
+	if (!fs->jh || !fs->jh->ops->commits)
+		return 0;
+	freed_expire(fs);
+	if ((t->n + 1) * 2 > t->cap) {
+		uint32_t nc = t->cap ? t->cap * 2 : 256;
+		uint64_t *nb = calloc(nc, sizeof(*nb)), *ng = malloc(nc * sizeof(*ng));
+		if (!nb || !ng) {
+			free(nb);
+			free(ng);
+			return bo_errf(&fs->err, -ENOMEM, "out of memory");
+		}
+		struct fs_freed o = *t;
+		t->blk = nb;
+		t->gen = ng;
+		t->cap = nc;
+		for (uint32_t i = 0; i < o.cap; i++) {
+			if (!o.blk[i])
+				continue;
+			uint32_t k = freed_slot(t, o.blk[i]);
+			while (t->blk[k])
+				k = (k + 1) & (nc - 1);
+			t->blk[k] = o.blk[i];
+			t->gen[k] = o.gen[i];
+		}
+		free(o.blk);
+		free(o.gen);
+	}
+	uint64_t gen = commits_now(fs);
+	uint32_t k = freed_slot(t, blk);
+	while (t->blk[k] && t->blk[k] != blk)
+		k = (k + 1) & (t->cap - 1);
+	if (!t->blk[k])
+		t->n++;
+	t->blk[k] = blk;
+	t->gen[k] = gen;
+	if (gen > t->max_gen || t->n == 1)
+		t->max_gen = gen;
+	return 0;
+}
+
+/* Freed by a transaction that has not committed: not to be handed out yet. */
+static bool freed_waiting(struct fs *fs, uint64_t blk, uint64_t now)
+{
+	const struct fs_freed *t = &fs->freed;
+	if (!t->n)
+		return false;
+	for (uint32_t k = freed_slot(t, blk); t->blk[k]; k = (k + 1) & (t->cap - 1))
+		if (t->blk[k] == blk)
+			return t->gen[k] >= now;
+	return false;
+}
+
+void fs_freed_release(struct fs *fs)
+{
+	free(fs->freed.blk);
+	free(fs->freed.gen);
+	memset(&fs->freed, 0, sizeof(fs->freed));
+}
+
+bool fs_enospc_retry(struct fs *fs, int rc)
+{
+	if (rc != -ENOSPC || fs->op_depth || !fs->jh->ops->force_commit)
+		return false;
+	freed_expire(fs);
+	if (!fs->freed.n)
+		return false;
+	if (fs->jh->ops->force_commit(fs->jh) < 0)
+		return false;
+	freed_expire(fs);
+	return fs->freed.n == 0;
+}
+
+/* First free bit in [from, n) of group g's bitmap whose block may be handed out. */
+static uint32_t find_free(struct fs *fs, uint32_t g, const uint8_t *bm, uint32_t from, uint32_t n,
+                          uint64_t now)
+{
+	uint64_t first = fs_group_first_block(fs, g);
+	uint32_t bit = find_zero(bm, from, n);
+	while (bit < n && freed_waiting(fs, first + bit, now))
+		bit = find_zero(bm, bit + 1, n);
+	return bit;
+}
+
 static int take_block(struct fs *fs, uint32_t g, uint32_t bit, struct fs_buf *b, uint64_t *out)
 {
 	int rc = fs_baccess(fs, b);
@@ -183,6 +291,9 @@ int fs_alloc_block(struct fs *fs, uint64_t goal, uint64_t *out)
 {
 	if (!fs_blk_valid(fs, goal))
 		goal = fs->first_data_block;
+	freed_expire(fs);
+	uint64_t now = commits_now(fs);
+	bool waited = false;
 	uint32_t g0 = (uint32_t)((goal - fs->first_data_block) / fs->bpg);
 	for (uint32_t k = 0; k <= fs->groups; k++) {
 		uint32_t g = (g0 + k) % fs->groups;
@@ -195,18 +306,23 @@ int fs_alloc_block(struct fs *fs, uint64_t goal, uint64_t *out)
 			return rc;
 		uint32_t n = group_nblocks(fs, g);
 		uint32_t from = k == 0 ? (uint32_t)(goal - fs_group_first_block(fs, g)) : 0;
-		uint32_t bit = find_zero(b->data, from, n);
+		uint32_t bit = find_free(fs, g, b->data, from, n, now);
 		if (bit == n && from)
-			bit = find_zero(b->data, 0, from);
+			bit = find_free(fs, g, b->data, 0, from, now);
 		if (bit >= n) {
-			if (k == 0)
+			if (k == 0 || fs->freed.n) {
+				waited = waited || fs->freed.n;
 				continue;
+			}
 			return bo_errf(&fs->err, -EUCLEAN,
 			               "group %u: descriptor says %u free blocks, bitmap has none",
 			               g, gd_free_blocks(gd, fs->desc_size));
 		}
 		return take_block(fs, g, bit, b, out);
 	}
+	if (waited)
+		return bo_errf(&fs->err, -ENOSPC,
+		               "no free blocks but those the running transaction freed");
 	return bo_errf(&fs->err, -ENOSPC, "no free blocks");
 }
 
@@ -225,6 +341,8 @@ int fs_free_block(struct fs *fs, uint64_t blk)
 		return bo_errf(&fs->err, -EUCLEAN, "freeing block %llu: already free",
 		               (unsigned long long)blk);
 	if ((rc = fs_baccess(fs, b)) < 0)
+		return rc;
+	if ((rc = freed_add(fs, blk)) < 0)
 		return rc;
 	clear_bit(b->data, bit);
 	fs_bdirty(fs, b);

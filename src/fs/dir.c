@@ -14,7 +14,7 @@ static struct fs_dentry *dc_slot(struct fs *fs, uint32_t dir, const char *name, 
 {
 	uint64_t h = bo_hash64(BO_HASH64_INIT, &dir, sizeof(dir));
 	h = bo_hash64(h, name, len);
-	return &fs->dcache[h & (FS_DCACHE_SIZE - 1)];
+	return &fs->dcache[h & fs->dcache_mask];
 }
 
 static bool dc_cacheable(const char *name, size_t len)

@@ -649,12 +649,37 @@ static void fs_free(struct fs *fs)
 		fs->files = f->next;
 		free(f);
 	}
+	fs_freed_release(fs);
 	free(fs->htab);
 	free(fs->dcache);
 	free(fs->dcomplete);
 	free(fs->gdt);
 	free(fs->gd_dirty);
 	free(fs);
+}
+
+static uint32_t pow2_clamp(uint64_t want, uint32_t lo, uint32_t hi)
+{
+	uint32_t n = lo;
+	while (n < want && n < hi)
+		n <<= 1;
+	return n;
+}
+
+/* The buffer hash and the name cache, sized for this image: a mount of a small
+ * image must be cheap (the crash explorer mounts one per state). */
+static int alloc_caches(struct fs *fs, struct bo_err *err)
+{
+	uint64_t bufs = fs->blocks < fs->max_bufs ? fs->blocks : fs->max_bufs;
+	fs->hsize = pow2_clamp(bufs * 2, 256, 1u << 16);
+	uint32_t dsize = pow2_clamp((uint64_t)fs->inodes_count * 2, FS_DCACHE_MIN, FS_DCACHE_MAX);
+	fs->dcache_mask = dsize - 1;
+	fs->htab = calloc(fs->hsize, sizeof(*fs->htab));
+	fs->dcache = calloc(dsize, sizeof(*fs->dcache));
+	fs->dcomplete = calloc(FS_DCOMPLETE_SIZE, sizeof(*fs->dcomplete));
+	if (!fs->htab || !fs->dcache || !fs->dcomplete)
+		return bo_errf(err, -ENOMEM, "mount: out of memory for the caches");
+	return 0;
 }
 
 int fs_mount(struct bdev *d, const struct fs_mount_opts *o, struct fs **out, struct bo_err *err)
@@ -679,17 +704,13 @@ int fs_mount_hooked(struct bdev *d, const struct fs_mount_opts *o,
 	fs->opts = *o;
 	fs->now_override = o->now;
 	fs->ro = o->read_only || d->read_only;
-	fs->hsize = 1u << 16;
 	fs->max_bufs = 1u << 15;
 	fs->max_dirty = 1u << 13;
-	fs->htab = calloc(fs->hsize, sizeof(*fs->htab));
-	fs->dcache = calloc(FS_DCACHE_SIZE, sizeof(*fs->dcache));
-	fs->dcomplete = calloc(FS_DCOMPLETE_SIZE, sizeof(*fs->dcomplete));
-	int rc = fs->htab && fs->dcache && fs->dcomplete ? 0 : -ENOMEM;
-	if (rc == 0)
-		rc = read_sb_raw(d, fs->sb, err);
+	int rc = read_sb_raw(d, fs->sb, err);
 	if (rc == 0)
 		rc = check_sb(fs, o, err);
+	if (rc == 0)
+		rc = alloc_caches(fs, err);
 	/* the descriptors locate the journal inode; what replay changes is re-read */
 	if (rc == 0)
 		rc = load_gdt(fs, err);

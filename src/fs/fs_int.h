@@ -25,8 +25,11 @@ struct fs_buf {
 	struct fs_buf *op_next;
 };
 
-/* Positive name cache: (directory, name) -> inode; short names only. */
-#define FS_DCACHE_SIZE (1u << 18)
+/* Positive name cache: (directory, name) -> inode; short names only. Direct-mapped,
+ * sized at mount from the inode count (a small image mounts without a 12 MiB
+ * calloc: the crash explorer mounts thousands of them). */
+#define FS_DCACHE_MAX (1u << 18)
+#define FS_DCACHE_MIN (1u << 10)
 /* Directories made in this mount whose every name is in the cache: a miss there is
  * a certain ENOENT without reading the directory. */
 #define FS_DCOMPLETE_SIZE 4096
@@ -83,8 +86,19 @@ struct fs {
 	int op_depth;
 	struct fs_buf *op_dirty;
 
+	/* Blocks freed by a transaction that has not committed yet, with the hook's
+	 * commit count when they were freed: not reallocated before that transaction
+	 * commits (ext3's b_committed_data rule). Reusing one earlier lets new data
+	 * land in a block the on-disk metadata still gives to the old file. */
+	struct fs_freed {
+		uint64_t *blk, *gen; /* open addressing, blk 0 = empty */
+		uint32_t cap, n;
+		uint64_t max_gen;
+	} freed;
+
 	struct fs_file *files; /* open files */
 	struct fs_dentry *dcache;
+	uint32_t dcache_mask;
 	uint32_t *dcomplete;
 	uint32_t last_alloc_group;
 	uint32_t now_override; /* nonzero: fixed clock (tests) */
@@ -115,6 +129,11 @@ uint32_t fs_inode_csum_seed(const struct fs *fs, uint32_t ino, uint32_t gen);
 /* ---- allocation (alloc.c) ---- */
 int fs_alloc_block(struct fs *fs, uint64_t goal, uint64_t *out);
 int fs_free_block(struct fs *fs, uint64_t blk);
+/* -ENOSPC from an operation while blocks freed by the running transaction wait for
+ * its commit: commits (outside any operation) and returns true, so the caller may
+ * retry once; false otherwise. */
+bool fs_enospc_retry(struct fs *fs, int rc);
+void fs_freed_release(struct fs *fs);
 int fs_alloc_inode(struct fs *fs, uint32_t parent, bool dir, uint32_t *out);
 int fs_free_inode(struct fs *fs, uint32_t ino, bool dir);
 uint8_t *fs_gd(struct fs *fs, uint32_t g);

@@ -291,6 +291,12 @@ static int h_checkpoint(struct fs_jhook *h)
 	return failed(J(h), jbd_journal_checkpoint(J(h)->j));
 }
 
+static uint64_t h_commits(struct fs_jhook *h)
+{
+	struct jbd_stats st;
+	jbd_journal_stats(J(h)->j, &st);
+	return st.commits;
+}
 static void h_destroy(struct fs_jhook *h, bool clean)
 {
 	struct fsj *f = J(h);
@@ -323,6 +329,7 @@ static const struct fs_jhook_ops jbd_hook_ops = {
     .commit = h_commit,
     .checkpoint = h_checkpoint,
     .destroy = h_destroy,
+    .commits = h_commits,
 };
 
 int fs_jbd_open(struct fs *fs, const struct fs_mount_opts *o, struct fs_jhook **out,

@@ -76,6 +76,11 @@ struct fs_jhook_ops {
 	/* clean: after a successful checkpoint at unmount (a journal marks itself empty);
 	 * !clean: fs_abandon, write nothing. Frees the hook. */
 	void (*destroy)(struct fs_jhook *j, bool clean);
+	/* Optional: how many transactions have committed in this mount. A block freed
+	 * while the count is c is reallocated only once it exceeds c (the freeing
+	 * transaction is then in the log). Absent (no journal): freed blocks are
+	 * reusable at once. */
+	uint64_t (*commits)(struct fs_jhook *j);
 };
 
 struct fs_jhook {

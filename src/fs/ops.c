@@ -408,11 +408,16 @@ int fs_open(struct fs *fs, const char *path, int flags, uint16_t mode, struct fs
 	int rc = lookup(fs, path, !(creat && excl), &w);
 	struct fs_inode in;
 	if (rc == -ENOENT && creat && w.parent) {
-		if ((rc = fs_op_begin(fs, 16)) < 0)
-			return rc;
 		uint32_t ino;
-		rc = create_at(fs, &w, (uint16_t)(EXT2_S_IFREG | (mode & 07777)), &ino, &in);
-		rc = fs_op_end(fs, rc);
+		for (int tries = 0;; tries++) {
+			if ((rc = fs_op_begin(fs, 16)) < 0)
+				return rc;
+			rc =
+			    create_at(fs, &w, (uint16_t)(EXT2_S_IFREG | (mode & 07777)), &ino, &in);
+			rc = fs_op_end(fs, rc);
+			if (tries || !fs_enospc_retry(fs, rc))
+				break;
+		}
 		if (rc < 0)
 			return rc;
 		w.ino = ino;
@@ -506,6 +511,7 @@ ssize_t fs_pwrite(struct fs_file *f, const void *buf, size_t len, uint64_t off)
 	if (fs->ro)
 		return -EROFS;
 	size_t done = 0;
+	bool retried = false;
 	while (done < len || len == 0) {
 		struct fs_inode in;
 		int rc = fs_op_begin(fs, (uint32_t)(WRITE_CHUNK / fs->bs / fs->apb + 16));
@@ -541,8 +547,13 @@ ssize_t fs_pwrite(struct fs_file *f, const void *buf, size_t len, uint64_t off)
 				fs_iput(fs, &in);
 		}
 		rc = fs_op_end(fs, rc);
+		if (rc < 0 && !retried && fs_enospc_retry(fs, rc)) {
+			retried = true; /* the blocks this write waited for are free now */
+			continue;
+		}
 		if (rc < 0)
 			return done ? (ssize_t)done : rc;
+		retried = false;
 		done += n;
 		if (len == 0)
 			break;
@@ -585,12 +596,16 @@ int fs_mkdir(struct fs *fs, const char *path, uint16_t mode)
 		return -EEXIST;
 	if (rc != -ENOENT || !w.parent)
 		return rc;
-	if ((rc = fs_op_begin(fs, 16)) < 0)
-		return rc;
-	uint32_t ino;
-	struct fs_inode in;
-	rc = create_at(fs, &w, (uint16_t)(EXT2_S_IFDIR | (mode & 07777)), &ino, &in);
-	return fs_op_end(fs, rc);
+	for (int tries = 0;; tries++) {
+		if ((rc = fs_op_begin(fs, 16)) < 0)
+			return rc;
+		uint32_t ino;
+		struct fs_inode in;
+		rc = create_at(fs, &w, (uint16_t)(EXT2_S_IFDIR | (mode & 07777)), &ino, &in);
+		rc = fs_op_end(fs, rc);
+		if (tries || !fs_enospc_retry(fs, rc))
+			return rc;
+	}
 }
 
 int fs_unlink(struct fs *fs, const char *path)

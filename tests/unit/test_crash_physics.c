@@ -16,11 +16,6 @@
 #define TORN         "disk(tear=byte) > mem(size=8M)"
 #define CHEAP        "flash(ftl=cheap,eb=16k,page=1k,size=8M) > mem(size=9M)"
 #define CAREFUL      "flash(ftl=careful,eb=16k,page=1k,size=8M) > mem(size=10M)"
-/* On every stack, replace-nodirsync shows the old /config with /other's new data in
- * its blocks while the rename over it was not yet committed: the filesystem reuses
- * blocks an uncommitted transaction freed (ext3's jbd forbids it). Left out of the
- * zero-violation claims until fs/jbd fix it; see the crash explorer's report. */
-#define KNOWN_FS_BUG "replace-nodirsync"
 
 struct sum {
 	uint64_t judged, ok, silent, detected, viol[CRASH_INV_N];
@@ -72,13 +67,6 @@ static int over_builtins(const char *stack, const char *fs, struct sum *s,
 		const char *name = crash_builtin_get(i)->name;
 		if (strcmp(name, "fill-enospc") == 0)
 			continue;
-		if (!enough && strcmp(name, KNOWN_FS_BUG) == 0) {
-			diag("not counted for a zero claim: %s (the explorer finds blocks freed by "
-			     "an "
-			     "uncommitted rename reused for new data: a filesystem bug, reported)",
-			     name);
-			continue;
-		}
 		run(stack, fs, name, s);
 		n++;
 		if (enough && enough(s))
