@@ -672,7 +672,7 @@ static int alloc_caches(struct fs *fs, struct bo_err *err)
 {
 	uint64_t bufs = fs->blocks < fs->max_bufs ? fs->blocks : fs->max_bufs;
 	fs->hsize = pow2_clamp(bufs * 2, 256, 1u << 16);
-	uint32_t dsize = pow2_clamp((uint64_t)fs->inodes_count * 2, FS_DCACHE_MIN, FS_DCACHE_MAX);
+	uint32_t dsize = pow2_clamp((uint64_t)fs->inodes_count / 4, FS_DCACHE_MIN, FS_DCACHE_MAX);
 	fs->dcache_mask = dsize - 1;
 	fs->htab = calloc(fs->hsize, sizeof(*fs->htab));
 	fs->dcache = calloc(dsize, sizeof(*fs->dcache));

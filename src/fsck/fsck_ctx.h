@@ -112,6 +112,29 @@ static inline bool bit_test(const uint8_t *m, uint64_t i)
 {
 	return (m[i >> 3] >> (i & 7)) & 1;
 }
+/* The 32 bits of m from bit i on; m must have 8 bytes of slack past its end
+ * (FSCK_MAP_SLACK). */
+#define FSCK_MAP_SLACK 8
+static inline uint32_t bits32(const uint8_t *m, uint64_t i)
+{
+	const uint8_t *p = m + (i >> 3);
+	uint64_t w = 0;
+	for (int k = 7; k >= 0; k--)
+		w = w << 8 | p[k];
+	return (uint32_t)(w >> (i & 7));
+}
+/* The first set bit of m at or after i, or n if none before n. */
+static inline uint64_t bit_next(const uint8_t *m, uint64_t i, uint64_t n)
+{
+	while (i < n) {
+		uint32_t w = bits32(m, i);
+		if (w)
+			return i + (uint64_t)__builtin_ctz(w) < n ? i + (uint64_t)__builtin_ctz(w)
+			                                          : n;
+		i += 32;
+	}
+	return n;
+}
 static inline void bit_set(uint8_t *m, uint64_t i)
 {
 	m[i >> 3] |= (uint8_t)(1u << (i & 7));
