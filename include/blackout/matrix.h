@@ -63,6 +63,8 @@ struct matrix_cell {
 	uint64_t viol[MI_N]; /* states breaking each invariant */
 	uint64_t silent;     /* states with a broken invariant nobody reported */
 	uint64_t detected;   /* states where mount/fsck/checksums reported the damage */
+	uint64_t allowed;    /* ok states showing what the configuration permits
+	                      * (data=writeback's stale data), reported as such */
 	bool exhaustive;     /* every state the stack allows was judged */
 	double coverage;     /* judged / allowed, when sampled */
 	double seconds;

@@ -86,6 +86,12 @@ static const struct crash_builtin builtins[] = {
      "create /t/a/c/h\nwrite /t/a/c/h 0 2k\nsync\n"
      "unlink /t/a/c/h\nrmdir /t/a/c\nunlink /t/a/f\nrmdir /t/a\nunlink /t/b/g\nrmdir /t/b\n"
      "rmdir /t\nsync\n"},
+    {"reuse-after-delete",
+     "delete a file and sync, write a new one, fsync another (writeback can expose old data)",
+     "name reuse-after-delete\nsummary delete a file and sync, write a new one, fsync another "
+     "(writeback can expose old data)\n" BYSTANDERS "create /old\nwrite /old 0 16k\n"
+     "run\nunlink /old\nsync\ncreate /new\nwrite /new 0 16k\ncreate /log\nwrite /log 0 1k\n"
+     "fsync /log\n"},
     {"fill-enospc", "fill the filesystem until ENOSPC, fsync, then free space and sync",
      "name fill-enospc\nsummary fill the filesystem until ENOSPC, fsync, then free space and "
      "sync\n" BYSTANDERS "run\ncreate /fill\nfill /fill 256k\nfsync /fill\ncreate /after\n"

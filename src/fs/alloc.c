@@ -344,6 +344,7 @@ int fs_free_block(struct fs *fs, uint64_t blk)
 		return rc;
 	if ((rc = freed_add(fs, blk)) < 0)
 		return rc;
+	fs_dpage_drop(fs, blk); /* delayed data of a freed block is never written */
 	clear_bit(b->data, bit);
 	fs_bdirty(fs, b);
 	uint8_t *gd = fs_gd(fs, g);

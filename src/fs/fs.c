@@ -650,6 +650,7 @@ static void fs_free(struct fs *fs)
 		free(f);
 	}
 	fs_freed_release(fs);
+	fs_dpage_release(fs);
 	free(fs->htab);
 	free(fs->dcache);
 	free(fs->dcomplete);
@@ -763,14 +764,24 @@ int fs_mount_hooked(struct bdev *d, const struct fs_mount_opts *o,
 	return 0;
 }
 
-int fs_sync(struct fs *fs)
+/* fsync of inode ino (0: sync): its delayed data home, then every metadata change
+ * durable. Under data=writeback other files' delayed data stays behind. */
+int fs_sync_ino(struct fs *fs, uint32_t ino)
 {
 	if (fs->ro)
 		return 0;
-	int rc = fs_writeback(fs);
-	if (rc == 0 && fs->jh->ops->force_commit)
-		rc = fs->jh->ops->force_commit(fs->jh);
+	int rc = fs->dpc.n || fs->dpc.nlost || fs->dpc.lost_all ? fs_dpage_flush(fs, ino) : 0;
+	int r = fs_writeback(fs);
+	if (r < 0 && rc == 0)
+		rc = r;
+	if (fs->jh->ops->force_commit && (r = fs->jh->ops->force_commit(fs->jh)) < 0 && rc == 0)
+		rc = r;
 	return rc;
+}
+
+int fs_sync(struct fs *fs)
+{
+	return fs_sync_ino(fs, 0);
 }
 
 int fs_unmount(struct fs *fs)

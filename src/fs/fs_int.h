@@ -40,6 +40,8 @@ struct fs_dentry {
 	char name[FS_DCACHE_NAME];
 };
 
+#define FS_DPAGE_LOST_MAX 64
+
 struct fs_file {
 	struct fs *fs;
 	uint32_t ino;
@@ -96,6 +98,15 @@ struct fs {
 		uint64_t max_gen;
 	} freed;
 
+	/* data=writeback: file data not yet written home (pagecache.c) */
+	struct {
+		struct fs_dpage **htab, *head, *tail;
+		uint32_t n;
+		uint32_t lost[FS_DPAGE_LOST_MAX]; /* inodes with a failed delayed write */
+		size_t nlost;
+		bool lost_all;
+	} dpc;
+
 	struct fs_file *files; /* open files */
 	struct fs_dentry *dcache;
 	uint32_t dcache_mask;
@@ -117,6 +128,9 @@ void fs_bdirty(struct fs *fs, struct fs_buf *b);
 /* The block was freed: drop it from the cache, tell the journal. */
 void fs_bforget(struct fs *fs, uint64_t blk);
 bool fs_blk_valid(const struct fs *fs, uint64_t blk);
+
+/* fsync of inode ino, or sync with ino 0 (fs.c) */
+int fs_sync_ino(struct fs *fs, uint32_t ino);
 
 /* ---- operations bracket (fs.c) ---- */
 int fs_op_begin(struct fs *fs, uint32_t credits);
@@ -163,6 +177,21 @@ int fs_write_data(struct fs *fs, struct fs_inode *in, const void *buf, size_t le
 int fs_orphan_add(struct fs *fs, struct fs_inode *in);
 int fs_orphan_del(struct fs *fs, struct fs_inode *in);
 int fs_orphans_process(struct fs *fs);
+
+/* Writes n data blocks at pblk to the device and tells the journal (ordered data). */
+int fs_data_write_home(struct fs *fs, uint64_t pblk, const uint8_t *data, uint32_t n);
+/* The current content of data block pblk: delayed data, the journal's, or the disk's. */
+int fs_data_read_block(struct fs *fs, uint64_t pblk, uint8_t *buf);
+
+/* ---- delayed file data, data=writeback (pagecache.c) ---- */
+struct fs_dpage;
+bool fs_delayed_data(const struct fs *fs);
+int fs_dpage_put(struct fs *fs, uint32_t ino, uint64_t blk, const uint8_t *data);
+bool fs_dpage_get(struct fs *fs, uint64_t blk, uint8_t *buf);
+void fs_dpage_drop(struct fs *fs, uint64_t blk); /* the block was freed */
+/* Writes home the delayed data of inode ino (0: of every inode). */
+int fs_dpage_flush(struct fs *fs, uint32_t ino);
+void fs_dpage_release(struct fs *fs); /* forgets everything, writes nothing */
 
 /* ---- directories (dir.c) ---- */
 int fs_dir_lookup(struct fs *fs, struct fs_inode *dir, const char *name, size_t len, uint32_t *ino,

@@ -442,7 +442,7 @@ int fs_read_data(struct fs *fs, struct fs_inode *in, void *buf, size_t len, uint
 		uint64_t pblk;
 		if ((rc = fs_bmap(fs, in, lblk, false, &pblk)) < 0)
 			break;
-		if (boff == 0 && len >= fs->bs && pblk && !fs->jh->ops->read_block) {
+		if (boff == 0 && len >= fs->bs && pblk && !fs->jh->ops->read_block && !fs->dpc.n) {
 			/* a run of whole, physically contiguous blocks in one read */
 			uint64_t n = 1, p2;
 			while ((n + 1) * fs->bs <= len && n < 2048) {
@@ -476,11 +476,7 @@ int fs_read_data(struct fs *fs, struct fs_inode *in, void *buf, size_t len, uint
 				rc = -ENOMEM;
 				break;
 			}
-			int r = 0;
-			if (fs->jh->ops->read_block)
-				r = fs->jh->ops->read_block(fs->jh, pblk, tmp);
-			if (r == 0)
-				r = blk_pread(fs->dev, pblk * fs->bs, fs->bs, tmp);
+			int r = fs_data_read_block(fs, pblk, tmp);
 			if (r < 0) {
 				rc = bo_errf(&fs->err, -EIO, "inode %u: reading block %llu: %s",
 				             in->ino, (unsigned long long)pblk,
@@ -497,9 +493,42 @@ int fs_read_data(struct fs *fs, struct fs_inode *in, void *buf, size_t len, uint
 	return rc;
 }
 
-static int write_block(struct fs *fs, uint64_t pblk, const uint8_t *data, uint32_t n)
+int fs_data_write_home(struct fs *fs, uint64_t pblk, const uint8_t *data, uint32_t n)
 {
 	const struct fs_jhook_ops *o = fs->jh->ops;
+	int rc = blk_pwrite(fs->dev, pblk * fs->bs, (size_t)n * fs->bs, data, 0);
+	if (rc < 0)
+		return bo_errf(&fs->err, -EIO, "writing data block %llu: %s",
+		               (unsigned long long)pblk, bo_errstr(&fs->dev->err, rc));
+	for (uint32_t i = 0; o->dirty_data && i < n; i++)
+		if ((rc = o->dirty_data(fs->jh, pblk + i, data + (size_t)i * fs->bs, 0)) < 0)
+			return rc;
+	return 0;
+}
+
+int fs_data_read_block(struct fs *fs, uint64_t pblk, uint8_t *buf)
+{
+	if (fs->dpc.n && fs_dpage_get(fs, pblk, buf))
+		return 0;
+	int r = 0;
+	if (fs->jh->ops->read_block)
+		r = fs->jh->ops->read_block(fs->jh, pblk, buf);
+	if (r == 0)
+		r = blk_pread(fs->dev, pblk * fs->bs, fs->bs, buf);
+	return r < 0 ? r : 0;
+}
+
+static int write_block(struct fs *fs, uint32_t ino, uint64_t pblk, const uint8_t *data, uint32_t n)
+{
+	const struct fs_jhook_ops *o = fs->jh->ops;
+	if (fs_delayed_data(fs)) {
+		for (uint32_t i = 0; i < n; i++) {
+			int rc = fs_dpage_put(fs, ino, pblk + i, data + (size_t)i * fs->bs);
+			if (rc < 0)
+				return rc;
+		}
+		return 0;
+	}
 	bool journal = fs->opts.data == FS_DATA_JOURNAL && o->dirty_data;
 	for (uint32_t i = 0; journal && i < n; i++) {
 		int r =
@@ -508,21 +537,20 @@ static int write_block(struct fs *fs, uint64_t pblk, const uint8_t *data, uint32
 			return r;
 		if (r != FS_JH_WRITEBACK) {
 			/* the journal took it; write what came before, go on after */
-			if (i && (r = write_block(fs, pblk, data, i)) < 0)
+			if (i && (r = write_block(fs, ino, pblk, data, i)) < 0)
 				return r;
-			return n - i - 1 ? write_block(fs, pblk + i + 1,
+			return n - i - 1 ? write_block(fs, ino, pblk + i + 1,
 			                               data + (size_t)(i + 1) * fs->bs, n - i - 1)
 			                 : 0;
 		}
 	}
-	int rc = blk_pwrite(fs->dev, pblk * fs->bs, (size_t)n * fs->bs, data, 0);
-	if (rc < 0)
-		return bo_errf(&fs->err, -EIO, "writing data block %llu: %s",
-		               (unsigned long long)pblk, bo_errstr(&fs->dev->err, rc));
-	for (uint32_t i = 0; !journal && o->dirty_data && i < n; i++)
-		if ((rc = o->dirty_data(fs->jh, pblk + i, data + (size_t)i * fs->bs, 0)) < 0)
-			return rc;
-	return 0;
+	if (journal) {
+		int rc = blk_pwrite(fs->dev, pblk * fs->bs, (size_t)n * fs->bs, data, 0);
+		return rc < 0 ? bo_errf(&fs->err, -EIO, "writing data block %llu: %s",
+		                        (unsigned long long)pblk, bo_errstr(&fs->dev->err, rc))
+		              : 0;
+	}
+	return fs_data_write_home(fs, pblk, data, n);
 }
 
 int fs_write_data(struct fs *fs, struct fs_inode *in, const void *buf, size_t len, uint64_t off)
@@ -551,7 +579,7 @@ int fs_write_data(struct fs *fs, struct fs_inode *in, const void *buf, size_t le
 			}
 			if (rc < 0)
 				break;
-			if ((rc = write_block(fs, pblk, src, (uint32_t)n)) < 0)
+			if ((rc = write_block(fs, in->ino, pblk, src, (uint32_t)n)) < 0)
 				break;
 			src += n * fs->bs;
 			off += n * fs->bs;
@@ -566,11 +594,7 @@ int fs_write_data(struct fs *fs, struct fs_inode *in, const void *buf, size_t le
 			break;
 		}
 		if (before) {
-			int r = 0;
-			if (fs->jh->ops->read_block)
-				r = fs->jh->ops->read_block(fs->jh, pblk, tmp);
-			if (r == 0)
-				r = blk_pread(fs->dev, pblk * fs->bs, fs->bs, tmp);
+			int r = fs_data_read_block(fs, pblk, tmp);
 			if (r < 0) {
 				rc = bo_errf(&fs->err, -EIO, "inode %u: reading block %llu",
 				             in->ino, (unsigned long long)pblk);
@@ -580,7 +604,7 @@ int fs_write_data(struct fs *fs, struct fs_inode *in, const void *buf, size_t le
 			memset(tmp, 0, fs->bs);
 		}
 		memcpy(tmp + boff, src, n);
-		if ((rc = write_block(fs, pblk, tmp, 1)) < 0)
+		if ((rc = write_block(fs, in->ino, pblk, tmp, 1)) < 0)
 			break;
 		src += n;
 		off += n;

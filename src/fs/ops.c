@@ -580,12 +580,12 @@ int fs_ftruncate(struct fs_file *f, uint64_t size)
 
 int fs_fsync(struct fs_file *f)
 {
-	return fs_sync(f->fs);
+	return fs_sync_ino(f->fs, f->ino);
 }
 
 int fs_fdatasync(struct fs_file *f)
 {
-	return fs_sync(f->fs);
+	return fs_sync_ino(f->fs, f->ino);
 }
 
 int fs_mkdir(struct fs *fs, const char *path, uint16_t mode)

@@ -142,7 +142,7 @@ static const struct matrix_colspec all_cols[] = {
 };
 
 static const char *const quick_workloads[] = {"append-fsync", "replace-dirsync", "overwrite-fsync",
-                                              "create-many-sync"};
+                                              "create-many-sync", "reuse-after-delete"};
 
 #define EXAMPLE_MAX_OPS    600
 #define EXAMPLE_MAX_DAMAGE 32
@@ -164,7 +164,7 @@ struct run_tables {
 struct task_result {
 	int rc;
 	char err[256];
-	uint64_t states, ok, viol[MI_N], silent, detected;
+	uint64_t states, ok, viol[MI_N], silent, detected, allowed;
 	uint8_t exhaustive, has_example;
 	double coverage, seconds;
 	struct matrix_example ex; /* ops/damage pointers are not sent */
@@ -172,15 +172,26 @@ struct task_result {
 	struct matrix_damage damage[EXAMPLE_MAX_DAMAGE];
 };
 
+/* States that broke nothing but showed what the configuration allows. */
+static uint64_t allowed_only(const struct crash_result *r)
+{
+	uint64_t n = 0;
+	for (size_t i = 0; i < r->nfail; i++)
+		n += !r->fail[i].broken && r->fail[i].allowed;
+	return n;
+}
+
 static void fill_example(const struct crash_config *cfg, const struct crash_result *r,
                          const char *self, struct task_result *t, struct matrix_op **ops)
 {
+	/* a state that broke an invariant: the first silent one, else the first */
 	const struct crash_state *pick = NULL;
 	for (size_t i = 0; i < r->nfail && !pick; i++)
-		if (!r->fail[i].detected)
+		if (r->fail[i].broken && !r->fail[i].detected)
 			pick = &r->fail[i];
-	if (!pick && r->nfail)
-		pick = &r->fail[0];
+	for (size_t i = 0; i < r->nfail && !pick; i++)
+		if (r->fail[i].broken)
+			pick = &r->fail[i];
 	if (!pick)
 		return;
 	struct matrix_example *e = &t->ex;
@@ -313,6 +324,7 @@ static int run_task(const struct matrix_run_opts *o, const struct matrix *m, con
 		t->viol[i] = r->viol[i];
 	t->silent = r->silent;
 	t->detected = r->detected;
+	t->allowed = allowed_only(r);
 	t->exhaustive = r->exhaustive;
 	t->coverage = r->coverage;
 	fill_example(&cfg, r, o->self ? o->self : "blackout", t, ops);
@@ -393,6 +405,7 @@ static bool merge_into(struct matrix_cell *c, const struct task_result *t, struc
 		c->viol[i] += t->viol[i];
 	c->silent += t->silent;
 	c->detected += t->detected;
+	c->allowed += t->allowed;
 	c->exhaustive = c->exhaustive && t->exhaustive;
 	if (t->coverage < c->coverage)
 		c->coverage = t->coverage;

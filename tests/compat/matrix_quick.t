@@ -32,7 +32,7 @@ jq -e '[.rows[].id] as $r | [.columns[].id] as $c |
   [.cells[] | [.row, .col]]' "$J" >/dev/null
 ok $? "cells are row-major and name their row and column"
 jq -e 'all(.cells[]; (.states - .ok) as $failing | (.ran|type=="boolean") and (.states|type=="number") and (.ok <= .states)
-  and (.silent + .detected == $failing)
+  and (.silent + .detected == $failing) and (.allowed|type=="number") and (.allowed <= .ok)
   and all(.violations[]; . <= $failing)
   and ((.violations|keys) == (["atomic","bystander","consistent","durable","stale"]))
   and (.exhaustive|type=="boolean") and (.coverage >= 0 and .coverage <= 1)
@@ -53,6 +53,8 @@ cell cache-lying ext3-ordered-b1 '.violations.durable > 0'
 ok $? "a cache ignoring flush loses synced data even with barrier=1"
 cell nocache ext3-ordered-b0 '.states == .ok'
 ok $? "no cache, atomic sectors, barrier=0: zero violations"
+cell cache ext3-writeback-b1 '.allowed > 0' && cell cache ext3-ordered-b1 '.allowed == 0'
+ok $? "data=writeback shows a deleted file's data in a new file (allowed, reported); ordered never"
 cell torn ext3-ordered-b1 '.states > 0'
 ok $? "torn sectors explored and reported"
 cell nocache ext2 '.violations.consistent > 0 and .detected > 0'
