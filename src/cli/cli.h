@@ -4,6 +4,7 @@
 #define BLACKOUT_CLI_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 struct cli_cmd {
 	const char *name;
@@ -19,5 +20,8 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
 /* Prints "blackout CMD: <reason>" on stderr; returns 1. */
 int cli_fail(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 bool cli_is_help(const char *arg);
+/* Path of scripts/vmtest (from $BLACKOUT_SRC or beside the executable); sets $BUILD
+ * to the executable's directory when unset. -ENOENT when not found. */
+int cli_vm_script(char *script, size_t len);
 
 #endif

@@ -13,7 +13,7 @@
 
 static const char matrix_help[] =
     "usage: blackout matrix [--quick|--full] [--out DIR] [--json] [--jobs N] [--seed S]\n"
-    "                       [--max-states N]\n"
+    "                       [--max-states N] [--vm [--vm-cuts N]]\n"
     "\n"
     "Runs the crash explorer over every device stack (rows) and filesystem configuration\n"
     "(columns) on the built-in workloads and prints the measured expectations table:\n"
@@ -28,6 +28,10 @@ static const char matrix_help[] =
     "  --jobs N         worker processes (default: the number of online cores)\n"
     "  --seed S         seed for sampled explorations (default 1)\n"
     "  --max-states N   crash states per exploration (default 300 quick, 3000 full)\n"
+    "  --vm             add real-kernel rows: Linux ext3 (barrier=0 and 1) in qemu on\n"
+    "                   a write cache, a lying cache and cheap flash, one blackout\n"
+    "                   vmtest run per cell (docs/vmtest.md); logs under DIR/vm\n"
+    "  --vm-cuts N      power cuts per real-kernel cell (default 4; ~10 s each)\n"
     "\n"
     "The JSON schema and how to read the table: docs/matrix.md.\n";
 
@@ -58,7 +62,7 @@ int cmd_matrix(int argc, char **argv)
 	struct matrix_run_opts o = {.seed = 1};
 	const char *out = "blackout-report";
 	bool json = false;
-	uint64_t jobs = 0, maxs = 0;
+	uint64_t jobs = 0, maxs = 0, vm_cuts = 4;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -71,6 +75,15 @@ int cmd_matrix(int argc, char **argv)
 			o.full = true;
 		} else if (strcmp(a, "--json") == 0) {
 			json = true;
+		} else if (strcmp(a, "--vm") == 0) {
+			o.vm = true;
+		} else if (strcmp(a, "--vm-cuts") == 0) {
+			if (parse_u64(a, v, &vm_cuts))
+				return 2;
+			if (vm_cuts == 0 || vm_cuts > 1000)
+				return cli_usage_error(
+				    "matrix", "--vm-cuts: 1 to 1000, not %" PRIu64, vm_cuts);
+			i++;
 		} else if (strcmp(a, "--out") == 0) {
 			if (!v)
 				return cli_usage_error("matrix", "--out needs a directory");
@@ -104,6 +117,16 @@ int cmd_matrix(int argc, char **argv)
 	if (isatty(2))
 		o.progress = progress;
 
+	char script[4096 + 32], vmdir[4096 + 8];
+	if (o.vm) {
+		if (cli_vm_script(script, sizeof(script)) < 0)
+			return cli_fail("matrix",
+			                "--vm: cannot find scripts/vmtest (set BLACKOUT_SRC)");
+		snprintf(vmdir, sizeof(vmdir), "%s/vm", out);
+		o.vm_script = script;
+		o.vm_out = vmdir;
+		o.vm_cuts = (unsigned)vm_cuts;
+	}
 	struct matrix m;
 	struct bo_err err = {{0}};
 	int rc = matrix_run(&o, &m, &err);

@@ -47,6 +47,30 @@ static void help(FILE *out)
 
 /* The source tree: $BLACKOUT_SRC, else up from the executable (build/blackout,
  * build/asan/blackout ...) to the directory holding scripts/vmtest. */
+static int find_src(char *out, size_t len);
+
+int cli_vm_script(char *script, size_t len)
+{
+	char src[PATH_MAX];
+	if (find_src(src, sizeof src) < 0)
+		return -ENOENT;
+	snprintf(script, len, "%s/scripts/vmtest", src);
+	if (!getenv("BUILD")) {
+		/* the plugin and the caches live beside this executable */
+		char exe[PATH_MAX];
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+		if (n > 0) {
+			exe[n] = '\0';
+			char *slash = strrchr(exe, '/');
+			if (slash) {
+				*slash = '\0';
+				setenv("BUILD", exe, 1);
+			}
+		}
+	}
+	return 0;
+}
+
 static int find_src(char *out, size_t len)
 {
 	const char *env = getenv("BLACKOUT_SRC");
@@ -113,23 +137,9 @@ int cmd_vmtest(int argc, char **argv)
 		return cli_fail("vmtest", "%s", bo_errstr(&err, rc));
 	dev_spec_free(spec);
 
-	char src[PATH_MAX], script[PATH_MAX + 32];
-	if (find_src(src, sizeof src) < 0)
+	char script[PATH_MAX + 32];
+	if (cli_vm_script(script, sizeof script) < 0)
 		return cli_fail("vmtest", "cannot find scripts/vmtest (set BLACKOUT_SRC)");
-	snprintf(script, sizeof script, "%s/scripts/vmtest", src);
-	if (!getenv("BUILD")) {
-		/* the plugin and the caches live beside this executable */
-		char exe[PATH_MAX];
-		ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-		if (n > 0) {
-			exe[n] = '\0';
-			char *slash = strrchr(exe, '/');
-			if (slash) {
-				*slash = '\0';
-				setenv("BUILD", exe, 1);
-			}
-		}
-	}
 	char **args = calloc((size_t)argc + 2, sizeof *args);
 	if (!args)
 		return cli_fail("vmtest", "out of memory");

@@ -152,8 +152,9 @@ struct task {
 };
 
 /* The tables one run shows, owned by the struct matrix it fills (m->owned). */
+#define MATRIX_VM_ROWS 8 /* room for matrix_vm_nrows() */
 struct run_tables {
-	struct matrix_row rows[sizeof(all_rows) / sizeof(all_rows[0])];
+	struct matrix_row rows[sizeof(all_rows) / sizeof(all_rows[0]) + MATRIX_VM_ROWS];
 	const struct rowspec *spec[sizeof(all_rows) / sizeof(all_rows[0])];
 	struct matrix_col cols[sizeof(all_cols) / sizeof(all_cols[0])];
 	const char *wls[64];
@@ -643,8 +644,10 @@ int matrix_run(const struct matrix_run_opts *o, struct matrix *m, struct bo_err 
 			;
 	}
 	free(tasks);
-	m->seconds = bo_now() - t0;
 	if (rc == 0)
 		drop_unchanged_verify_rows(m, tb);
+	if (rc == 0 && o->vm && matrix_vm_nrows() <= MATRIX_VM_ROWS)
+		rc = matrix_vm_run(o, m, tb->rows + m->nrows, err);
+	m->seconds = bo_now() - t0;
 	return rc;
 }
