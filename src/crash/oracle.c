@@ -20,6 +20,7 @@ struct ev {
 	uint32_t tag;
 	uint64_t off, len;
 	uint64_t size_after;
+	uint8_t *pat; /* the bytes it wrote, [off, off+len), when materialised */
 };
 
 struct node {
@@ -339,6 +340,35 @@ static int apply(struct crash_oracle *o, const struct crash_step *s, long step,
 	return 0;
 }
 
+/* Every write's bytes generated once: the judge compares each crash state's files
+ * with them, and generating the pattern per state and byte was most of the time of
+ * large workloads. Up to PAT_BUDGET bytes in all; past it, generated on demand. */
+#define PAT_BUDGET (256ull << 20)
+static void materialise(struct crash_oracle *o)
+{
+	uint64_t used = 0;
+	for (size_t i = 0; i < o->nnodes; i++)
+		for (size_t k = 0; k < o->nodes[i].nev; k++) {
+			struct ev *e = &o->nodes[i].ev[k];
+			if (e->trunc || e->tag == CRASH_PATTERN_ZERO || !e->len ||
+			    e->len > PAT_BUDGET - used)
+				continue;
+			if (!(e->pat = malloc(e->len)))
+				return; /* fine: generated on demand */
+			crash_pattern_fill(e->tag, e->off, e->pat, e->len);
+			used += e->len;
+		}
+}
+
+/* The bytes e wrote at [off, off+len) (inside the write) into buf. */
+static void ev_bytes(const struct ev *e, uint64_t off, uint8_t *buf, size_t len)
+{
+	if (e->pat)
+		memcpy(buf, e->pat + (off - e->off), len);
+	else
+		crash_pattern_fill(e->tag, off, buf, len);
+}
+
 int crash_oracle_new(const struct crash_workload *w, const struct crash_exec *exec,
                      struct crash_oracle **out, struct bo_err *err)
 {
@@ -364,6 +394,8 @@ int crash_oracle_new(const struct crash_workload *w, const struct crash_exec *ex
 	for (size_t i = 0; rc == 0 && i < w->nrun; i++)
 		rc = apply(o, &w->run[i], (long)i, exec ? &exec[i] : NULL);
 	o->nrun = w->nrun;
+	if (rc == 0)
+		materialise(o);
 	if (rc) {
 		crash_oracle_free(o);
 		return rc == -ENOMEM ? bo_errf(err, rc, "oracle: out of memory") : rc;
@@ -377,6 +409,8 @@ void crash_oracle_free(struct crash_oracle *o)
 	if (!o)
 		return;
 	for (size_t i = 0; i < o->nnodes; i++) {
+		for (size_t k = 0; k < o->nodes[i].nev; k++)
+			free(o->nodes[i].ev[k].pat);
 		free(o->nodes[i].ev);
 		free(o->nodes[i].syncs);
 	}
@@ -497,6 +531,37 @@ static bool attribute(const struct crash_oracle *o, const uint8_t *data, uint64_
 	return false;
 }
 
+/* The byte test of check_file, a whole aligned chunk at a time: true when the chunk
+ * at off is entirely the promised content, entirely zeros past zero_from, or entirely
+ * one later write's bytes (each byte would then pass the per-byte test). A file is
+ * mostly such chunks; the per-byte test is for the rest. */
+#define CHUNK 4096u
+static bool chunk_fits(const struct node *n, const struct crash_obs_node *obs,
+                       const uint8_t *dbuf, uint64_t dsize, uint64_t zero_from,
+                       size_t first_later, size_t end, uint64_t off, uint8_t *pat)
+{
+	if (off + CHUNK > obs->size)
+		return false;
+	const uint8_t *d = obs->data + off;
+	if (off + CHUNK <= dsize && memcmp(d, dbuf + off, CHUNK) == 0)
+		return true;
+	if (off >= zero_from && d[0] == 0 && memcmp(d, d + 1, CHUNK - 1) == 0)
+		return true;
+	for (size_t i = first_later; i < end; i++) {
+		const struct ev *e = &n->ev[i];
+		if (e->trunc || off < e->off || off + CHUNK - e->off > e->len)
+			continue;
+		const uint8_t *want = pat;
+		if (e->pat)
+			want = e->pat + (off - e->off);
+		else
+			crash_pattern_fill(e->tag, off, pat, CHUNK);
+		if (memcmp(d, want, CHUNK) == 0)
+			return true;
+	}
+	return false;
+}
+
 static void check_file(const struct judge *j, uint32_t id, const char *path,
                        const struct crash_obs_node *obs, struct fcheck *fc)
 {
@@ -553,7 +618,7 @@ static void check_file(const struct judge *j, uint32_t id, const char *path,
 		uint64_t l =
 		    e->off < dsize ? (dsize - e->off < e->len ? dsize - e->off : e->len) : 0;
 		if (l)
-			crash_pattern_fill(e->tag, e->off, dbuf + e->off, l);
+			ev_bytes(e, e->off, dbuf + e->off, l);
 	}
 	/* a later truncate re-exposes zeros from its size on */
 	uint64_t zero_from = dsize;
@@ -562,7 +627,13 @@ static void check_file(const struct judge *j, uint32_t id, const char *path,
 			zero_from = n->ev[i].off;
 	uint64_t first_bad = UINT64_MAX, last_bad = 0, first_stale = 0;
 	bool stale = false;
+	uint8_t pat[CHUNK];
 	for (uint64_t off = 0; off < obs->size; off++) {
+		if (!(off & (CHUNK - 1)) && chunk_fits(n, obs, dbuf, dsize, zero_from, first_later,
+		                                        end, off, pat)) {
+			off += CHUNK - 1; /* every byte of it passes the test below */
+			continue;
+		}
 		uint8_t v = obs->data[off];
 		if (off < dsize && dbuf[off] == v)
 			continue;
