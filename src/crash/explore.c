@@ -827,9 +827,17 @@ static int cmp_u64p(const void *a, const void *b)
 }
 
 /* Shares `budget` among the cuts: small cuts get every outcome, the rest an
- * equal share of what is left (at least one each). */
+ * equal share of what is left (at least one each). With more cuts than the budget,
+ * `budget` cuts evenly spread over the recording (the last one always) get one
+ * state each and the others none: --max-states is a bound, not a hint. */
 static void plan(struct cut *cuts, size_t n, uint64_t budget)
 {
+	if (budget && n > budget) {
+		for (size_t i = 0; i < n; i++)
+			cuts[i].quota = (uint64_t)(((unsigned __int128)(i + 1) * budget) / n) >
+			                (uint64_t)(((unsigned __int128)i * budget) / n);
+		return;
+	}
 	uint64_t **ord = malloc(n * sizeof(*ord));
 	uint64_t *q = malloc(n * sizeof(*q));
 	if (!ord || !q) {

@@ -536,9 +536,9 @@ static bool attribute(const struct crash_oracle *o, const uint8_t *data, uint64_
  * one later write's bytes (each byte would then pass the per-byte test). A file is
  * mostly such chunks; the per-byte test is for the rest. */
 #define CHUNK 4096u
-static bool chunk_fits(const struct node *n, const struct crash_obs_node *obs,
-                       const uint8_t *dbuf, uint64_t dsize, uint64_t zero_from,
-                       size_t first_later, size_t end, uint64_t off, uint8_t *pat)
+static bool chunk_fits(const struct node *n, const struct crash_obs_node *obs, const uint8_t *dbuf,
+                       uint64_t dsize, uint64_t zero_from, size_t first_later, size_t end,
+                       uint64_t off, uint8_t *pat)
 {
 	if (off + CHUNK > obs->size)
 		return false;
@@ -629,8 +629,8 @@ static void check_file(const struct judge *j, uint32_t id, const char *path,
 	bool stale = false;
 	uint8_t pat[CHUNK];
 	for (uint64_t off = 0; off < obs->size; off++) {
-		if (!(off & (CHUNK - 1)) && chunk_fits(n, obs, dbuf, dsize, zero_from, first_later,
-		                                        end, off, pat)) {
+		if (!(off & (CHUNK - 1)) &&
+		    chunk_fits(n, obs, dbuf, dsize, zero_from, first_later, end, off, pat)) {
 			off += CHUNK - 1; /* every byte of it passes the test below */
 			continue;
 		}
