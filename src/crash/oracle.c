@@ -768,6 +768,12 @@ static void check_entry(struct judge *j, const struct ent *e, const char *path,
 		       path, strerror(-kid->read_rc));
 		return;
 	}
+	if (!kid->data && kid->size) {
+		/* a damaged inode: neither a directory nor a regular file any more */
+		report(j, entry_inv(j, e, cand, nc, CRASH_INV_DURABLE),
+		       "%s is no longer a regular file", path);
+		return;
+	}
 	struct fcheck best = {0}, fc;
 	size_t besti = 0;
 	for (size_t i = 0; i < nc; i++) {

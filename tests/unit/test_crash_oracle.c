@@ -283,6 +283,18 @@ int main(void)
 	   "a file that cannot be read is counted as a read error (%u, %s)", v.read_errors,
 	   v.detail);
 
+	base(&r);
+	put(file(&r, "/config"), 2, 0, 3072);
+	{
+		/* a damaged inode turned /keep/a into a device: a size, no bytes to read */
+		struct crash_obs_node *a = file(&r, "/keep/a");
+		free(a->data);
+		a->data = NULL;
+	}
+	judge(o, 0, &r, 0, &v);
+	ok(v.broken == B(CRASH_INV_BYSTANDER) && strstr(v.detail, "no longer a regular file"),
+	   "a file that is no longer a regular file is damage, not a crash (%s)", v.detail);
+
 	is_int(crash_oracle_check(o, 12, &(struct crash_obs_node){.dir = true}, 0, &v), -ERANGE,
 	       "a crash point past the end is refused");
 	crash_oracle_free(o);
