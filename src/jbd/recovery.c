@@ -17,6 +17,12 @@ struct rstate {
 	struct jmap revoked; /* block -> highest tid that revoked it */
 	bool end_set;
 	uint32_t end_tid;
+	/* scan: a descriptor of transaction range_tid named a block beyond the
+	 * filesystem. Corruption if that transaction commits; if it does not, it is
+	 * the half-written tail a crash leaves (e2fsck replays what came before). */
+	bool range_bad;
+	uint32_t range_tid, range_at;
+	uint64_t range_blk;
 };
 
 static uint32_t desc_size(const struct jbd_journal *j)
@@ -262,19 +268,13 @@ static int one_pass(struct jbd_journal *j, struct rstate *st, enum pass pass)
 				struct range_ctx rctx = {.j = j};
 				walk_tags(j, buf, tag_in_range, &rctx, &rc);
 				if (rc) {
-					st->end_set = true;
-					st->end_tid = tid;
-					set_stop(st,
-					         "journal block %u: transaction %u names a block "
-					         "beyond the "
-					         "filesystem",
-					         at, tid);
-					return bo_errf(&j->err, -EUCLEAN,
-					               "journal block %u: transaction %u names "
-					               "block %llu beyond "
-					               "the filesystem (%llu blocks)",
-					               at, tid, (unsigned long long)rctx.bad,
-					               (unsigned long long)j->fs_blocks);
+					rc = 0;
+					if (!st->range_bad) {
+						st->range_bad = true;
+						st->range_tid = tid;
+						st->range_at = at;
+						st->range_blk = rctx.bad;
+					}
 				}
 				if (j->csum_v1 && !st->end_set) {
 					uint32_t n = walk_tags(j, buf, NULL, NULL, &rc);
@@ -301,6 +301,22 @@ static int one_pass(struct jbd_journal *j, struct rstate *st, enum pass pass)
 			continue;
 		}
 		if (type == JBD_COMMIT_BLOCK) {
+			if (pass == PASS_SCAN && st->range_bad && st->range_tid == tid) {
+				/* committed, yet it names blocks outside the filesystem */
+				st->end_set = true;
+				st->end_tid = tid;
+				set_stop(
+				    st,
+				    "journal block %u: transaction %u names a block beyond the "
+				    "filesystem",
+				    st->range_at, tid);
+				return bo_errf(
+				    &j->err, -EUCLEAN,
+				    "journal block %u: transaction %u names block %llu beyond "
+				    "the filesystem (%llu blocks)",
+				    st->range_at, tid, (unsigned long long)st->range_blk,
+				    (unsigned long long)j->fs_blocks);
+			}
 			if (pass == PASS_SCAN) {
 				bool bad = false;
 				if (j->csum_v1) {
