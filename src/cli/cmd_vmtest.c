@@ -18,7 +18,7 @@ static void help(FILE *out)
 	    "usage: blackout vmtest --stack SPEC --fs ext4|ext3[,MOUNTOPTS]\n"
 	    "                       --workload create|append|mixed|overwrite|FILE\n"
 	    "                       [--cuts N] [--seed S] [--files N] [--attach virtio|nbd]\n"
-	    "                       [--out DIR] [--json FILE]\n\n"
+	    "                       [--out DIR] [--json FILE] [--explore-json FILE]\n\n"
 	    "Boots the Debian cloud kernel under qemu (TCG) on the stack SPEC, served by\n"
 	    "build/blackout-nbdkit.so over a Unix socket. The guest makes the filesystem, writes "
 	    "bystander files, syncs them and\n"
@@ -37,7 +37,9 @@ static void help(FILE *out)
 	    "  --seed S         seed of cut points and cut outcomes (default 1)\n"
 	    "  --files N        workload length in steps (default 24)\n"
 	    "  --out DIR        keep every log here (default build/vmtest/<time>)\n"
-	    "  --json FILE      results: one JSON object per cut, then a summary\n\n"
+	    "  --json FILE      results: one JSON object per cut, then a summary\n"
+	    "  --explore-json FILE  the results in the crash explorer's format (cuts as\n"
+	    "                   states; blackout explore --merge and matrix --vm read it)\n\n"
 	    "The kernel (apt-get download linux-image-cloud-amd64) and the initramfs are\n"
 	    "built once and cached in build/vm by scripts/vm-build. Every qemu and nbdkit\n"
 	    "runs under timeout and is killed on exit. Needs scripts/install-deps.\n"
@@ -110,7 +112,8 @@ int cmd_vmtest(int argc, char **argv)
 		bool known = !strcmp(a, "--stack") || !strcmp(a, "--fs") ||
 		             !strcmp(a, "--workload") || !strcmp(a, "--cuts") ||
 		             !strcmp(a, "--seed") || !strcmp(a, "--files") || !strcmp(a, "--out") ||
-		             !strcmp(a, "--json") || !strcmp(a, "--attach");
+		             !strcmp(a, "--json") || !strcmp(a, "--explore-json") ||
+		             !strcmp(a, "--attach");
 		if (!known)
 			return cli_usage_error("vmtest", "unknown argument '%s'", a);
 		if (i + 1 >= argc)

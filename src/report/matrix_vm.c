@@ -1,7 +1,8 @@
 /* matrix_vm.c — `blackout matrix --vm`: rows measured on the real Linux kernel. Each
  * cell is one `scripts/vmtest` run (docs/vmtest.md): Linux's ext3 (the ext4 driver)
  * in qemu on the same modelled stack, power cut at seeded points, rebooted to replay
- * and judged by the harness's oracle; its summary becomes the cell (cuts = states).
+ * and judged by the harness's oracle; its result, written in the crash explorer's
+ * format (--explore-json), becomes the cell (cuts = states).
  * Only the barrier=0 and barrier=1 ordered columns run; the others say why not. */
 #include <errno.h>
 #include <inttypes.h>
@@ -60,58 +61,51 @@ size_t matrix_vm_nrows(void)
 	return sizeof(vm_rows) / sizeof(vm_rows[0]);
 }
 
-/* The integer after "key": in a JSON line, or -1. Our own script's output, but read
- * as untrusted: a missing or malformed field is an error, not a guess. */
-static long long jfield(const char *line, const char *key)
-{
-	char pat[64];
-	snprintf(pat, sizeof(pat), "\"%s\":", key);
-	const char *p = strstr(line, pat);
-	if (!p)
-		return -1;
-	p += strlen(pat);
-	char *end;
-	errno = 0;
-	long long v = strtoll(p, &end, 10);
-	return end == p || errno || v < 0 ? -1 : v;
-}
-
-/* The summary line of a vmtest results file, into a cell. */
-static int read_summary(const char *path, struct matrix_cell *c, struct bo_err *err)
+/* vmtest's result in the explorer's format (--explore-json), read by the explorer's
+ * own reader, into a cell; counts that do not add up are refused. */
+static int read_result(const char *path, struct matrix_cell *c, struct bo_err *err)
 {
 	FILE *f = fopen(path, "r");
 	if (!f)
 		return bo_errf(err, -errno, "vmtest wrote no results (%s)", path);
-	char line[4096], last[4096] = "";
-	while (fgets(line, sizeof(line), f))
-		if (strstr(line, "\"summary\":true"))
-			snprintf(last, sizeof(last), "%s", line);
+	char *text = NULL;
+	size_t len = 0, cap = 0;
+	int rc = 0;
+	for (;;) {
+		if (len + 4096 > cap) {
+			char *t = realloc(text, cap = cap ? cap * 2 : 65536);
+			if (!t) {
+				rc = -ENOMEM;
+				break;
+			}
+			text = t;
+		}
+		size_t n = fread(text + len, 1, cap - len, f);
+		len += n;
+		if (n == 0)
+			break;
+	}
 	fclose(f);
-	if (!last[0])
-		return bo_errf(err, -EPROTO, "%s: no summary line", path);
-	static const char *const keys[] = {"classified",       "ok",           "lost_synced",
-	                                   "bystander_damage", "foreign_data", "unmountable",
-	                                   "fsck_errors",      "silent",       "detected"};
-	long long v[9];
-	for (int i = 0; i < 9; i++)
-		if ((v[i] = jfield(last, keys[i])) < 0)
-			return bo_errf(err, -EPROTO, "%s: summary has no valid \"%s\"", path,
-			               keys[i]);
-	if (v[1] > v[0] || v[7] + v[8] != v[0] - v[1])
-		return bo_errf(err, -EPROTO, "%s: summary counts do not add up", path);
-	for (int i = 2; i < 7; i++)
-		if (v[i] > v[0] - v[1])
-			return bo_errf(err, -EPROTO, "%s: more \"%s\" than failing cuts", path,
-			               keys[i]);
-	c->states = (uint64_t)v[0];
-	c->ok = (uint64_t)v[1];
-	c->viol[MI_DURABLE] = (uint64_t)v[2];
-	c->viol[MI_BYSTANDER] = (uint64_t)v[3];
-	c->viol[MI_STALE] = (uint64_t)v[4];
-	uint64_t cons = (uint64_t)v[5] + (uint64_t)v[6];
-	c->viol[MI_CONSISTENT] = cons < c->states - c->ok ? cons : c->states - c->ok;
-	c->silent = (uint64_t)v[7];
-	c->detected = (uint64_t)v[8];
+	struct crash_result *r = NULL;
+	struct bo_err perr = {{0}};
+	if (rc == 0 && (rc = crash_result_read_json(text, len, &r, &perr)) < 0)
+		rc = bo_errf(err, rc, "%s: %s", path, perr.msg);
+	free(text);
+	if (rc)
+		return rc == -ENOMEM ? bo_errf(err, rc, "out of memory") : rc;
+	uint64_t failing = r->judged >= r->ok ? r->judged - r->ok : 0;
+	bool sane = r->ok <= r->judged && r->silent + r->detected == failing;
+	for (int i = 0; i < MI_N && i < CRASH_INV_N; i++) {
+		sane = sane && r->viol[i] <= failing;
+		c->viol[i] = r->viol[i];
+	}
+	c->states = r->judged;
+	c->ok = r->ok;
+	c->silent = r->silent;
+	c->detected = r->detected;
+	crash_result_free(r);
+	if (!sane)
+		return bo_errf(err, -EPROTO, "%s: the result's counts do not add up", path);
 	return 0;
 }
 
@@ -134,7 +128,7 @@ static int run_vmtest(const struct matrix_run_opts *o, const struct vm_rowspec *
 			_exit(127);
 		execl("/bin/bash", "bash", o->vm_script, "--stack", r->row.stack, "--fs", fs,
 		      "--workload", r->workload, "--files", r->files, "--cuts", cuts, "--seed",
-		      seed, "--out", dir, "--json", json, (char *)NULL);
+		      seed, "--out", dir, "--explore-json", json, (char *)NULL);
 		_exit(127);
 	}
 	int st;
@@ -176,7 +170,7 @@ int matrix_vm_run(const struct matrix_run_opts *o, struct matrix *m, struct matr
 			char dir[4096], json[4200];
 			snprintf(dir, sizeof(dir), "%s/%s-%s", base, vm_rows[i].row.id,
 			         m->cols[c].id);
-			snprintf(json, sizeof(json), "%s/results.json", dir);
+			snprintf(json, sizeof(json), "%s/explore.json", dir);
 			if (mkdir_p(dir) < 0)
 				return bo_errf(err, -errno, "cannot create %s: %s", dir,
 				               strerror(errno));
@@ -186,7 +180,7 @@ int matrix_vm_run(const struct matrix_run_opts *o, struct matrix *m, struct matr
 			double t0 = bo_now();
 			int rc = run_vmtest(o, &vm_rows[i], fs, dir, json, err);
 			if (rc == 0)
-				rc = read_summary(json, x, err);
+				rc = read_result(json, x, err);
 			if (rc)
 				return rc;
 			x->ran = true;

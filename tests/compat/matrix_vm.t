@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # matrix_vm.t — `blackout matrix --vm` folds real-kernel runs into the table. qemu is
 # exercised by tests/vm (make check-vm); here a stand-in scripts/vmtest answers each
-# run with a summary that depends on its arguments, so the test checks exactly what
+# run with a result in the explorer's format that depends on its arguments, so the test checks exactly what
 # the matrix makes of vmtest's results: which cells run with which --fs, the counts
-# in the cells and the verdict, and that a malformed summary is refused by name.
+# in the cells and the verdict, and that a malformed result is refused by name.
 . "$BLACKOUT_SRC/tests/compat/lib.sh"
 
 fake="$SCRATCH/src"
@@ -11,19 +11,19 @@ mkdir -p "$fake/scripts"
 cat >"$fake/scripts/vmtest" <<'EOF'
 #!/bin/bash
 # stand-in: barrier=0 loses synced data in 2 of 3 cuts, cheap flash damages a
-# bystander in 1; MALFORMED=1 writes a summary without counts
+# bystander in 1; MALFORMED=1 writes a result without counts
 while [ $# -gt 0 ]; do
-	case "$1" in --stack) stack=$2 ;; --fs) fs=$2 ;; --json) json=$2 ;; --cuts) cuts=$2 ;; esac
+	case "$1" in --stack) stack=$2 ;; --fs) fs=$2 ;; --explore-json) json=$2 ;; --cuts) cuts=$2 ;; esac
 	shift 2
 done
 echo "$stack|$fs|$cuts" >>"$CALLS"
-if [ -n "$MALFORMED" ]; then echo '{"summary":true,"ok":1}' >"$json"; exit 0; fi
+if [ -n "$MALFORMED" ]; then echo '{"blackout_explore":1,"ok":1}' >"$json"; exit 0; fi
 lost=0 by=0
 case "$fs" in *barrier=0*) lost=2 ;; esac
 case "$stack" in flash*) by=1 ;; esac
 bad=$(( lost > by ? lost : by ))
-printf '{"cut":1}\n{"summary":true,"cuts":%d,"observed":3,"classified":3,"ok":%d,"lost_synced":%d,"bystander_damage":%d,"foreign_data":0,"unmountable":0,"fsck_errors":0,"silent":%d,"detected":0}\n' \
-	"$cuts" $((3 - bad)) $lost $by $bad >"$json"
+printf '{"blackout_explore":1,"stack":"%s","fs":"linux-%s","workload":"mixed","seed":1,"max_states":%d,"shard":0,"nshards":1,"cuts":%d,"space":0,"space_log2":0,"exhaustive":false,"built":3,"coverage":0,"judged":3,"duplicates":0,"ok":%d,"silent":%d,"detected":0,"e2fsck_runs":3,"e2fsck_disagree":0,"violations":{"durable":%d,"stale":0,"bystander":%d,"consistent":0,"atomic":0},"allowed":{"durable":0,"stale":0,"bystander":0,"consistent":0,"atomic":0},"failures":[]}\n' \
+	"$stack" "$fs" "$cuts" "$cuts" $((3 - bad)) $bad $lost $by >"$json"
 EOF
 chmod +x "$fake/scripts/vmtest"
 export CALLS="$SCRATCH/calls"
@@ -62,8 +62,8 @@ ok $? "a REAL-KERNEL verdict per row, computed from the cells"
 MALFORMED=1 BLACKOUT_SRC="$fake" "$BLACKOUT" matrix --quick --max-states 10 --vm --vm-cuts 1 \
 	--out "$SCRATCH/rep2" >/dev/null 2>"$SCRATCH/err2.txt"
 rc=$?
-[ $rc -ne 0 ] && grep -q 'summary has no valid "classified"' "$SCRATCH/err2.txt"
-ok $? "a malformed vmtest summary is refused, naming the field (rc $rc)"
+[ $rc -ne 0 ] && grep -q "explore.json: .*'stack'" "$SCRATCH/err2.txt"
+ok $? "a malformed vmtest result is refused, naming the file and the field (rc $rc)"
 sed 's/^/#   /' "$SCRATCH/err2.txt"
 
 done_testing
