@@ -21,12 +21,25 @@ vmtest() {
 	local name=$1
 	shift
 	timeout 600 "$BLACKOUT" vmtest "$@" --out "$T/$name" --json "$T/$name.json" \
-		>"$T/$name.log" 2>&1
+		--explore-json "$T/$name.explore.json" >"$T/$name.log" 2>&1
 	local rc=$?
 	sed 's/^/# /' "$T/$name.log"
 	return $rc
 }
 field() { tail -n 1 "$T/$1.json" | jq -r ".$2"; }
+# the same run in the explorer's format reads back through `blackout explore --merge`
+# with the summary's counts
+explore_format() {
+	"$BLACKOUT" explore --merge "$T/$1.explore.json" --json "$T/$1.merged.json" \
+		>/dev/null 2>"$T/$1.merge.err"
+	local rc=$? # 0: nothing broke, 3: something did; anything else is an error
+	[ $rc -eq 0 ] || [ $rc -eq 3 ] || { sed 's/^/# /' "$T/$1.merge.err"; return 1; }
+	[ "$(jq .judged "$T/$1.merged.json")" = "$(field "$1" classified)" ] &&
+		[ "$(jq .ok "$T/$1.merged.json")" = "$(field "$1" ok)" ] &&
+		[ "$(jq .silent "$T/$1.merged.json")" = "$(field "$1" silent)" ] &&
+		[ "$(jq .violations.durable "$T/$1.merged.json")" = "$(field "$1" lost_synced)" ] &&
+		[ "$(jq '.failures|length' "$T/$1.merged.json")" = "$(($(field "$1" classified) - $(field "$1" ok)))" ]
+}
 # every cut was observed (the power really went) and classified
 all_observed() {
 	local n

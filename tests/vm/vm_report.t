@@ -17,6 +17,8 @@ ok $? "vmtest ran: ext4 nobarrier on cache(flush=honor)"
 all_observed nobarrier
 ok $? "nobarrier: every cut observed and classified"
 report nobarrier
+explore_format nobarrier
+ok $? "nobarrier: the explorer-format result reads back with the same counts"
 
 vmtest lying --stack 'cache(size=1M,flush=ignore,fua=ignore) > mem(size=64M)' --fs ext4 \
 	--workload mixed --files 8 --cuts 3 --seed 22
