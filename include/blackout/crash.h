@@ -255,5 +255,7 @@ int crash_result_merge(struct crash_result *const *parts, size_t n, struct crash
                        struct bo_err *err);
 int crash_result_read_json(const char *text, size_t len, struct crash_result **out,
                            struct bo_err *err);
+/* crash_result_read_json of a file (shards, vmtest --explore-json); errors name it. */
+int crash_result_load(const char *path, struct crash_result **out, struct bo_err *err);
 
 #endif

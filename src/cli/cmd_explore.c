@@ -87,50 +87,15 @@ static int write_json(const struct crash_result *r, const char *path)
 	return rc ? cli_fail("explore", "writing %s failed", path) : 0;
 }
 
-static char *read_file(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	size_t cap = 1 << 16, n = 0;
-	char *buf = malloc(cap);
-	while (buf) {
-		size_t got = fread(buf + n, 1, cap - n, f);
-		n += got;
-		if (n < cap)
-			break;
-		char *nb = cap < (1u << 30) ? realloc(buf, cap * 2) : NULL;
-		if (!nb) {
-			free(buf);
-			buf = NULL;
-			break;
-		}
-		buf = nb;
-		cap *= 2;
-	}
-	fclose(f);
-	*len = n;
-	return buf;
-}
-
 static int merge(int n, char **files, const char *json, bool quiet)
 {
 	struct crash_result **parts = calloc((size_t)n, sizeof(*parts));
 	int rc = parts ? 0 : -ENOMEM, status = 0;
 	struct bo_err err = {{0}};
 	for (int i = 0; rc == 0 && i < n; i++) {
-		size_t len;
-		char *text = read_file(files[i], &len);
-		if (!text) {
-			status =
-			    cli_fail("explore", "cannot read %s: %s", files[i], strerror(errno));
-			rc = -EIO;
-			break;
-		}
-		rc = crash_result_read_json(text, len, &parts[i], &err);
-		free(text);
+		rc = crash_result_load(files[i], &parts[i], &err);
 		if (rc)
-			status = cli_fail("explore", "%s: %s", files[i], bo_errstr(&err, rc));
+			status = cli_fail("explore", "%s", bo_errstr(&err, rc));
 	}
 	struct crash_result *m = NULL;
 	if (rc == 0) {

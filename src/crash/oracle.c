@@ -360,13 +360,21 @@ static void materialise(struct crash_oracle *o)
 		}
 }
 
-/* The bytes e wrote at [off, off+len) (inside the write) into buf. */
-static void ev_bytes(const struct ev *e, uint64_t off, uint8_t *buf, size_t len)
+/* The bytes e wrote at [off, off+len) (inside the write): its materialised copy, or
+ * generated into scratch. */
+static const uint8_t *ev_view(const struct ev *e, uint64_t off, uint8_t *scratch, size_t len)
 {
 	if (e->pat)
-		memcpy(buf, e->pat + (off - e->off), len);
-	else
-		crash_pattern_fill(e->tag, off, buf, len);
+		return e->pat + (off - e->off);
+	crash_pattern_fill(e->tag, off, scratch, len);
+	return scratch;
+}
+
+static void ev_bytes(const struct ev *e, uint64_t off, uint8_t *buf, size_t len)
+{
+	const uint8_t *v = ev_view(e, off, buf, len);
+	if (v != buf)
+		memcpy(buf, v, len);
 }
 
 int crash_oracle_new(const struct crash_workload *w, const struct crash_exec *exec,
@@ -551,12 +559,7 @@ static bool chunk_fits(const struct node *n, const struct crash_obs_node *obs, c
 		const struct ev *e = &n->ev[i];
 		if (e->trunc || off < e->off || off + CHUNK - e->off > e->len)
 			continue;
-		const uint8_t *want = pat;
-		if (e->pat)
-			want = e->pat + (off - e->off);
-		else
-			crash_pattern_fill(e->tag, off, pat, CHUNK);
-		if (memcmp(d, want, CHUNK) == 0)
+		if (memcmp(d, ev_view(e, off, pat, CHUNK), CHUNK) == 0)
 			return true;
 	}
 	return false;

@@ -259,14 +259,17 @@ bool fs_enospc_retry(struct fs *fs, int rc)
 	return fs->freed.n == 0;
 }
 
-/* First free bit in [from, n) of group g's bitmap whose block may be handed out. */
+/* First free bit in [from, n) of group g's bitmap whose block may be handed out;
+ * *skipped is set when a free bit was passed over because its block waits. */
 static uint32_t find_free(struct fs *fs, uint32_t g, const uint8_t *bm, uint32_t from, uint32_t n,
-                          uint64_t now)
+                          uint64_t now, bool *skipped)
 {
 	uint64_t first = fs_group_first_block(fs, g);
 	uint32_t bit = find_zero(bm, from, n);
-	while (bit < n && freed_waiting(fs, first + bit, now))
+	while (bit < n && freed_waiting(fs, first + bit, now)) {
+		*skipped = true;
 		bit = find_zero(bm, bit + 1, n);
+	}
 	return bit;
 }
 
@@ -292,7 +295,7 @@ int fs_alloc_block(struct fs *fs, uint64_t goal, uint64_t *out)
 	if (!fs_blk_valid(fs, goal))
 		goal = fs->first_data_block;
 	freed_expire(fs);
-	uint64_t now = commits_now(fs);
+	uint64_t now = fs->freed.n ? commits_now(fs) : 0;
 	bool waited = false;
 	uint32_t g0 = (uint32_t)((goal - fs->first_data_block) / fs->bpg);
 	for (uint32_t k = 0; k <= fs->groups; k++) {
@@ -306,14 +309,15 @@ int fs_alloc_block(struct fs *fs, uint64_t goal, uint64_t *out)
 			return rc;
 		uint32_t n = group_nblocks(fs, g);
 		uint32_t from = k == 0 ? (uint32_t)(goal - fs_group_first_block(fs, g)) : 0;
-		uint32_t bit = find_free(fs, g, b->data, from, n, now);
+		bool skipped = false;
+		uint32_t bit = find_free(fs, g, b->data, from, n, now, &skipped);
 		if (bit == n && from)
-			bit = find_free(fs, g, b->data, 0, from, now);
+			bit = find_free(fs, g, b->data, 0, from, now, &skipped);
 		if (bit >= n) {
-			if (k == 0 || fs->freed.n) {
-				waited = waited || fs->freed.n;
+			/* the descriptor's free blocks may all wait for the commit */
+			waited = waited || skipped;
+			if (k == 0 || skipped)
 				continue;
-			}
 			return bo_errf(&fs->err, -EUCLEAN,
 			               "group %u: descriptor says %u free blocks, bitmap has none",
 			               g, gd_free_blocks(gd, fs->desc_size));

@@ -770,7 +770,7 @@ int fs_sync_ino(struct fs *fs, uint32_t ino)
 {
 	if (fs->ro)
 		return 0;
-	int rc = fs->dpc.n || fs->dpc.nlost || fs->dpc.lost_all ? fs_dpage_flush(fs, ino) : 0;
+	int rc = fs_dpage_flush(fs, ino);
 	int r = fs_writeback(fs);
 	if (r < 0 && rc == 0)
 		rc = r;

@@ -493,13 +493,20 @@ int fs_read_data(struct fs *fs, struct fs_inode *in, void *buf, size_t len, uint
 	return rc;
 }
 
+static int write_raw(struct fs *fs, uint64_t pblk, const uint8_t *data, uint32_t n)
+{
+	int rc = blk_pwrite(fs->dev, pblk * fs->bs, (size_t)n * fs->bs, data, 0);
+	return rc < 0 ? bo_errf(&fs->err, -EIO, "writing data block %llu: %s",
+	                        (unsigned long long)pblk, bo_errstr(&fs->dev->err, rc))
+	              : 0;
+}
+
 int fs_data_write_home(struct fs *fs, uint64_t pblk, const uint8_t *data, uint32_t n)
 {
 	const struct fs_jhook_ops *o = fs->jh->ops;
-	int rc = blk_pwrite(fs->dev, pblk * fs->bs, (size_t)n * fs->bs, data, 0);
+	int rc = write_raw(fs, pblk, data, n);
 	if (rc < 0)
-		return bo_errf(&fs->err, -EIO, "writing data block %llu: %s",
-		               (unsigned long long)pblk, bo_errstr(&fs->dev->err, rc));
+		return rc;
 	for (uint32_t i = 0; o->dirty_data && i < n; i++)
 		if ((rc = o->dirty_data(fs->jh, pblk + i, data + (size_t)i * fs->bs, 0)) < 0)
 			return rc;
@@ -544,13 +551,8 @@ static int write_block(struct fs *fs, uint32_t ino, uint64_t pblk, const uint8_t
 			                 : 0;
 		}
 	}
-	if (journal) {
-		int rc = blk_pwrite(fs->dev, pblk * fs->bs, (size_t)n * fs->bs, data, 0);
-		return rc < 0 ? bo_errf(&fs->err, -EIO, "writing data block %llu: %s",
-		                        (unsigned long long)pblk, bo_errstr(&fs->dev->err, rc))
-		              : 0;
-	}
-	return fs_data_write_home(fs, pblk, data, n);
+	/* data=journal: blocks the journal declined need no ordering note */
+	return journal ? write_raw(fs, pblk, data, n) : fs_data_write_home(fs, pblk, data, n);
 }
 
 int fs_write_data(struct fs *fs, struct fs_inode *in, const void *buf, size_t len, uint64_t off)

@@ -65,34 +65,10 @@ size_t matrix_vm_nrows(void)
  * own reader, into a cell; counts that do not add up are refused. */
 static int read_result(const char *path, struct matrix_cell *c, struct bo_err *err)
 {
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return bo_errf(err, -errno, "vmtest wrote no results (%s)", path);
-	char *text = NULL;
-	size_t len = 0, cap = 0;
-	int rc = 0;
-	for (;;) {
-		if (len + 4096 > cap) {
-			char *t = realloc(text, cap = cap ? cap * 2 : 65536);
-			if (!t) {
-				rc = -ENOMEM;
-				break;
-			}
-			text = t;
-		}
-		size_t n = fread(text + len, 1, cap - len, f);
-		len += n;
-		if (n == 0)
-			break;
-	}
-	fclose(f);
 	struct crash_result *r = NULL;
-	struct bo_err perr = {{0}};
-	if (rc == 0 && (rc = crash_result_read_json(text, len, &r, &perr)) < 0)
-		rc = bo_errf(err, rc, "%s: %s", path, perr.msg);
-	free(text);
+	int rc = crash_result_load(path, &r, err);
 	if (rc)
-		return rc == -ENOMEM ? bo_errf(err, rc, "out of memory") : rc;
+		return rc;
 	uint64_t failing = r->judged >= r->ok ? r->judged - r->ok : 0;
 	bool sane = r->ok <= r->judged && r->silent + r->detected == failing;
 	for (int i = 0; i < MI_N && i < CRASH_INV_N; i++) {
