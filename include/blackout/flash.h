@@ -25,10 +25,12 @@ struct flash_params {
 	uint64_t cache_bytes; /* internal RAM write cache; 0 = none (writes go straight to NAND) */
 	bool flush_ignore;    /* the cache ignores flush and FUA (a lying device) */
 	bool garbage;         /* a cut leaves interrupted pages with garbage instead of erased */
+	bool partial_erase;   /* cheap: a cut can interrupt an erase, leaving weak bits */
 	uint64_t seed;        /* for the garbage, so every outcome is reproducible */
 };
 
-/* ftl=careful, sector 512, page 4k, eb 128k, size 64M, op 7%, no endurance limit, no cache. */
+/* ftl=careful, sector 512, page 4k, eb 128k, size 64M, op 7%, no endurance limit, no cache,
+ * partial erases on. */
 void flash_params_default(struct flash_params *p);
 
 /* Checks the geometry; *lower_bytes (may be NULL) is the size the lower medium needs

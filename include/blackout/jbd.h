@@ -108,6 +108,11 @@ struct jbd_config {
 	 * deterministic. NULL: 0. */
 	uint64_t (*clock)(void *ctx);
 	void *clock_ctx;
+	/* Recovery as the kernel's mount does it: a transaction whose commit block fails
+	 * its checksum (after the ones before it were replayed) fails the recovery with
+	 * -EUCLEAN and leaves the log in place, as jbd2_journal_load refuses with
+	 * -EFSCORRUPTED. false: as e2fsck does it, report it (failed_commit) and reset. */
+	bool corrupt_commit_fails;
 };
 
 struct jbd_journal;
@@ -139,8 +144,9 @@ struct jbd_recovery_info {
  * at the first transaction whose commit checksum fails. Replayed blocks are made
  * durable, then the superblock is reset (s_start = 0, s_sequence = the next tid)
  * and written durably. -EUCLEAN for a corrupt log (a block number out of range, a
- * bad revoke block, a descriptor checksum failure inside a live transaction): no
- * block is ever written out of range. A no-op when the journal is empty. */
+ * bad revoke block, a descriptor checksum failure inside a live transaction, and
+ * with corrupt_commit_fails a commit checksum failure): no block is ever written
+ * out of range. A no-op when the journal is empty. */
 int jbd_journal_recover(struct jbd_journal *j, struct jbd_recovery_info *info);
 
 /* Prepares for new transactions (recovers first if needed). Ids continue from

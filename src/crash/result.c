@@ -210,8 +210,8 @@ static int jstr(struct jp *p, char **out)
 					}
 				}
 				p->s += 4;
-				/* we only write ASCII escapes; others become '?' */
-				c = v < 0x80 ? v : '?';
+				/* we write one escape per byte (bo_json_str); others become '?' */
+				c = v < 0x100 ? v : '?';
 				break;
 			}
 			default: free(b); return jerr(p, "bad escape");

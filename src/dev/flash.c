@@ -33,6 +33,7 @@ void flash_params_default(struct flash_params *p)
 	p->eb_size = 128u << 10;
 	p->size = 64u << 20;
 	p->op_percent = 7;
+	p->partial_erase = true;
 }
 
 static bool pow2(uint64_t v)
@@ -559,6 +560,72 @@ static int rollback(struct flash *f, uint32_t k)
 	return f->p.garbage ? write_garbage(f, k) : 0;
 }
 
+/* A cut inside the erase of step e (cheap FTL): the erase pulses had begun to pull the
+ * cells towards the erased state, so every page programmed before reads back its old
+ * data with some 0 bits turned to 1 (each with probability 1/256, seeded by the page
+ * and the outcome). The spares keep their pages programmed: cheap firmware checks
+ * nothing and hands the weakened data to the host. */
+static int partial_erase(struct flash *f, uint32_t e, uint64_t k)
+{
+	uint32_t block = f->rec->steps[e].block;
+	int rc = flash_nand_read_meta(f, block);
+	if (rc)
+		return rc;
+	struct flash_rec *saved = f->rec;
+	f->rec = NULL;
+	for (uint32_t i = 0; rc == 0 && i < f->ppb; i++) {
+		struct flash_spare sp;
+		flash_meta_spare(f, i, &sp);
+		if (sp.seq == 0)
+			continue;
+		uint64_t ppn = (uint64_t)block * f->ppb + i;
+		rc = flash_nand_read(f, ppn, f->page_buf);
+		if (rc)
+			break;
+		struct bo_rng rng;
+		bo_rng_seed(&rng, f->p.seed ^ bo_hash64(BO_HASH64_INIT, &ppn, sizeof(ppn)) ^
+		                      (k << 40) ^ 0x9e3779b97f4a7c15ull);
+		for (uint32_t o = 0; o + 8 <= f->p.page_size; o += 8) {
+			uint64_t m = ~0ull;
+			for (int j = 0; j < 8; j++)
+				m &= bo_rng_next(&rng); /* each bit set with probability 2^-8 */
+			put_le64(f->page_buf + o, get_le64(f->page_buf + o) | m);
+		}
+		rc = flash_nand_program(f, ppn, f->page_buf, &sp);
+		/* flash_nand_program rewrote the spare sector; reload the block's spares */
+		if (rc == 0)
+			rc = flash_nand_read_meta(f, block);
+	}
+	f->rec = saved;
+	return rc;
+}
+
+/* The erase steps a cut can fall inside: the cheap FTL's, with partial_erase. */
+static uint32_t partial_erases(const struct flash *f)
+{
+	uint32_t n = 0;
+	if (f->p.ftl == FLASH_FTL_CHEAP && f->p.partial_erase)
+		for (uint32_t s = 0; s < f->rec->nsteps; s++)
+			n += !f->rec->steps[s].program;
+	return n;
+}
+
+/* Outcome k of a cut: k <= steps, the first k micro-steps completed; past that, the
+ * cut fell inside the (k - steps - 1)-th erase, the steps before it completed. */
+static int cut_at(struct flash *f, uint64_t k)
+{
+	struct flash_rec *r = f->rec;
+	if (k <= r->nsteps)
+		return rollback(f, (uint32_t)k);
+	uint64_t j = k - r->nsteps - 1;
+	uint32_t e = 0;
+	for (;; e++)
+		if (!r->steps[e].program && j-- == 0)
+			break;
+	int rc = rollback(f, e);
+	return rc ? rc : partial_erase(f, e, k);
+}
+
 static int flash_power_cut(struct bdev *d, struct blk_chooser *ch,
                            const struct blk_inflight *inflight)
 {
@@ -568,8 +635,9 @@ static int flash_power_cut(struct bdev *d, struct blk_chooser *ch,
 		/* The pending work in the order the firmware does it (cached writes oldest
 		 * first, then the write in flight, which with a cache was being accepted
 		 * into it) is one sequence of micro-steps; the cut falls between two of
-		 * them. One decision whose radix does not depend on anything asked before,
-		 * so the outcome space is exactly steps + 1. */
+		 * them, or inside one of the cheap FTL's erases. One decision whose radix
+		 * does not depend on anything asked before, so the outcome space is exactly
+		 * steps + 1 (+ erases). */
 		f->rec = calloc(1, sizeof(*f->rec));
 		if (!f->rec)
 			return -ENOMEM;
@@ -580,10 +648,12 @@ static int flash_power_cut(struct bdev *d, struct blk_chooser *ch,
 			(void)ftl_write(f, inflight->lba, inflight->count, inflight->data);
 		rc = f->rec->err;
 		if (rc == 0) {
-			uint64_t k = blk_choose(ch, (uint64_t)f->rec->nsteps + 1,
-			                        "flash: micro-steps (erase, program page) of the "
-			                        "pending writes that completed");
-			rc = rollback(f, (uint32_t)k);
+			uint64_t k =
+			    blk_choose(ch, (uint64_t)f->rec->nsteps + 1 + partial_erases(f),
+			               "flash: micro-steps (erase, program page) of the "
+			               "pending writes that completed, or the erase the "
+			               "cut fell inside");
+			rc = cut_at(f, k);
 		}
 		rec_free(f->rec);
 		f->rec = NULL;

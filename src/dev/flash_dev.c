@@ -32,7 +32,11 @@ static const struct dev_param flash_params[] = {
      "a cut leaves the unprogrammed pages of an interrupted block (cheap) or the "
      "interrupted page (careful) with garbage instead of erased 0xFF",
      DEV_PT_BOOL},
-    {"seed", "0", "seed of the garbage", DEV_PT_U64},
+    {"partial_erase", "true",
+     "cheap: a cut can fall inside an erase, leaving the block's old pages with some 0 "
+     "bits read as 1 (1 in 256) instead of intact or erased",
+     DEV_PT_BOOL},
+    {"seed", "0", "seed of the garbage and of the partial erases", DEV_PT_U64},
     {NULL},
 };
 
@@ -62,6 +66,8 @@ static int flash_model_open(const struct dev_args *a, struct bdev **lowers, unsi
 		rc = dev_arg_enum(a, "flush", honor_ignore, &fl, err);
 	if (rc == 0)
 		rc = dev_arg_bool(a, "garbage", &p.garbage, err);
+	if (rc == 0)
+		rc = dev_arg_bool(a, "partial_erase", &p.partial_erase, err);
 	if (rc == 0)
 		rc = dev_arg_u64(a, "seed", &p.seed, err);
 	if (rc)

@@ -360,6 +360,7 @@ int fs_jbd_open(struct fs *fs, const struct fs_mount_opts *o, struct fs_jhook **
 	    .barrier = o->barrier,
 	    .clock = fs_clock,
 	    .clock_ctx = fs,
+	    .corrupt_commit_fails = true, /* a mount, not e2fsck */
 	};
 	rc = jbd_journal_open(fs->dev, &c, &f->j, err);
 	if (rc) {

@@ -332,6 +332,16 @@ static int one_pass(struct jbd_journal *j, struct rstate *st, enum pass pass)
 						bad = true;
 					crc = ~0u;
 				}
+				if ((bad || !jbd_commit_csum_ok(j, buf)) &&
+				    get_be64(buf + 0x30) < last_commit_time) {
+					/* older than the commit before it: a stale block from
+					 * an earlier use of the log, a clean end (as the kernel) */
+					set_stop(st,
+					         "journal block %u: stale commit of transaction %u "
+					         "(older commit time, bad checksum)",
+					         at, tid);
+					break;
+				}
 				if (bad || !jbd_commit_csum_ok(j, buf)) {
 					/* the first corrupt commit ends the log; it is not replayed */
 					st->end_set = true;
@@ -418,6 +428,11 @@ int jbd_journal_recover(struct jbd_journal *j, struct jbd_recovery_info *info)
 	int frc = blk_flush(j->d);
 	if (frc)
 		return bo_errf(&j->err, frc, "recovery: flush: %s", bo_errstr(&j->d->err, frc));
+	if (info->failed_commit && j->cfg.corrupt_commit_fails)
+		return bo_errf(&j->err, -EUCLEAN,
+		               "journal transaction %u is corrupt (%s): the transactions "
+		               "before it were replayed, the log is kept for fsck",
+		               info->failed_commit, info->stop);
 	/* The next transaction id is past every id that may be in the log, as the
 	 * kernel does (++end_transaction): no stale commit can ever match again. */
 	j->sb.sequence = st.end_tid + 1;

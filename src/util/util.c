@@ -171,7 +171,9 @@ void bo_json_str(FILE *f, const char *s)
 			fprintf(f, "\\%c", c);
 		else if (c == '\n')
 			fputs("\\n", f);
-		else if (c < 0x20 || c == 0x7f || c == '<' || c == '>' || c == '&')
+		else if (c < 0x20 || c >= 0x7f || c == '<' || c == '>' || c == '&')
+			/* bytes from damaged names need not be UTF-8: each byte >= 0x7f is
+			 * one escape, which the result reader turns back into that byte */
 			fprintf(f, "\\u%04x", c);
 		else
 			fputc(c, f);

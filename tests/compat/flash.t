@@ -8,7 +8,7 @@ t() { n=$((n+1)); if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $
 
 out=$("$B" stack format 'flash(ftl=cheap,eb=128k,page=4k,size=256M)')
 t "format spells every parameter" \
-  '[ "$out" = "flash(ftl=cheap,size=256M,eb=128k,page=4k,sector=512,op=7,endurance=0,cache=0,flush=honor,garbage=false,seed=0)" ]'
+  '[ "$out" = "flash(ftl=cheap,size=256M,eb=128k,page=4k,sector=512,op=7,endurance=0,cache=0,flush=honor,garbage=false,partial_erase=true,seed=0)" ]'
 t "the canonical spec is a fixed point" '[ "$("$B" stack format "$out")" = "$out" ]'
 out=$("$B" stack describe 'flash(ftl=cheap) > mem(size=80M)')
 t "describe names the FTL choice and its default" \

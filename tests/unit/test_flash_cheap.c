@@ -34,8 +34,22 @@ static int64_t ver_at(struct bdev *d, uint64_t lba)
 
 struct collat {
 	uint64_t a_near, a_far, b; /* A in B's erase block, A in another one, B */
-	int outcomes, near_lost, far_lost, b_bad, near_garbage, full_new, all_old;
+	int outcomes, near_lost, far_lost, b_bad, near_garbage, near_weak, full_new, all_old;
 };
+
+/* b is version v of sector lba with some 0 bits read as 1 (none the other way). */
+static bool weakened(uint64_t lba, int64_t v, const unsigned char *b)
+{
+	unsigned char want[512];
+	tsector(lba, v, want, 512);
+	int flips = 0;
+	for (int i = 0; i < 512; i++) {
+		if ((b[i] & want[i]) != want[i])
+			return false;
+		flips += __builtin_popcount((unsigned)(b[i] ^ want[i]));
+	}
+	return flips > 0 && flips < 512 * 8 / 16;
+}
 
 static int collat_check(void *ctx, struct bdev *st, const struct blk_chooser_list *dec)
 {
@@ -46,8 +60,12 @@ static int collat_check(void *ctx, struct bdev *st, const struct blk_chooser_lis
 	int64_t vn = ver_at(st, c->a_near), vf = ver_at(st, c->a_far), vb = ver_at(st, c->b);
 	if (vn != 1)
 		c->near_lost++;
-	if (vn != 1 && blk_read(st, c->a_near, 1, b) == 0 && b[100] != 0xff && vn == -1)
-		c->near_garbage++;
+	if (vn != 1 && blk_read(st, c->a_near, 1, b) == 0 && vn == -1) {
+		if (weakened(c->a_near, 1, b))
+			c->near_weak++;
+		else if (b[100] != 0xff)
+			c->near_garbage++;
+	}
 	if (vf != 1)
 		c->far_lost++;
 	if (vb != 0 && vb != 1 && vb != 2 && vb != -1)
@@ -77,10 +95,15 @@ static void test_collateral(bool garbage)
 	struct blk_inflight in = {c.b, 1, 0, bdata};
 	bool complete = false;
 	int64_t n = blk_cut_foreach(t.dev, &in, 1000, collat_check, &c, &complete);
-	is_int(n, 1 + 1 + 4, "%s: one outcome per micro-step boundary (erase + 4 programs)",
+	is_int(n, 1 + 1 + 4 + 1,
+	       "%s: one outcome per micro-step boundary (erase + 4 programs), one inside the "
+	       "erase",
 	       garbage ? "garbage" : "erased");
 	ok(complete, "every outcome visited");
-	is_int(c.near_lost, 4, "the outcomes after the erase and before A's page destroy A");
+	is_int(c.near_lost, 5,
+	       "the outcomes inside and after the erase and before A's page destroy A");
+	is_int(c.near_weak, 1,
+	       "the cut inside the erase leaves A's old data with a few 0 bits read as 1");
 	ok(c.near_lost > 0, "some outcome destroys A, written and flushed long ago (%d of %d)",
 	   c.near_lost, c.outcomes);
 	is_int(c.far_lost, 0, "A' in another erase block survives every outcome");
@@ -91,6 +114,28 @@ static void test_collateral(bool garbage)
 		ok(c.near_garbage > 0, "with garbage=1 destroyed sectors read as garbage");
 	else
 		is_int(c.near_garbage, 0, "without garbage destroyed sectors read as erased 0xFF");
+	tflash_close(&t);
+}
+
+/* partial_erase=false: a cut falls only between micro-steps. */
+static void test_no_partial_erase(void)
+{
+	struct flash_params p;
+	small_cheap(&p);
+	p.partial_erase = false;
+	struct tflash t;
+	tap_require(tflash_open(&p, &t, NULL) == 0, "cheap flash, partial_erase=false");
+	struct collat c = {.a_near = 27, .a_far = 40, .b = 3};
+	wr(t.dev, c.b, 1);
+	wr(t.dev, c.a_near, 1);
+	blk_flush(t.dev);
+	unsigned char bdata[512];
+	tsector(c.b, 2, bdata, 512);
+	struct blk_inflight in = {c.b, 1, 0, bdata};
+	bool complete = false;
+	int64_t n = blk_cut_foreach(t.dev, &in, 1000, collat_check, &c, &complete);
+	is_int(n, 1 + 1 + 4, "partial_erase=false: only the micro-step boundaries");
+	is_int(c.near_weak, 0, "no outcome weakens A");
 	tflash_close(&t);
 }
 
@@ -242,7 +287,8 @@ static void test_cache_garbage(void)
 	struct intact c = {0};
 	bool complete;
 	blk_cut_foreach(t.dev, NULL, 100, intact_cb, &c, &complete);
-	is_int(c.outcomes, 11, "two read-modify-writes of 5 steps: 11 outcomes");
+	is_int(c.outcomes, 13,
+	       "two read-modify-writes of 5 steps: 11 outcomes, and one inside each erase");
 	is_int(c.a_intact, 3,
 	       "A survives before the first erase, between the two writes, and "
 	       "after both");
@@ -282,6 +328,7 @@ int main(void)
 	test_cache_garbage();
 	test_collateral(false);
 	test_collateral(true);
+	test_no_partial_erase();
 	test_basics();
 	test_write_amp();
 	test_endurance();

@@ -141,7 +141,7 @@ int main(void)
 	dev_spec_format(s, text, sizeof(text));
 	is_str(text,
 	       "flash(ftl=cheap,size=64M,eb=128k,page=4k,sector=512,op=7,endurance=0,cache=64k,"
-	       "flush=honor,garbage=true,seed=0)",
+	       "flush=honor,garbage=true,partial_erase=true,seed=0)",
 	       "canonical form spells every parameter");
 	tap_require(dev_spec_parse(text, &s2, &err) == 0, "parse it back");
 	ok(dev_spec_equal(s, s2), "round trip");

@@ -232,6 +232,61 @@ static void test_log_corruption(void)
 	blk_close(d);
 }
 
+/* tid's commit block, or 0 */
+static uint32_t commit_of(struct bdev *d, const struct tj *t, uint32_t tid)
+{
+	for (uint32_t l = 1; l < 80; l++) {
+		uint8_t hb[BS];
+		blk_pread(d, tj_pblk(t, l) * BS, BS, hb);
+		if (get_be32(hb) == JBD_MAGIC && get_be32(hb + 4) == JBD_COMMIT_BLOCK &&
+		    get_be32(hb + 8) == tid)
+			return l;
+	}
+	return 0;
+}
+
+/* A committed transaction whose commit block fails its checksum (v3): e2fsck
+ * replays what came before, reports it and resets the log; a mount (as the
+ * kernel's jbd2_journal_load) refuses, keeping the log for fsck. */
+static void test_commit_csum(void)
+{
+	struct tj t;
+	struct bdev *d = build(&t, 0, JBD_FEATURE_INCOMPAT_CSUM_V3);
+	tap_require(d, "built a journal with checksums v3");
+	uint32_t at = commit_of(d, &t, 77 + 2);
+	ok(at != 0, "transaction 79 commits at log block %u", at);
+	struct bdev *c;
+	blk_clone(d, &c);
+	poke32(c, &t, at, 0x40, 0xdeadbeef); /* inside the commit block, past its header */
+	struct jbd_recovery_info info;
+	unsigned long outside, writes;
+	int rc = recover_traced(c, &t, &outside, &writes, &info);
+	ok(rc == 0 && info.nr_transactions == 2 && info.failed_commit == 79 && outside == 0,
+	   "e2fsck's way: two transactions replayed, transaction %u reported corrupt (%d: %s)",
+	   info.failed_commit, rc, info.stop);
+	blk_close(c);
+
+	blk_clone(d, &c);
+	poke32(c, &t, at, 0x40, 0xdeadbeef);
+	struct tj k = t;
+	k.cfg.corrupt_commit_fails = true;
+	rc = recover_traced(c, &k, &outside, &writes, &info);
+	ok(rc == -EUCLEAN && info.failed_commit == 79 && writes > 0 && outside == 0,
+	   "the kernel's way: -EUCLEAN after replaying what came before (%lu writes)", writes);
+	struct jbd_journal *j;
+	struct bo_err err = {{0}};
+	tap_require(jbd_journal_open(c, &k.cfg, &j, &err) == 0, "reopen");
+	ok(jbd_journal_needs_recovery(j), "the log is kept: recovery is still needed");
+	jbd_journal_destroy(j, false);
+	blk_close(c);
+
+	/* an intact log is not affected by the kernel's way */
+	rc = recover_traced(d, &k, &outside, &writes, &info);
+	ok(rc == 0 && info.nr_transactions == 3 && info.failed_commit == 0,
+	   "intact log, the kernel's way: three transactions replayed");
+	blk_close(d);
+}
+
 static void test_random(void)
 {
 	static const uint32_t inc[] = {0, JBD_FEATURE_INCOMPAT_CSUM_V3,
@@ -279,6 +334,7 @@ int main(void)
 {
 	test_superblock();
 	test_log_corruption();
+	test_commit_csum();
 	test_random();
 	return tap_done();
 }
