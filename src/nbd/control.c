@@ -12,6 +12,7 @@ const char nbd_ctl_help[] =
     "list:D,D,...\n"
     "cut-at N [OUTCOME]   cut power when the N-th next write request arrives (it is in flight)\n"
     "replug               restore power (only persistent state remains)\n"
+    "settle               let the stack sit idle: volatile caches write back (even lying ones)\n"
     "stats                counters: nbd.* requests, dev.I.NAME.KEY for every device\n"
     "fail MEMBER          fail member MEMBER (a number) of the stack's first RAID device\n"
     "arm RULE             arm a rule on the stack's first fault device (docs/models/fault.md)\n"
@@ -233,8 +234,8 @@ int nbd_ctl_parse(const char *line, size_t len, struct nbd_ctl_cmd *out, struct 
 		const char *word;
 		enum nbd_ctl_op op;
 	} simple[] = {
-	    {"replug", NBD_CTL_REPLUG}, {"stats", NBD_CTL_STATS}, {"ping", NBD_CTL_PING},
-	    {"help", NBD_CTL_HELP},     {"quit", NBD_CTL_QUIT},
+	    {"replug", NBD_CTL_REPLUG}, {"settle", NBD_CTL_SETTLE}, {"stats", NBD_CTL_STATS},
+	    {"ping", NBD_CTL_PING},     {"help", NBD_CTL_HELP},     {"quit", NBD_CTL_QUIT},
 	};
 	for (size_t i = 0; i < sizeof simple / sizeof simple[0]; i++) {
 		if (tok_is(&t[0], simple[i].word)) {

@@ -18,6 +18,7 @@ enum nbd_ctl_op {
 	NBD_CTL_CUT,    /* cut [OUTCOME]: power cut now */
 	NBD_CTL_CUT_AT, /* cut-at N [OUTCOME]: power cut when the N-th next write arrives */
 	NBD_CTL_REPLUG, /* replug: power restored */
+	NBD_CTL_SETTLE, /* settle: the stack sits idle (volatile caches destage, blk_settle) */
 	NBD_CTL_STATS,  /* stats: counters of the plugin and of every device in the stack */
 	NBD_CTL_FAIL,   /* fail MEMBER: fail a RAID member */
 	NBD_CTL_ARM,    /* arm RULE: arm a fault-injection rule (the rest of the line) */

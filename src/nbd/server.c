@@ -468,6 +468,17 @@ int nbd_srv_control(struct nbd_srv *s, const char *line, size_t len,
 		     cmd->outcome.kind == NBD_CTL_OUTCOME_LIST ? "list" : given);
 		break;
 	}
+	case NBD_CTL_SETTLE:
+		if (s->dev->powered_off) {
+			putf(&o, "error: settle: the power is off (replug first)\n");
+			break;
+		}
+		rc = blk_settle(s->dev);
+		if (rc < 0)
+			putf(&o, "error: settle: %s\n", bo_errstr(&s->dev->err, rc));
+		else
+			putf(&o, "ok settle\n");
+		break;
 	case NBD_CTL_REPLUG:
 		if (!s->dev->powered_off) {
 			putf(&o, "error: replug: the power is on (cut first)\n");

@@ -68,6 +68,15 @@ same 0 0 4096
 ok $? "lying cache: the flushed write was lost"
 same 0 16384 4096
 ok $? "lying cache: the FUA write was lost"
+# settle: the drive sat idle, so even a lying cache has written everything back
+write_then_drop "write -P 0xa1 0 4096" flush
+is "$(ctl_last settle)" "ok settle" "settle answers ok"
+is "$(dev_stat cache dirty_bytes)" 0 "settle: nothing dirty in the lying cache"
+ctl_last cut >/dev/null
+is "$(ctl_last settle)" "error: settle: the power is off (replug first)" "settle with the power off: an error"
+ctl_last replug >/dev/null
+same 0xa1 0 4096
+ok $? "lying cache, settled before the cut: the write survived"
 stop_nbd
 
 done_testing

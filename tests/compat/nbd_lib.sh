@@ -65,9 +65,11 @@ start_nbd() {
 		"$PLUGIN" stack="$spec" control="$CTL_SOCK" "$@" 2>"$T/nbdkit.log" &
 	NBD_PID=$!
 	i=0
-	while [ ! -s "$T/pid" ]; do
+	# the pid file comes once nbdkit listens; the control socket is the plugin's own
+	# and may come a moment later (a loaded machine makes that moment long)
+	while [ ! -s "$T/pid" ] || [ ! -S "$NBD_SOCK" ] || [ ! -S "$CTL_SOCK" ]; do
 		i=$((i + 1))
-		if [ $i -gt 100 ] || ! kill -0 "$NBD_PID" 2>/dev/null; then
+		if [ $i -gt 400 ] || ! kill -0 "$NBD_PID" 2>/dev/null; then
 			sed 's/^/# nbdkit: /' "$T/nbdkit.log"
 			NBD_PID=
 			return 1
