@@ -145,6 +145,24 @@ struct crash_verdict {
 int crash_oracle_check(const struct crash_oracle *o, size_t completed,
                        const struct crash_obs_node *root, unsigned flags, struct crash_verdict *v);
 
+/* Another system's recovery, judged by the same oracle (vmtest: the Linux kernel
+ * replays the journal, blackout reads the result back).
+ *
+ * crash_workload_dry_run runs the setup and run steps on a scratch blackout ext3 in
+ * memory and fills exec (w->nrun entries: the offsets appends start at), so the
+ * steps can be replayed byte for byte elsewhere and the oracle modelled as they
+ * ran. A step that fails there, or a fill (its length depends on the device), is
+ * an error naming the line. */
+int crash_workload_dry_run(const struct crash_workload *w, struct crash_exec *exec,
+                           struct bo_err *err);
+/* Mounts a recovered, cleanly unmounted ext2/ext3 image with blackout's fs (no
+ * replay needed), reads its tree and judges it at crash point `completed`.
+ * v->read_errors counts files (or an unmount) the filesystem reported damage on.
+ * A mount failure is returned (-errno, message in err): the caller decides what it
+ * means (an ext4 image with extents cannot be read back). */
+int crash_judge_recovered(const struct crash_oracle *o, struct bdev *d, size_t completed,
+                          unsigned flags, struct crash_verdict *v, struct bo_err *err);
+
 /* ---- exploration ------------------------------------------------------------ */
 
 /* A consistency judge for a recovered (and cleanly unmounted) state: sets *clean,

@@ -18,6 +18,8 @@ extern const struct cli_cmd cli_cmds[];
 /* Prints "blackout CMD: <reason>" and a pointer to --help on stderr; returns 2. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Prints "blackout CMD: <reason>" on stderr; returns 1. */
+/* vmtest compile|judge: plumbing for scripts/vmtest (cmd_vmtest_wl.c) */
+int cmd_vmtest_plumbing(int argc, char **argv);
 int cli_fail(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 bool cli_is_help(const char *arg);
 /* Path of scripts/vmtest (from $BLACKOUT_SRC or beside the executable); sets $BUILD

@@ -16,7 +16,7 @@ static void help(FILE *out)
 	fprintf(
 	    out,
 	    "usage: blackout vmtest --stack SPEC --fs ext4|ext3[,MOUNTOPTS]\n"
-	    "                       --workload create|append|mixed|overwrite|FILE\n"
+	    "                       --workload NAME|FILE|create|append|mixed|overwrite|sh:FILE\n"
 	    "                       [--cuts N] [--seed S] [--files N] [--attach virtio|nbd]\n"
 	    "                       [--out DIR] [--json FILE] [--explore-json FILE]\n\n"
 	    "Boots the Debian cloud kernel under qemu (TCG) on the stack SPEC, served by\n"
@@ -31,8 +31,12 @@ static void help(FILE *out)
 	    "  --stack SPEC     device stack (docs/stack-spec.md), e.g.\n"
 	    "                   'cache(size=1M,flush=honor) > mem(size=64M)'\n"
 	    "  --fs FS[,OPTS]   ext4 or ext3, then mount options: ext4,nobarrier\n"
-	    "  --workload W     built-in create|append|mixed|overwrite, or a FILE of guest\n"
-	    "                   shell commands using bo_create PATH BYTES, bo_append PATH BLOCKS\n"
+	    "  --workload W     a crash explorer workload: a built-in (blackout workloads)\n"
+	    "                   or a FILE (docs/workloads.md); needs --fs ext3, and the\n"
+	    "                   explorer's oracle judges each cut on the image the kernel\n"
+	    "                   recovered. Or the harness's own: create|append|mixed|\n"
+	    "                   overwrite, or sh:FILE of guest shell commands using\n"
+	    "                   bo_create PATH BYTES, bo_append PATH BLOCKS\n"
 	    "  --cuts N         number of power cuts (default 10)\n"
 	    "  --seed S         seed of cut points and cut outcomes (default 1)\n"
 	    "  --files N        workload length in steps (default 24)\n"
@@ -44,7 +48,11 @@ static void help(FILE *out)
 	    "built once and cached in build/vm by scripts/vm-build. Every qemu and nbdkit\n"
 	    "runs under timeout and is killed on exit. Needs scripts/install-deps.\n"
 	    "Exit status: 0 when every cut ran (whatever the verdicts), 1 on failure,\n"
-	    "2 on usage.\n");
+	    "2 on usage.\n\n"
+	    "Plumbing the harness calls (docs/vmtest.md):\n"
+	    "  blackout vmtest compile WORKLOAD DIR   the workload as guest shell + data\n"
+	    "  blackout vmtest judge WORKLOAD IMAGE COMPLETED [--writeback]\n"
+	    "                   the explorer's oracle on a recovered ext3 image\n");
 }
 
 /* The source tree: $BLACKOUT_SRC, else up from the executable (build/blackout,
@@ -103,6 +111,8 @@ static int find_src(char *out, size_t len)
 int cmd_vmtest(int argc, char **argv)
 {
 	const char *stack = NULL, *fs = NULL, *workload = NULL;
+	if (argc >= 2 && (!strcmp(argv[1], "compile") || !strcmp(argv[1], "judge")))
+		return cmd_vmtest_plumbing(argc, argv);
 	for (int i = 1; i < argc; i++) {
 		if (cli_is_help(argv[i])) {
 			help(stdout);

@@ -1232,3 +1232,75 @@ void crash_result_free(struct crash_result *r)
 	free(r->damage);
 	free(r);
 }
+
+/* ---- for other systems' recoveries (vmtest) ----------------------------------- */
+
+int crash_workload_dry_run(const struct crash_workload *w, struct crash_exec *exec,
+                           struct bo_err *err)
+{
+	struct fscfg fsc;
+	int rc = parse_fs("ext3", &fsc, err);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < w->nrun; i++)
+		if (w->run[i].op == CRASH_OP_FILL)
+			return bo_errf(
+			    err, -ENOTSUP,
+			    "line %u: fill depends on when the filesystem is full, so it "
+			    "cannot be replayed step for step elsewhere",
+			    w->run[i].line);
+	struct bdev *d = NULL;
+	struct fs *fs = NULL;
+	struct bo_err e2 = {{0}};
+	/* a large scratch device (memory is touched only where written) */
+	if ((rc = blk_mem_open(512, (1ull << 30) / 512, &d)))
+		return bo_errf(err, rc, "dry run: no memory for a scratch device");
+	if ((rc = fs_mkfs(d, &fsc.mk, &e2)) || (rc = fs_mount(d, &fsc.mo, &fs, &e2))) {
+		bo_errf(err, rc, "dry run: %s", bo_errstr(&e2, rc));
+		goto out;
+	}
+	struct crash_exec sx;
+	for (size_t i = 0; i < w->nsetup + w->nrun; i++) {
+		bool setup = i < w->nsetup;
+		const struct crash_step *s = setup ? &w->setup[i] : &w->run[i - w->nsetup];
+		rc = run_step(fs, s, NULL, setup ? &sx : &exec[i - w->nsetup]);
+		if (rc == 0 && !setup)
+			rc = exec[i - w->nsetup].rc;
+		if (rc) {
+			bo_errf(err, rc, "dry run, line %u (%s %s): %s", s->line,
+			        crash_op_name(s->op), s->path, bo_errstr(fs_err(fs), rc));
+			goto out;
+		}
+	}
+out:
+	if (fs)
+		fs_abandon(fs);
+	blk_close(d);
+	return rc;
+}
+
+int crash_judge_recovered(const struct crash_oracle *o, struct bdev *d, size_t completed,
+                          unsigned flags, struct crash_verdict *v, struct bo_err *err)
+{
+	memset(v, 0, sizeof(*v));
+	struct fs_mount_opts mo;
+	fs_mount_opts_default(&mo);
+	struct fs *fs;
+	int rc = fs_mount(d, &mo, &fs, err);
+	if (rc)
+		return rc;
+	struct crash_obs_node root = {.dir = true};
+	size_t budget = READ_MAX_NODES;
+	rc = read_tree(fs, "/", &root, 0, &budget);
+	if (rc == 0)
+		rc = crash_oracle_check(o, completed, &root, flags, v);
+	crash_obs_free(&root);
+	if (rc) {
+		fs_abandon(fs);
+		return bo_errf(err, rc, "reading the recovered tree: %s", strerror(-rc));
+	}
+	int urc = fs_unmount(fs);
+	if (urc)
+		v->read_errors++; /* the filesystem noticed something on the way out */
+	return 0;
+}
