@@ -7,7 +7,7 @@
 start_nbd "mem(size=4M)"
 ok $? "nbdkit serves the plugin on a Unix socket"
 
-info=$(timeout 20 nbdinfo --json "$NBD_URI")
+info=$(timeout 20 nbdinfo --json "$NBD_URI" </dev/null)
 ok $? "nbdinfo connects"
 for f in can_fua can_flush can_trim can_zero; do
 	is "$(echo "$info" | jq -r ".exports[0].$f")" true "nbdinfo: $f"
@@ -108,7 +108,7 @@ start_nbd "mem(size=1M)" size=3000 2>/dev/null
 ok $((! $?)) "size= not a multiple of the sector size is refused"
 start_nbd "mem(size=1M)" size=64k
 ok $? "size= exports a prefix"
-is "$(timeout 20 nbdinfo --size "$NBD_URI")" 65536 "nbdinfo sees size=64k"
+is "$(timeout 20 nbdinfo --size "$NBD_URI" </dev/null)" 65536 "nbdinfo sees size=64k"
 stop_nbd
 
 done_testing

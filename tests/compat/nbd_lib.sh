@@ -107,5 +107,7 @@ qio() {
 	local a=()
 	for c in "$@"; do a+=(-c "$c"); done
 	# writeback: qemu adds no FUA of its own (its default, writethrough, makes every write FUA)
-	timeout 60 qemu-io -t writeback -f raw "${a[@]}" "$NBD_URI"
+	# stdin never a terminal: under a pty (CI runs make check in one), a backgrounded
+	# qemu-io that touches the tty is stopped until the timeout kills it
+	timeout 60 qemu-io -t writeback -f raw "${a[@]}" "$NBD_URI" </dev/null
 }
