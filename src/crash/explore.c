@@ -1238,7 +1238,7 @@ void crash_result_free(struct crash_result *r)
 int crash_workload_dry_run(const struct crash_workload *w, struct crash_exec *exec,
                            struct bo_err *err)
 {
-	struct fscfg fsc;
+	struct fscfg fsc = {0};
 	int rc = parse_fs("ext3", &fsc, err);
 	if (rc)
 		return rc;
