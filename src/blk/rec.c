@@ -449,36 +449,12 @@ int rec_log_save(const struct rec_log *l, const char *path, struct bo_err *err)
 
 int rec_log_load(const char *path, struct rec_log **out, struct bo_err *err)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		int e = errno;
-		return bo_errf(err, -e, "%s: %s", path, strerror(e));
-	}
-	size_t cap = 1 << 16, len = 0;
-	unsigned char *buf = malloc(cap);
-	while (buf) {
-		size_t n = fread(buf + len, 1, cap - len, f);
-		len += n;
-		if (len < cap)
-			break;
-		unsigned char *nb = realloc(buf, cap * 2);
-		if (!nb) {
-			free(buf);
-			buf = NULL;
-			break;
-		}
-		buf = nb;
-		cap *= 2;
-	}
-	int bad = ferror(f);
-	fclose(f);
-	if (!buf)
-		return -ENOMEM;
-	if (bad) {
-		free(buf);
-		return bo_errf(err, -EIO, "%s: read error", path);
-	}
-	int rc = rec_log_parse(buf, len, out, err);
+	char *buf;
+	size_t len;
+	int rc = bo_read_file(path, SIZE_MAX, &buf, &len, err);
+	if (rc)
+		return rc;
+	rc = rec_log_parse(buf, len, out, err);
 	free(buf);
 	if (rc && err) {
 		struct bo_err inner = *err;

@@ -104,30 +104,46 @@ static int emit_step(FILE *f, const char *dir, const struct crash_step *s, const
 	return 0;
 }
 
+/* The workload and what a dry run saw each of its run steps do. 0, or the exit
+ * status of a failure it reported (nothing to free then). */
+static int load(const char *cmd, const char *name, struct crash_workload **w,
+                struct crash_exec **exec)
+{
+	struct bo_err err = {{0}};
+	*exec = NULL;
+	int rc = crash_workload_load(name, w, &err);
+	if (rc)
+		return cli_fail(cmd, "%s", bo_errstr(&err, rc));
+	*exec = calloc((*w)->nrun ? (*w)->nrun : 1, sizeof(**exec));
+	if (!*exec)
+		rc = cli_fail(cmd, "out of memory");
+	else if ((rc = crash_workload_dry_run(*w, *exec, &err)))
+		rc = cli_fail(cmd, "%s: %s", (*w)->name, bo_errstr(&err, rc));
+	if (rc) {
+		free(*exec);
+		crash_workload_free(*w);
+	}
+	return rc;
+}
+
 static int compile(const char *name, const char *dir)
 {
 	struct crash_workload *w;
-	struct bo_err err = {{0}};
-	int rc = crash_workload_load(name, &w, &err);
+	struct crash_exec *exec;
+	int rc = load("vmtest compile", name, &w, &exec);
 	if (rc)
-		return cli_fail("vmtest compile", "%s", bo_errstr(&err, rc));
-	struct crash_exec *exec = calloc(w->nrun ? w->nrun : 1, sizeof(*exec));
-	if (!exec) {
-		crash_workload_free(w);
-		return cli_fail("vmtest compile", "out of memory");
-	}
-	rc = crash_workload_dry_run(w, exec, &err);
-	if (rc) {
-		cli_fail("vmtest compile", "%s: %s", w->name, bo_errstr(&err, rc));
-		goto out;
-	}
+		return rc;
+	/* the dry run reports where run steps' appends start, not the setup's */
+	for (size_t i = 0; i < w->nsetup; i++)
+		if (w->setup[i].op == CRASH_OP_APPEND) {
+			rc = cli_fail("vmtest compile",
+			              "line %u: append in the setup is not supported",
+			              w->setup[i].line);
+			goto out;
+		}
 	char p[4096];
 	snprintf(p, sizeof p, "%s/wl", dir);
-	if (mkdir(dir, 0755) && errno != EEXIST) {
-		rc = cli_fail("vmtest compile", "cannot create %s: %s", dir, strerror(errno));
-		goto out;
-	}
-	if (mkdir(p, 0755) && errno != EEXIST) {
+	if ((mkdir(dir, 0755) && errno != EEXIST) || (mkdir(p, 0755) && errno != EEXIST)) {
 		rc = cli_fail("vmtest compile", "cannot create %s: %s", p, strerror(errno));
 		goto out;
 	}
@@ -144,16 +160,7 @@ static int compile(const char *name, const char *dir)
 	for (size_t i = 0; rc == 0 && i < w->nsetup; i++) {
 		snprintf(id, sizeof id, "s%zu", i);
 		fputs("\t", f);
-		/* a setup append starts at the file's size: the dry run does not report setup
-		 * offsets, and the setup is short, so the guest asks */
-		uint64_t off = 0;
-		if (w->setup[i].op == CRASH_OP_APPEND) {
-			rc = -ENOTSUP;
-			cli_fail("vmtest compile", "line %u: append in the setup is not supported",
-			         w->setup[i].line);
-			break;
-		}
-		rc = emit_step(f, dir, &w->setup[i], id, off);
+		rc = emit_step(f, dir, &w->setup[i], id, 0);
 		fprintf(f, " || die \"setup line %u failed\"\n", w->setup[i].line);
 	}
 	fputs("}\n# run: STEP i once step i returned; the first failure ends the run\nbo_run() "
@@ -168,13 +175,12 @@ static int compile(const char *name, const char *dir)
 	fputs("}\n", f);
 	if (fclose(f) && rc == 0)
 		rc = -errno;
-	if (rc && rc != -ENOTSUP)
-		cli_fail("vmtest compile", "writing %s: %s", dir, strerror(-rc));
-	rc = rc ? 1 : 0;
+	if (rc)
+		rc = cli_fail("vmtest compile", "writing %s: %s", dir, strerror(-rc));
 out:
 	free(exec);
 	crash_workload_free(w);
-	return rc ? 1 : 0;
+	return rc;
 }
 
 static int judge(const char *name, const char *image, const char *completed_s, bool writeback)
@@ -185,24 +191,19 @@ static int judge(const char *name, const char *image, const char *completed_s, b
 		return cli_usage_error("vmtest judge", "COMPLETED: a whole number, not '%s'",
 		                       completed_s);
 	struct crash_workload *w;
-	struct bo_err err = {{0}};
-	int rc = crash_workload_load(name, &w, &err);
+	struct crash_exec *exec;
+	int rc = load("vmtest judge", name, &w, &exec);
 	if (rc)
-		return cli_fail("vmtest judge", "%s", bo_errstr(&err, rc));
-	struct crash_exec *exec = calloc(w->nrun ? w->nrun : 1, sizeof(*exec));
+		return rc;
+	struct bo_err err = {{0}};
 	struct crash_oracle *o = NULL;
 	struct bdev *d = NULL, *file = NULL;
-	if (!exec) {
-		rc = cli_fail("vmtest judge", "out of memory");
-		goto out;
-	}
 	if (completed > w->nrun) {
 		rc = cli_usage_error("vmtest judge", "COMPLETED %llu: the workload has %zu steps",
 		                     completed, w->nrun);
 		goto out;
 	}
-	if ((rc = crash_workload_dry_run(w, exec, &err)) ||
-	    (rc = crash_oracle_new(w, exec, &o, &err))) {
+	if ((rc = crash_oracle_new(w, exec, &o, &err))) {
 		rc = cli_fail("vmtest judge", "%s", bo_errstr(&err, rc));
 		goto out;
 	}

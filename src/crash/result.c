@@ -624,32 +624,15 @@ int crash_result_merge(struct crash_result *const *parts, size_t n, struct crash
 int crash_result_load(const char *path, struct crash_result **out, struct bo_err *err)
 {
 	*out = NULL;
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return bo_errf(err, -errno, "cannot read %s: %s", path, strerror(errno));
-	size_t cap = 1 << 16, n = 0;
-	char *buf = malloc(cap);
-	while (buf) {
-		n += fread(buf + n, 1, cap - n, f);
-		if (n < cap)
-			break;
-		char *nb = cap < (1u << 30) ? realloc(buf, cap * 2) : NULL;
-		if (!nb) {
-			free(buf);
-			buf = NULL;
-			break;
-		}
-		buf = nb;
-		cap *= 2;
-	}
-	int rerr = ferror(f);
-	fclose(f);
-	if (!buf)
-		return bo_errf(err, -ENOMEM, "%s: too large or out of memory", path);
+	char *buf;
+	size_t n;
+	int rc = bo_read_file(path, 1u << 30, &buf, &n, err);
+	if (rc)
+		return rc;
 	struct bo_err perr = {{0}};
-	int rc = rerr ? -EIO : crash_result_read_json(buf, n, out, &perr);
+	rc = crash_result_read_json(buf, n, out, &perr);
 	free(buf);
 	if (rc)
-		return bo_errf(err, rc, "%s: %s", path, rerr ? "read error" : perr.msg);
+		return bo_errf(err, rc, "%s: %s", path, perr.msg);
 	return 0;
 }

@@ -591,10 +591,9 @@ static int partial_erase(struct flash *f, uint32_t e, uint64_t k)
 				m &= bo_rng_next(&rng); /* each bit set with probability 2^-8 */
 			put_le64(f->page_buf + o, get_le64(f->page_buf + o) | m);
 		}
+		/* rewrites the page and its spare (the same one) through sect_buf: meta_buf,
+		 * read once above, stays valid */
 		rc = flash_nand_program(f, ppn, f->page_buf, &sp);
-		/* flash_nand_program rewrote the spare sector; reload the block's spares */
-		if (rc == 0)
-			rc = flash_nand_read_meta(f, block);
 	}
 	f->rec = saved;
 	return rc;

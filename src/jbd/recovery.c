@@ -332,17 +332,19 @@ static int one_pass(struct jbd_journal *j, struct rstate *st, enum pass pass)
 						bad = true;
 					crc = ~0u;
 				}
-				if ((bad || !jbd_commit_csum_ok(j, buf)) &&
-				    get_be64(buf + 0x30) < last_commit_time) {
-					/* older than the commit before it: a stale block from
-					 * an earlier use of the log, a clean end (as the kernel) */
-					set_stop(st,
-					         "journal block %u: stale commit of transaction %u "
-					         "(older commit time, bad checksum)",
-					         at, tid);
-					break;
-				}
+				commit_time = get_be64(buf + 0x30);
 				if (bad || !jbd_commit_csum_ok(j, buf)) {
+					if (commit_time < last_commit_time) {
+						/* older than the commit before it: a stale block
+						 * from an earlier use of the log, a clean end (as
+						 * the kernel) */
+						set_stop(
+						    st,
+						    "journal block %u: stale commit of transaction "
+						    "%u (older commit time, bad checksum)",
+						    at, tid);
+						break;
+					}
 					/* the first corrupt commit ends the log; it is not replayed */
 					st->end_set = true;
 					st->end_tid = tid;
@@ -353,7 +355,6 @@ static int one_pass(struct jbd_journal *j, struct rstate *st, enum pass pass)
 					         at, tid);
 					break;
 				}
-				commit_time = get_be64(buf + 0x30);
 				if (need_check_time) {
 					if (commit_time >= last_commit_time) {
 						set_stop(

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -179,4 +180,44 @@ void bo_json_str(FILE *f, const char *s)
 			fputc(c, f);
 	}
 	fputc('"', f);
+}
+
+int bo_read_file(const char *path, size_t max, char **buf, size_t *len, struct bo_err *err)
+{
+	*buf = NULL;
+	*len = 0;
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		int e = errno;
+		return bo_errf(err, -e, "%s: %s", path, strerror(e));
+	}
+	size_t cap = 1 << 16, n = 0;
+	char *b = malloc(cap);
+	int rc = b ? 0 : -ENOMEM;
+	while (rc == 0) {
+		n += fread(b + n, 1, cap - n, f);
+		if (n < cap)
+			break;
+		if (cap > max) {
+			rc = bo_errf(err, -EFBIG, "%s: larger than %zu bytes", path, max);
+			break;
+		}
+		char *nb = realloc(b, cap * 2);
+		if (!nb)
+			rc = -ENOMEM;
+		else
+			b = nb, cap *= 2;
+	}
+	if (rc == 0 && ferror(f))
+		rc = bo_errf(err, -EIO, "%s: read error", path);
+	else if (rc == -ENOMEM)
+		bo_errf(err, rc, "%s: out of memory", path);
+	fclose(f);
+	if (rc) {
+		free(b);
+		return rc;
+	}
+	*buf = b;
+	*len = n;
+	return 0;
 }
