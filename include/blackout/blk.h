@@ -38,6 +38,14 @@ struct bdev_ops {
 	int (*read)(struct bdev *d, uint64_t lba, uint32_t count, void *buf);
 	int (*write)(struct bdev *d, uint64_t lba, uint32_t count, const void *buf, unsigned flags);
 	int (*flush)(struct bdev *d);
+	/* Optional: a write that hands its buffer over instead of copying it, for a
+	 * model writing back a buffer it is done with. *buf is one malloc'd block of
+	 * exactly count * sector_size bytes, owned by the caller. The device may keep
+	 * it as its own storage and put in *buf a malloc'd block of the same size
+	 * (contents unspecified) or NULL, which the caller then owns; or it may copy
+	 * and leave *buf alone. On error *buf is unchanged. NULL: blk_write_swap
+	 * copies through write. */
+	int (*write_swap)(struct bdev *d, uint64_t lba, uint32_t count, void **buf, unsigned flags);
 	/* optional; NULL means discard is accepted and ignored (data stays readable) */
 	int (*discard)(struct bdev *d, uint64_t lba, uint32_t count);
 	/* frees the device and, for a model, the lower devices it owns */
@@ -96,6 +104,10 @@ int blk_init(struct bdev *d, const struct bdev_ops *ops, const char *name, uint3
  * Out-of-range or zero-length I/O gives -EINVAL; a powered-off device -EIO. */
 int blk_read(struct bdev *d, uint64_t lba, uint32_t count, void *buf);
 int blk_write(struct bdev *d, uint64_t lba, uint32_t count, const void *buf, unsigned flags);
+/* A write that may hand *buf over (see bdev_ops.write_swap); afterwards the caller
+ * owns whatever *buf then holds (possibly NULL), and no longer owns the block it
+ * passed unless *buf still points at it. */
+int blk_write_swap(struct bdev *d, uint64_t lba, uint32_t count, void **buf, unsigned flags);
 int blk_flush(struct bdev *d);
 int blk_discard(struct bdev *d, uint64_t lba, uint32_t count);
 void blk_close(struct bdev *d);

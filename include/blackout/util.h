@@ -25,6 +25,11 @@ uint64_t bo_rng_next(struct bo_rng *r);
 /* uniform in [0, n), n >= 1, without modulo bias */
 uint64_t bo_rng_below(struct bo_rng *r, uint64_t n);
 
+/* Sorts v[0..n) ascending: an LSD radix sort by bytes (the passes over bytes every
+ * key shares are skipped), O(n) for the device models' line and block numbers.
+ * tmp: room for n values. */
+void bo_sort_u64(uint64_t *v, size_t n, uint64_t *tmp);
+
 /* 64-bit FNV-1a style hash, for digests and dedup (not cryptographic). */
 uint64_t bo_hash64(uint64_t h, const void *buf, size_t len);
 #define BO_HASH64_INIT 0xcbf29ce484222325ull

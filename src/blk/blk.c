@@ -42,7 +42,7 @@ int blk_read(struct bdev *d, uint64_t lba, uint32_t count, void *buf)
 	return rc ? rc : d->ops->read(d, lba, count, buf);
 }
 
-int blk_write(struct bdev *d, uint64_t lba, uint32_t count, const void *buf, unsigned flags)
+static int check_write(struct bdev *d, uint64_t lba, uint32_t count, unsigned flags)
 {
 	int rc = check_range(d, "write", lba, count);
 	if (rc)
@@ -51,7 +51,21 @@ int blk_write(struct bdev *d, uint64_t lba, uint32_t count, const void *buf, uns
 		return bo_errf(&d->err, -EROFS, "%s: write to a read-only device", d->name);
 	if (flags & ~(unsigned)BLK_FUA)
 		return bo_errf(&d->err, -EINVAL, "%s: unknown write flags 0x%x", d->name, flags);
-	return d->ops->write(d, lba, count, buf, flags);
+	return 0;
+}
+
+int blk_write(struct bdev *d, uint64_t lba, uint32_t count, const void *buf, unsigned flags)
+{
+	int rc = check_write(d, lba, count, flags);
+	return rc ? rc : d->ops->write(d, lba, count, buf, flags);
+}
+
+int blk_write_swap(struct bdev *d, uint64_t lba, uint32_t count, void **buf, unsigned flags)
+{
+	if (!d->ops->write_swap)
+		return blk_write(d, lba, count, *buf, flags);
+	int rc = check_write(d, lba, count, flags);
+	return rc ? rc : d->ops->write_swap(d, lba, count, buf, flags);
 }
 
 int blk_flush(struct bdev *d)

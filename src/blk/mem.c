@@ -1,28 +1,102 @@
 /* mem.c — a RAM image: the simplest medium, and the base most tests and crash
- * states stand on. No volatile state: every completed write is durable. */
+ * states stand on. No volatile state: every completed write is durable.
+ *
+ * The image is one anonymous mapping (zero-filled, backed only where written),
+ * seen as 4 KiB pages. A page can instead be a malloc'd block the image adopted:
+ * a model above that is done with a whole page-sized buffer hands it over rather
+ * than have it copied (write_swap: a cache writing back a 4 KiB line gives the
+ * line's buffer to mem and takes mem's old page, or nothing, in return). page[i]
+ * is that block, or NULL for the mapping's own page i. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "blackout/blk.h"
 
+#define PAGE_SHIFT 12
+#define PAGE_BYTES (1u << PAGE_SHIFT)
+
 struct mem_dev {
 	struct bdev dev;
-	unsigned char *data;
+	unsigned char *map;   /* the image, page-aligned */
+	size_t bytes;         /* mapped: the image rounded up to whole pages */
+	unsigned char **page; /* [bytes / PAGE_BYTES]: adopted blocks, NULL = map's own */
 };
+
+static inline unsigned char *page_at(const struct mem_dev *m, size_t pg)
+{
+	return m->page[pg] ? m->page[pg] : m->map + ((size_t)pg << PAGE_SHIFT);
+}
+
+/* Gives the mapping's page pg back to the kernel: it reads as zeroes again. */
+static void map_drop(struct mem_dev *m, size_t pg)
+{
+	if (madvise(m->map + ((size_t)pg << PAGE_SHIFT), PAGE_BYTES, MADV_DONTNEED))
+		memset(m->map + ((size_t)pg << PAGE_SHIFT), 0, PAGE_BYTES);
+}
+
+/* The piece of [pos, end) that lies in one page: its page, offset in it, length. */
+static inline uint64_t piece(uint64_t pos, uint64_t end, size_t *pg, size_t *po)
+{
+	*pg = (size_t)(pos >> PAGE_SHIFT);
+	*po = (size_t)(pos & (PAGE_BYTES - 1));
+	uint64_t room = PAGE_BYTES - *po;
+	return end - pos < room ? end - pos : room;
+}
+
+/* memcpy, kept a call into libc: GCC sees that a piece is at most 4 KiB and would
+ * inline the copy as a `rep movs`, which measured 30% slower than libc's copy of
+ * the same 4 KiB (bench_dev, bare mem). */
+__attribute__((noipa)) static void copy(void *dst, const void *src, size_t n)
+{
+	memcpy(dst, src, n);
+}
 
 static int mem_read(struct bdev *d, uint64_t lba, uint32_t count, void *buf)
 {
 	struct mem_dev *m = (struct mem_dev *)d;
-	memcpy(buf, m->data + lba * d->sector_size, (size_t)count * d->sector_size);
+	unsigned char *out = buf;
+	uint64_t off = lba * d->sector_size, end = off + (uint64_t)count * d->sector_size;
+	for (uint64_t pos = off, n; pos < end; pos += n) {
+		size_t pg, po;
+		n = piece(pos, end, &pg, &po);
+		copy(out, page_at(m, pg) + po, n);
+		out += n;
+	}
 	return 0;
 }
 
 static int mem_write(struct bdev *d, uint64_t lba, uint32_t count, const void *buf, unsigned flags)
 {
 	struct mem_dev *m = (struct mem_dev *)d;
+	const unsigned char *in = buf;
 	(void)flags;
-	memcpy(m->data + lba * d->sector_size, buf, (size_t)count * d->sector_size);
+	uint64_t off = lba * d->sector_size, end = off + (uint64_t)count * d->sector_size;
+	for (uint64_t pos = off, n; pos < end; pos += n) {
+		size_t pg, po;
+		n = piece(pos, end, &pg, &po);
+		copy(page_at(m, pg) + po, in, n);
+		in += n;
+	}
+	return 0;
+}
+
+/* A whole page written by handing over its buffer: mem keeps *buf as the page
+ * and gives back the block it replaces, or NULL when that was the mapping's own
+ * page (which is released: the adopted block holds the data now). */
+static int mem_write_swap(struct bdev *d, uint64_t lba, uint32_t count, void **buf, unsigned flags)
+{
+	struct mem_dev *m = (struct mem_dev *)d;
+	uint64_t off = lba * d->sector_size;
+	if ((off & (PAGE_BYTES - 1)) || (uint64_t)count * d->sector_size != PAGE_BYTES)
+		return mem_write(d, lba, count, *buf, flags);
+	size_t pg = (size_t)(off >> PAGE_SHIFT);
+	void *old = m->page[pg];
+	m->page[pg] = *buf;
+	*buf = old;
+	if (!old)
+		map_drop(m, pg);
 	return 0;
 }
 
@@ -30,15 +104,35 @@ static int mem_discard(struct bdev *d, uint64_t lba, uint32_t count)
 {
 	/* discarded sectors read back as zeroes, as on a device with RZAT */
 	struct mem_dev *m = (struct mem_dev *)d;
-	memset(m->data + lba * d->sector_size, 0, (size_t)count * d->sector_size);
+	uint64_t off = lba * d->sector_size, end = off + (uint64_t)count * d->sector_size;
+	for (uint64_t pos = off, n; pos < end; pos += n) {
+		size_t pg, po;
+		n = piece(pos, end, &pg, &po);
+		if (n == PAGE_BYTES) {
+			free(m->page[pg]);
+			m->page[pg] = NULL;
+			map_drop(m, pg);
+		} else {
+			memset(page_at(m, pg) + po, 0, n);
+		}
+	}
 	return 0;
+}
+
+static void mem_free(struct mem_dev *m)
+{
+	if (m->page)
+		for (size_t i = 0; i < m->bytes >> PAGE_SHIFT; i++)
+			free(m->page[i]);
+	free(m->page);
+	if (m->map)
+		munmap(m->map, m->bytes);
+	free(m);
 }
 
 static void mem_close(struct bdev *d)
 {
-	struct mem_dev *m = (struct mem_dev *)d;
-	free(m->data);
-	free(m);
+	mem_free((struct mem_dev *)d);
 }
 
 static int mem_clone(struct bdev *d, struct bdev **out);
@@ -46,6 +140,7 @@ static int mem_clone(struct bdev *d, struct bdev **out);
 static const struct bdev_ops mem_ops = {
     .read = mem_read,
     .write = mem_write,
+    .write_swap = mem_write_swap,
     .discard = mem_discard,
     .close = mem_close,
     .clone = mem_clone,
@@ -61,13 +156,18 @@ static int mem_alloc(uint32_t sector_size, uint64_t nr_sectors, struct mem_dev *
 		free(m);
 		return rc;
 	}
-	if (nr_sectors == 0 || nr_sectors > SIZE_MAX / sector_size) {
+	if (nr_sectors == 0 || nr_sectors > (SIZE_MAX >> 1) / sector_size) {
 		free(m);
 		return -EINVAL;
 	}
-	m->data = calloc(nr_sectors, sector_size);
-	if (!m->data) {
-		free(m);
+	m->bytes =
+	    (size_t)((nr_sectors * sector_size + PAGE_BYTES - 1) & ~(uint64_t)(PAGE_BYTES - 1));
+	m->page = calloc(m->bytes >> PAGE_SHIFT, sizeof(*m->page));
+	void *map = mmap(NULL, m->bytes, PROT_READ | PROT_WRITE,
+	                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	m->map = map == MAP_FAILED ? NULL : map;
+	if (!m->page || !m->map) {
+		mem_free(m);
 		return -ENOMEM;
 	}
 	*out = m;
@@ -85,11 +185,13 @@ int blk_mem_open(uint32_t sector_size, uint64_t nr_sectors, struct bdev **out)
 
 static int mem_clone(struct bdev *d, struct bdev **out)
 {
+	const struct mem_dev *src = (const struct mem_dev *)d;
 	struct mem_dev *m;
 	int rc = mem_alloc(d->sector_size, d->nr_sectors, &m);
 	if (rc)
 		return rc;
-	memcpy(m->data, ((struct mem_dev *)d)->data, (size_t)d->nr_sectors * d->sector_size);
+	for (size_t i = 0; i < m->bytes >> PAGE_SHIFT; i++)
+		memcpy(page_at(m, i), page_at(src, i), PAGE_BYTES);
 	m->dev.read_only = d->read_only;
 	*out = &m->dev;
 	return 0;

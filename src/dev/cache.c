@@ -23,7 +23,7 @@ enum { ORDER_FIFO, ORDER_RANDOM, ORDER_LBA };
 
 struct lbuf {
 	uint32_t ref;
-	unsigned char data[];
+	unsigned char *data; /* line_bytes, a block of its own: it can be handed over */
 };
 
 struct line {
@@ -55,7 +55,7 @@ struct cache_dev {
 	struct ring_ent *ring;
 	uint32_t rcap, rhead, rlen;
 	/* lba: the current sweep of the elevator, ascending line numbers */
-	uint64_t *sweep;
+	uint64_t *sweep; /* [2 lcap]: the sweep, then room to sort it */
 	uint32_t spos, slen;
 	uint64_t head;
 	uint32_t *scratch; /* [lcap] for sorting */
@@ -96,11 +96,25 @@ static uint32_t find_slot(const struct cache_dev *c, uint64_t no)
 	return s;
 }
 
+static void buf_free(struct lbuf *b)
+{
+	free(b->data);
+	free(b);
+}
+
+/* A buffer with ref 1. Its data may be one the medium gave back for a line it
+ * adopted (write_swap): the contents are not the cache's business, only the
+ * dirty sectors written into it are. */
 static struct lbuf *buf_get(struct cache_dev *c)
 {
-	if (c->nfree)
-		return c->freebuf[--c->nfree];
-	return malloc(sizeof(struct lbuf) + line_bytes(c));
+	struct lbuf *b = c->nfree ? c->freebuf[--c->nfree] : calloc(1, sizeof(*b));
+	if (b && !b->data && !(b->data = malloc(line_bytes(c)))) {
+		free(b);
+		return NULL;
+	}
+	if (b)
+		b->ref = 1;
+	return b;
 }
 
 static void buf_put(struct cache_dev *c, struct lbuf *b)
@@ -110,7 +124,7 @@ static void buf_put(struct cache_dev *c, struct lbuf *b)
 	if (c->nfree < FREE_BUFS)
 		c->freebuf[c->nfree++] = b;
 	else
-		free(b);
+		buf_free(b);
 }
 
 /* ---- ring (fifo) ------------------------------------------------------------ */
@@ -157,7 +171,6 @@ static int64_t insert(struct cache_dev *c, uint64_t no)
 	struct lbuf *b = buf_get(c);
 	if (!b)
 		return -ENOMEM;
-	b->ref = 1;
 	uint32_t i = c->n++;
 	c->lines[i] = (struct line){.no = no, .seq = c->seq_next++, .buf = b};
 	c->tab[find_slot(c, no)] = i + 1;
@@ -212,11 +225,19 @@ static void clear(struct cache_dev *c)
 	c->spos = c->slen = 0;
 }
 
-/* Writes the sectors of `mask` in line i to the lower device, one write per run;
- * every run is tried, the first error is returned. */
-static int write_mask(struct cache_dev *c, uint32_t i, uint32_t mask)
+static inline uint32_t full_mask(const struct cache_dev *c)
 {
-	const struct line *ln = &c->lines[i];
+	return c->L == 32 ? ~0u : (1u << c->L) - 1;
+}
+
+/* Writes the sectors of `mask` in line i to the lower device, one write per run;
+ * every run is tried, the first error is returned. `leaving`: the line leaves
+ * the cache once written, so a whole line whose buffer no clone shares is handed
+ * to the device below rather than copied (write_swap; the buffer then holds
+ * whatever the device gave back, and the line's data is gone). */
+static int write_mask(struct cache_dev *c, uint32_t i, uint32_t mask, bool leaving)
+{
+	struct line *ln = &c->lines[i];
 	size_t ss = c->dev.sector_size;
 	uint32_t k = 0;
 	int first = 0;
@@ -229,7 +250,11 @@ static int write_mask(struct cache_dev *c, uint32_t i, uint32_t mask)
 		while (e < c->L && (mask >> e & 1))
 			e++;
 		uint64_t lba = (ln->no << c->lshift) + k;
-		int rc = blk_write(c->lower, lba, e - k, ln->buf->data + k * ss, 0);
+		int rc;
+		if (leaving && mask == full_mask(c) && ln->buf->ref == 1)
+			rc = blk_write_swap(c->lower, lba, c->L, (void **)&ln->buf->data, 0);
+		else
+			rc = blk_write(c->lower, lba, e - k, ln->buf->data + k * ss, 0);
 		uint64_t bad = lba;
 		if (rc && e - k > 1) {
 			/* sector by sector, so one refused sector does not take its
@@ -258,12 +283,6 @@ static int cmp_line(const void *a, const void *b, void *ctx)
 {
 	const struct cache_dev *c = ctx;
 	uint64_t x = c->lines[*(const uint32_t *)a].no, y = c->lines[*(const uint32_t *)b].no;
-	return x < y ? -1 : x > y;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 	return x < y ? -1 : x > y;
 }
 
@@ -310,14 +329,14 @@ static uint32_t victim(struct cache_dev *c)
 			for (uint32_t i = 0; i < c->n; i++)
 				c->sweep[c->slen++] = c->lines[i].no;
 		}
-		qsort(c->sweep, c->slen, sizeof(*c->sweep), cmp_u64);
+		bo_sort_u64(c->sweep, c->slen, c->sweep + c->lcap);
 	}
 }
 
 static int evict_one(struct cache_dev *c)
 {
 	uint32_t i = victim(c);
-	int rc = write_mask(c, i, c->lines[i].dirty);
+	int rc = write_mask(c, i, c->lines[i].dirty, true);
 	if (rc)
 		return rc;
 	remove_line(c, i);
@@ -445,7 +464,6 @@ static int cache_write(struct bdev *d, uint64_t lba, uint32_t count, const void 
 			struct lbuf *b = buf_get(c);
 			if (!b)
 				return bo_errf(&d->err, -ENOMEM, "cache: out of memory");
-			b->ref = 1;
 			memcpy(b->data, ln->buf->data, line_bytes(c));
 			ln->buf->ref--;
 			ln->buf = b;
@@ -460,14 +478,24 @@ static int cache_write(struct bdev *d, uint64_t lba, uint32_t count, const void 
 	return 0;
 }
 
+/* Writes every line back in LBA order. On an error the lines already written
+ * back leave the cache (they are on the device below, and their buffers may have
+ * gone with them); the rest stay dirty. */
 static int write_back_all(struct cache_dev *c)
 {
 	sort_lines(c);
 	for (uint32_t k = 0; k < c->n; k++) {
-		uint32_t i = c->scratch[k];
-		int rc = write_mask(c, i, c->lines[i].dirty);
-		if (rc)
+		struct line *ln = &c->lines[c->scratch[k]];
+		int rc = write_mask(c, c->scratch[k], ln->dirty, true);
+		if (rc) {
+			/* downwards, so a line moved into a removed one's place was seen */
+			for (uint32_t j = c->n; j-- > 0;)
+				if (!c->lines[j].dirty)
+					remove_line(c, j);
 			return rc;
+		}
+		c->ndirty -= (uint32_t)__builtin_popcount(ln->dirty);
+		ln->dirty = 0;
 	}
 	clear(c);
 	return 0;
@@ -509,7 +537,7 @@ static void cache_free(struct cache_dev *c)
 		for (uint32_t i = 0; i < c->n; i++)
 			buf_put(c, c->lines[i].buf);
 	for (unsigned i = 0; i < c->nfree; i++)
-		free(c->freebuf[i]);
+		buf_free(c->freebuf[i]);
 	free(c->lines);
 	free(c->tab);
 	free(c->ring);
@@ -549,7 +577,7 @@ static int cache_alloc(struct cache_dev *c, uint32_t want)
 			return -ENOMEM;
 	}
 	if (c->order == ORDER_LBA) {
-		c->sweep = malloc(c->lcap * sizeof(*c->sweep));
+		c->sweep = malloc(2 * c->lcap * sizeof(*c->sweep)); /* and sort room */
 		if (!c->sweep)
 			return -ENOMEM;
 	}
@@ -668,7 +696,7 @@ static int cache_power_cut(struct bdev *d, struct blk_chooser *ch,
 				landed |= 1u << b;
 		/* a write-back the device below refuses (a fault rule) simply did not
 		 * land: the power was going anyway */
-		int rc = write_mask(c, i, landed);
+		int rc = write_mask(c, i, landed, true);
 		if (rc == -ENOMEM)
 			return rc;
 	}

@@ -36,13 +36,27 @@ static int disk_read(struct bdev *d, uint64_t lba, uint32_t count, void *buf)
 	return rc ? lower_err(k, rc) : 0;
 }
 
-static int disk_write(struct bdev *d, uint64_t lba, uint32_t count, const void *buf, unsigned flags)
+static void count_write(struct disk_dev *k, unsigned flags)
 {
-	struct disk_dev *k = (struct disk_dev *)d;
 	k->writes++;
 	if (flags & BLK_FUA)
 		k->fua_writes++;
+}
+
+static int disk_write(struct bdev *d, uint64_t lba, uint32_t count, const void *buf, unsigned flags)
+{
+	struct disk_dev *k = (struct disk_dev *)d;
+	count_write(k, flags);
 	int rc = blk_write(k->lower, lba * k->ratio, count * k->ratio, buf, flags);
+	return rc ? lower_err(k, rc) : 0;
+}
+
+/* a whole buffer written back by a cache above: handed on to the medium */
+static int disk_write_swap(struct bdev *d, uint64_t lba, uint32_t count, void **buf, unsigned flags)
+{
+	struct disk_dev *k = (struct disk_dev *)d;
+	count_write(k, flags);
+	int rc = blk_write_swap(k->lower, lba * k->ratio, count * k->ratio, buf, flags);
 	return rc ? lower_err(k, rc) : 0;
 }
 
@@ -164,6 +178,7 @@ static void disk_stats(struct bdev *d, void (*emit)(void *, const char *, uint64
 static const struct bdev_ops disk_ops = {
     .read = disk_read,
     .write = disk_write,
+    .write_swap = disk_write_swap,
     .flush = disk_flush,
     .discard = disk_discard,
     .close = disk_close,

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "blackout/util.h"
 #include "dev/flash_int.h"
 
 enum { B_FREE, B_ACTIVE, B_FULL, B_BAD, B_MOVING };
@@ -386,12 +387,6 @@ static int scan_cb(struct flash *f, uint32_t blk, void *ctx)
 	return 0;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 static int careful_rebuild(struct flash *f)
 {
 	struct careful *c = f->fs;
@@ -424,7 +419,7 @@ static int careful_rebuild(struct flash *f)
 			c->max_ec = f->ec[b];
 	/* free blocks least worn first (key: erase count, then block number): a good
 	 * start for the FIFO's dynamic wear levelling */
-	uint64_t *keys = malloc(f->nblocks * sizeof(*keys));
+	uint64_t *keys = malloc(2 * (size_t)f->nblocks * sizeof(*keys)); /* and sort room */
 	if (!keys)
 		return -ENOMEM;
 	c->active = FLASH_NONE;
@@ -439,7 +434,7 @@ static int careful_rebuild(struct flash *f)
 		else if (c->b[b].state == B_FREE)
 			keys[nfree++] = (uint64_t)f->ec[b] << 32 | b;
 	}
-	qsort(keys, nfree, sizeof(*keys), cmp_u64);
+	bo_sort_u64(keys, nfree, keys + f->nblocks);
 	for (uint32_t i = 0; i < nfree; i++)
 		c->freeq[i] = (uint32_t)keys[i];
 	free(keys);

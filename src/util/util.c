@@ -76,6 +76,37 @@ uint64_t bo_rng_below(struct bo_rng *r, uint64_t n)
 	return v % n;
 }
 
+void bo_sort_u64(uint64_t *v, size_t n, uint64_t *tmp)
+{
+	if (n < 2)
+		return;
+	uint64_t all_or = 0, all_and = ~0ull;
+	for (size_t i = 0; i < n; i++) {
+		all_or |= v[i];
+		all_and &= v[i];
+	}
+	uint64_t *src = v, *dst = tmp;
+	for (unsigned shift = 0; shift < 64; shift += 8) {
+		if (!((all_or ^ all_and) >> shift & 0xff))
+			continue; /* every key has the same byte here */
+		size_t pos[256] = {0};
+		for (size_t i = 0; i < n; i++)
+			pos[src[i] >> shift & 0xff]++;
+		for (size_t b = 0, sum = 0; b < 256; b++) {
+			size_t c = pos[b];
+			pos[b] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			dst[pos[src[i] >> shift & 0xff]++] = src[i];
+		uint64_t *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof(*v));
+}
+
 uint64_t bo_hash64(uint64_t h, const void *buf, size_t len)
 {
 	const unsigned char *p = buf;

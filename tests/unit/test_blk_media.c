@@ -150,12 +150,75 @@ static void cow_many_clones(void)
 	blk_close(base);
 }
 
+/* mem in pages: a whole aligned page can be handed over, anything else is copied;
+ * pages never written or wholly discarded read as zeroes. */
+static void mem_pages(void)
+{
+	struct bdev *m, *c;
+	is_int(blk_mem_open(512, 24, &m), 0, "mem of 12 KiB (three pages)");
+	unsigned char got[8192], want[8192];
+	memset(want, 0, sizeof(want));
+	is_int(blk_read(m, 0, 8, got), 0, "read of a page never written");
+	ok(memcmp(got, want, 4096) == 0, "reads as zeroes");
+
+	void *page = malloc(4096), *first = page;
+	memset(page, 0x41, 4096);
+	is_int(blk_write_swap(m, 8, 8, &page, 0), 0, "write_swap of the aligned page 1");
+	ok(page == NULL, "mem kept the buffer and gave back nothing (page 1 had none)");
+	memset(want, 0x41, 4096);
+	blk_read(m, 8, 8, got);
+	ok(memcmp(got, want, 4096) == 0, "page 1 reads back the adopted bytes");
+
+	page = malloc(4096);
+	memset(page, 0x42, 4096);
+	is_int(blk_write_swap(m, 8, 8, &page, 0), 0, "write_swap over page 1 again");
+	ok(page == first, "and mem gave back the page it replaced");
+	free(page);
+
+	page = malloc(4096);
+	void *mine = page;
+	memset(page, 0x43, 4096);
+	is_int(blk_write_swap(m, 4, 8, &page, 0), 0, "write_swap straddling pages 0 and 1");
+	ok(page == mine, "is a copy: the caller keeps its buffer");
+	blk_read(m, 0, 16, got);
+	blk_read(m, 0, 4, want);
+	ok(want[0] == 0 && got[4 * 512] == 0x43 && got[12 * 512 - 1] == 0x43,
+	   "the copy landed across the page boundary");
+	is_int(blk_write_swap(m, 20, 8, &page, 0), -EINVAL, "write_swap past the end is refused");
+	ok(page == mine, "and leaves the buffer with the caller");
+	blk_close(m);
+	free(page);
+
+	is_int(blk_mem_open(512, 24, &m), 0, "a fresh mem");
+	memset(want, 0x77, sizeof(want));
+	blk_write(m, 6, 12, want, 0);
+	is_int(blk_clone(m, &c), 0, "clone");
+	is_int(blk_discard(m, 8, 8), 0, "discard of the whole page 1");
+	is_int(blk_discard(m, 6, 1), 0, "and of one sector of page 0");
+	blk_read(m, 6, 12, got);
+	ok(got[0] == 0 && got[512] == 0x77 && got[2 * 512] == 0 && got[9 * 512] == 0 &&
+	       got[10 * 512] == 0x77,
+	   "discarded sectors read as zeroes, their neighbours kept");
+	blk_read(c, 6, 12, got);
+	ok(memcmp(got, want, 12 * 512) == 0, "the clone kept its own pages");
+	blk_close(c);
+	blk_close(m);
+
+	is_int(blk_mem_open(512, 3, &m), 0, "mem smaller than a page");
+	memset(want, 0x19, 512);
+	is_int(blk_write(m, 2, 1, want, 0), 0, "write to its last sector");
+	blk_read(m, 0, 3, got);
+	ok(got[0] == 0 && got[2 * 512] == 0x19 && got[3 * 512 - 1] == 0x19, "reads back");
+	blk_close(m);
+}
+
 int main(void)
 {
 	tap_require(mkdtemp(tmpdir) != NULL, "temporary directory");
 	file_errors();
 	cow_semantics();
 	cow_many_clones();
+	mem_pages();
 	char cmd[300];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
 	if (system(cmd) != 0)
