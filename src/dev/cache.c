@@ -231,11 +231,11 @@ static inline uint32_t full_mask(const struct cache_dev *c)
 }
 
 /* Writes the sectors of `mask` in line i to the lower device, one write per run;
- * every run is tried, the first error is returned. `leaving`: the line leaves
- * the cache once written, so a whole line whose buffer no clone shares is handed
+ * every run is tried, the first error is returned. Every caller drops the line
+ * once it is written back, so a whole line whose buffer no clone shares is handed
  * to the device below rather than copied (write_swap; the buffer then holds
  * whatever the device gave back, and the line's data is gone). */
-static int write_mask(struct cache_dev *c, uint32_t i, uint32_t mask, bool leaving)
+static int write_mask(struct cache_dev *c, uint32_t i, uint32_t mask)
 {
 	struct line *ln = &c->lines[i];
 	size_t ss = c->dev.sector_size;
@@ -251,7 +251,7 @@ static int write_mask(struct cache_dev *c, uint32_t i, uint32_t mask, bool leavi
 			e++;
 		uint64_t lba = (ln->no << c->lshift) + k;
 		int rc;
-		if (leaving && mask == full_mask(c) && ln->buf->ref == 1)
+		if (mask == full_mask(c) && ln->buf->ref == 1)
 			rc = blk_write_swap(c->lower, lba, c->L, (void **)&ln->buf->data, 0);
 		else
 			rc = blk_write(c->lower, lba, e - k, ln->buf->data + k * ss, 0);
@@ -336,7 +336,7 @@ static uint32_t victim(struct cache_dev *c)
 static int evict_one(struct cache_dev *c)
 {
 	uint32_t i = victim(c);
-	int rc = write_mask(c, i, c->lines[i].dirty, true);
+	int rc = write_mask(c, i, c->lines[i].dirty);
 	if (rc)
 		return rc;
 	remove_line(c, i);
@@ -486,7 +486,7 @@ static int write_back_all(struct cache_dev *c)
 	sort_lines(c);
 	for (uint32_t k = 0; k < c->n; k++) {
 		struct line *ln = &c->lines[c->scratch[k]];
-		int rc = write_mask(c, c->scratch[k], ln->dirty, true);
+		int rc = write_mask(c, c->scratch[k], ln->dirty);
 		if (rc) {
 			/* downwards, so a line moved into a removed one's place was seen */
 			for (uint32_t j = c->n; j-- > 0;)
@@ -696,7 +696,7 @@ static int cache_power_cut(struct bdev *d, struct blk_chooser *ch,
 				landed |= 1u << b;
 		/* a write-back the device below refuses (a fault rule) simply did not
 		 * land: the power was going anyway */
-		int rc = write_mask(c, i, landed, true);
+		int rc = write_mask(c, i, landed);
 		if (rc == -ENOMEM)
 			return rc;
 	}
