@@ -163,6 +163,28 @@ static uint32_t find_zero(const uint8_t *bm, uint32_t from, uint32_t n)
 	return n;
 }
 
+/* find_zero from `from`, starting past the bits *hint says are set; a search that
+ * covered [*hint, found) moves the hint to what it found. Same answer as
+ * find_zero(bm, from, n): only bits known to be set are skipped. */
+static uint32_t find_zero_hinted(const uint8_t *bm, uint32_t from, uint32_t n, uint32_t *hint)
+{
+	if (from > *hint)
+		return find_zero(bm, from, n);
+	if (*hint >= n)
+		return n;
+	uint32_t bit = find_zero(bm, *hint, n);
+	*hint = bit;
+	return bit;
+}
+
+/* A bit of group g's bitmap was cleared: the search must look there again. */
+static void hint_freed(struct fs *fs, uint32_t g, bool inode, uint32_t bit)
+{
+	uint32_t *h = &fs->free_hint[2 * g + inode];
+	if (bit < *h)
+		*h = bit;
+}
+
 /* ---- blocks freed by the running transaction ----------------------------------- */
 static uint64_t commits_now(struct fs *fs)
 {
@@ -265,7 +287,7 @@ static uint32_t find_free(struct fs *fs, uint32_t g, const uint8_t *bm, uint32_t
                           uint64_t now, bool *skipped)
 {
 	uint64_t first = fs_group_first_block(fs, g);
-	uint32_t bit = find_zero(bm, from, n);
+	uint32_t bit = find_zero_hinted(bm, from, n, &fs->free_hint[2 * g]);
 	while (bit < n && freed_waiting(fs, first + bit, now)) {
 		*skipped = true;
 		bit = find_zero(bm, bit + 1, n);
@@ -350,6 +372,7 @@ int fs_free_block(struct fs *fs, uint64_t blk)
 		return rc;
 	fs_dpage_drop(fs, blk); /* delayed data of a freed block is never written */
 	clear_bit(b->data, bit);
+	hint_freed(fs, g, false, bit);
 	fs_bdirty(fs, b);
 	uint8_t *gd = fs_gd(fs, g);
 	gd_set_free_blocks(gd, fs->desc_size, gd_free_blocks(gd, fs->desc_size) + 1);
@@ -368,7 +391,7 @@ static int take_inode(struct fs *fs, uint32_t g, bool dir, uint32_t *out)
 	uint32_t from = 0;
 	if (g == 0)
 		from = fs->first_ino - 1;
-	uint32_t bit = find_zero(b->data, from, fs->ipg);
+	uint32_t bit = find_zero_hinted(b->data, from, fs->ipg, &fs->free_hint[2 * g + 1]);
 	if (bit >= fs->ipg)
 		return 1;
 	if ((rc = fs_baccess(fs, b)) < 0)
@@ -434,6 +457,7 @@ int fs_free_inode(struct fs *fs, uint32_t ino, bool dir)
 	if ((rc = fs_baccess(fs, b)) < 0)
 		return rc;
 	clear_bit(b->data, bit);
+	hint_freed(fs, g, true, bit);
 	fs_bdirty(fs, b);
 	uint8_t *gd = fs_gd(fs, g);
 	gd_set_free_inodes(gd, fs->desc_size, gd_free_inodes(gd, fs->desc_size) + 1);

@@ -381,7 +381,9 @@ int fs_dir_leaf_insert(struct fs *fs, struct fs_inode *dir, struct fs_buf *b, co
 {
 	uint32_t need = ext2_dir_rec_len((uint32_t)len);
 	uint32_t end = fs->bs - tail_size(fs);
-	for (uint32_t off = 0; off < end;) {
+	/* first fit, as ext2; the entries before the hint are known not to fit */
+	uint32_t off = need >= b->ins_need ? b->ins_off : 0;
+	while (off < end) {
 		uint8_t *de = b->data + off;
 		uint32_t rl = de_rec_len(de);
 		uint32_t used = de_inode(de) ? ext2_dir_rec_len(de_name_len(de)) : 0;
@@ -398,10 +400,14 @@ int fs_dir_leaf_insert(struct fs *fs, struct fs_inode *dir, struct fs_buf *b, co
 			       fs->has_filetype ? ft : 0);
 			fs_dirblock_set_csum(fs, dir, b->data);
 			fs_bdirty(fs, b);
+			b->ins_off = off + used;
+			b->ins_need = need;
 			return 1;
 		}
 		off += rl;
 	}
+	b->ins_off = end;
+	b->ins_need = need;
 	return 0;
 }
 

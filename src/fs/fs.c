@@ -187,6 +187,7 @@ int fs_bnew(struct fs *fs, uint64_t blk, struct fs_buf **out)
 
 int fs_baccess(struct fs *fs, struct fs_buf *b)
 {
+	b->ins_off = 0; /* about to change */
 	if (fs->op_depth <= 0)
 		return bo_errf(&fs->err, -EINVAL, "metadata change outside an operation");
 	if (b->access_op == fs->op_serial)
@@ -202,6 +203,7 @@ int fs_baccess(struct fs *fs, struct fs_buf *b)
 
 void fs_bdirty(struct fs *fs, struct fs_buf *b)
 {
+	b->ins_off = 0;
 	if (!b->in_op) {
 		b->in_op = true;
 		b->op_next = fs->op_dirty;
@@ -529,7 +531,8 @@ static int load_gdt(struct fs *fs, struct bo_err *err)
 {
 	fs->gdt = calloc(fs->groups, fs->desc_size);
 	fs->gd_dirty = calloc(fs->groups, sizeof(bool));
-	if (!fs->gdt || !fs->gd_dirty)
+	fs->free_hint = calloc((size_t)fs->groups * 2, sizeof(*fs->free_hint));
+	if (!fs->gdt || !fs->gd_dirty || !fs->free_hint)
 		return -ENOMEM;
 	uint8_t *buf = malloc(fs->bs);
 	if (!buf)
@@ -656,6 +659,7 @@ static void fs_free(struct fs *fs)
 	free(fs->dcomplete);
 	free(fs->gdt);
 	free(fs->gd_dirty);
+	free(fs->free_hint);
 	free(fs);
 }
 
@@ -728,8 +732,10 @@ int fs_mount_hooked(struct bdev *d, const struct fs_mount_opts *o,
 			if (rc == 0) {
 				free(fs->gdt);
 				free(fs->gd_dirty);
+				free(fs->free_hint);
 				fs->gdt = NULL;
 				fs->gd_dirty = NULL;
+				fs->free_hint = NULL;
 				rc = load_gdt(fs, err);
 			}
 		}

@@ -22,6 +22,9 @@ struct fs_buf {
 	bool in_op;                 /* on the current op's dirty list */
 	bool checked;               /* content verified (checksum) since read */
 	bool forgotten;             /* freed during this op: drop, never write */
+	/* Directory leaves: no entry starting before ins_off has room for a record of
+	 * ins_need bytes (fs_dir_leaf_insert). Any change to the block resets it. */
+	uint32_t ins_off, ins_need;
 	struct fs_buf *op_next;
 };
 
@@ -75,6 +78,9 @@ struct fs {
 	/* group descriptors: the primary table, in memory */
 	uint8_t *gdt;
 	bool *gd_dirty; /* per group: counts or bitmaps changed this op */
+	/* per group, [2g] block bitmap, [2g + 1] inode bitmap: every bit below is set
+	 * (in use), so a search for a free one may start there (alloc.c) */
+	uint32_t *free_hint;
 	bool sb_dirty;
 
 	/* buffer cache */
