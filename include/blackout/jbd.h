@@ -113,6 +113,13 @@ struct jbd_config {
 	 * -EUCLEAN and leaves the log in place, as jbd2_journal_load refuses with
 	 * -EFSCORRUPTED. false: as e2fsck does it, report it (failed_commit) and reset. */
 	bool corrupt_commit_fails;
+	/* Where the content of a block dirtied by reference (jbd_journal_dirty_ref) is
+	 * fetched from: fills buf with the client's current content of block; release:
+	 * the journal has its copy now (the commit froze the block), the client may let
+	 * the block go. Returns 0 or -errno. Needed only by clients that use
+	 * jbd_journal_dirty_ref. */
+	int (*fetch)(void *ctx, uint64_t block, void *buf, bool release);
+	void *fetch_ctx;
 };
 
 struct jbd_journal;
@@ -160,6 +167,12 @@ int jbd_journal_stop(struct jbd_handle *h);
 int jbd_journal_get_write_access(struct jbd_handle *h, uint64_t block);
 /* The new content of a metadata block (copied). It goes home at checkpoint. */
 int jbd_journal_dirty_metadata(struct jbd_handle *h, uint64_t block, const void *data);
+/* The same, by reference: the client keeps the block's newest content and hands
+ * it over only when the transaction commits (cfg.fetch, release = true), so a
+ * block changed by many handles of one transaction is copied once, not once per
+ * handle (JBD2 keeps the buffer, not a copy, in the running transaction). Until
+ * then the client must keep that content: it is what the commit will log. */
+int jbd_journal_dirty_ref(struct jbd_handle *h, uint64_t block);
 /* A data block. data=journal: logged like metadata (return 0). ordered/writeback:
  * the client writes it home itself; the journal only notes that a flush is due
  * before the next commit record (returns 1 = "client writes it"). */

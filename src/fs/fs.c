@@ -214,6 +214,8 @@ void fs_bdirty(struct fs *fs, struct fs_buf *b)
 void fs_bforget(struct fs *fs, uint64_t blk)
 {
 	struct fs_buf *b = bfind(fs, blk);
+	if (b)
+		b->held = false; /* the forget below drops the journal's reference */
 	if (b && !b->in_op) {
 		bremove(fs, b);
 	} else if (b) {
@@ -234,7 +236,7 @@ static void drop_clean_cache(struct fs *fs)
 	struct fs_buf *b = fs->lru_tail;
 	while (b) {
 		struct fs_buf *p = b->prev;
-		if (!b->dirty && !b->in_op)
+		if (!b->dirty && !b->in_op && !b->held)
 			bremove(fs, b);
 		b = p;
 	}
@@ -247,7 +249,7 @@ static void trim_cache(struct fs *fs)
 	struct fs_buf *b = fs->lru_tail;
 	while (fs->nbufs > fs->max_bufs && b) {
 		struct fs_buf *p = b->prev;
-		if (!b->dirty && !b->in_op)
+		if (!b->dirty && !b->in_op && !b->held)
 			bremove(fs, b);
 		b = p;
 	}
@@ -350,6 +352,8 @@ int fs_op_end(struct fs *fs, int rc)
 			b->dirty = true;
 			fs->ndirty++;
 		}
+		if (w == FS_JH_HELD)
+			b->held = true;
 	}
 	fs->op_depth = 0;
 	int s = fs->jh->ops->stop ? fs->jh->ops->stop(fs->jh) : 0;
@@ -385,6 +389,17 @@ const uint8_t *fs_sb(const struct fs *fs)
 const struct fs_mount_opts *fs_mount_opts(const struct fs *fs)
 {
 	return &fs->opts;
+}
+int fs_held_fetch(struct fs *fs, uint64_t blk, void *buf, bool release)
+{
+	struct fs_buf *b = bfind(fs, blk);
+	if (!b || !b->held)
+		return bo_errf(&fs->err, -EIO, "journal fetch of block %llu: not held by the cache",
+		               (unsigned long long)blk);
+	memcpy(buf, b->data, fs->bs);
+	if (release)
+		b->held = false;
+	return 0;
 }
 struct bo_err *fs_errp(struct fs *fs)
 {

@@ -22,6 +22,7 @@ struct fs_buf {
 	bool in_op;                 /* on the current op's dirty list */
 	bool checked;               /* content verified (checksum) since read */
 	bool forgotten;             /* freed during this op: drop, never write */
+	bool held;                  /* the journal holds it by reference: keep cached */
 	/* Directory leaves: no entry starting before ins_off has room for a record of
 	 * ins_need bytes (fs_dir_leaf_insert). Any change to the block resets it. */
 	uint32_t ins_off, ins_need;

@@ -249,9 +249,22 @@ static int forget_fn(struct jbd_handle *h, uint64_t block, const void *data)
 	return jbd_journal_forget(h, block);
 }
 
+static int dirty_ref_fn(struct jbd_handle *h, uint64_t block, const void *data)
+{
+	(void)data;
+	return jbd_journal_dirty_ref(h, block);
+}
+
+/* By reference: the fs keeps the buffer until the commit fetches it (fetch_held). */
 static int h_dirty_metadata(struct fs_jhook *h, uint64_t block, const void *data)
 {
-	return with_handle(J(h), jbd_journal_dirty_metadata, block, data);
+	int rc = with_handle(J(h), dirty_ref_fn, block, data);
+	return rc < 0 ? rc : FS_JH_HELD;
+}
+
+static int fetch_held(void *ctx, uint64_t block, void *buf, bool release)
+{
+	return fs_held_fetch(ctx, block, buf, release);
 }
 
 static int h_dirty_data(struct fs_jhook *h, uint64_t block, const void *data, unsigned flags)
@@ -361,6 +374,8 @@ int fs_jbd_open(struct fs *fs, const struct fs_mount_opts *o, struct fs_jhook **
 	    .clock = fs_clock,
 	    .clock_ctx = fs,
 	    .corrupt_commit_fails = true, /* a mount, not e2fsck */
+	    .fetch = fetch_held,
+	    .fetch_ctx = fs,
 	};
 	rc = jbd_journal_open(fs->dev, &c, &f->j, err);
 	if (rc) {

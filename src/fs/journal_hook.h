@@ -15,6 +15,11 @@
  *    force_commit: that is the no-journal, ext2 behaviour), or 0 when the hook took
  *    the content and owns getting it home (a journal: log it, commit, checkpoint).
  *    Either way the fs keeps its cached copy, which stays authoritative for reads.
+ *    A hook may instead return FS_JH_HELD: it has noted the block but not copied
+ *    it; the fs then keeps that buffer cached (never evicted) until the hook takes
+ *    the content with fs_held_fetch(release = true), typically when it commits, so
+ *    a block changed by many operations of one transaction is copied once. A
+ *    forget() of the block ends the hold as well.
  *  - dirty_data() is called AFTER the fs wrote the data block to the device, for
  *    data=ordered/writeback (return FS_JH_WRITEBACK: nothing more to do; an ordered
  *    journal must only make sure those writes are durable before the commit block,
@@ -51,6 +56,7 @@ struct fs_jhook;
 
 enum {
 	FS_JH_WRITEBACK = 1,        /* return value: the fs writes this block home itself */
+	FS_JH_HELD = 2,             /* return value: the hook took the block by reference */
 	FS_JH_DATA_BEFORE = 1u << 0 /* dirty_data flag: data=journal, asked before writing */
 };
 
@@ -130,6 +136,10 @@ int fs_inode_size(struct fs *fs, uint32_t ino, uint64_t *size);
 /* Writes every buffer the fs holds dirty for write-back to its home location (no
  * flush). */
 int fs_writeback(struct fs *fs);
+/* The cached content of a block a hook holds (dirty_metadata returned FS_JH_HELD)
+ * into buf; release: the hold ends, the buffer may be evicted again. -EIO when the
+ * fs has no held buffer for blk (a hook bug, never silently served). */
+int fs_held_fetch(struct fs *fs, uint64_t blk, void *buf, bool release);
 /* Mount options as given to fs_mount. */
 const struct fs_mount_opts *fs_mount_opts(const struct fs *fs);
 struct bo_err *fs_errp(struct fs *fs);

@@ -17,6 +17,7 @@ struct jmap_ent {
 	uint64_t val;  /* revoke tables: the tid */
 	uint8_t *data; /* buffer maps: the block's content (owned) */
 	bool live;
+	bool ref; /* running map: content is the client's until commit (cfg.fetch) */
 };
 struct jmap {
 	struct jmap_ent *e;

@@ -349,6 +349,8 @@ int jbd_journal_get_write_access(struct jbd_handle *h, uint64_t block)
 	return 0;
 }
 
+/* The running transaction's entry for block, made if new; data: its content to
+ * copy, or NULL for a block dirtied by reference. */
 static int log_buffer(struct jbd_handle *h, uint64_t block, const void *data)
 {
 	struct jbd_journal *j = h->j;
@@ -359,6 +361,8 @@ static int log_buffer(struct jbd_handle *h, uint64_t block, const void *data)
 	if (block >= j->fs_blocks)
 		return bo_errf(&j->err, -EINVAL, "journal: block %llu beyond the filesystem",
 		               (unsigned long long)block);
+	if (!data && !j->cfg.fetch)
+		return bo_errf(&j->err, -EINVAL, "journal: dirtied by reference without a fetch");
 	long f = jmap_find(&j->running, block);
 	if (f < 0 && tx_blocks(j, j->running.live + 1, j->revokes.live) + 1 >= j->last - j->first)
 		return bo_errf(&j->err, -ENOSPC,
@@ -369,14 +373,18 @@ static int log_buffer(struct jbd_handle *h, uint64_t block, const void *data)
 		idx = (size_t)f;
 	else if (jmap_put(&j->running, block, &idx))
 		return bo_errf(&j->err, -ENOMEM, "journal: out of memory");
-	if (!j->running.e[idx].data) {
-		j->running.e[idx].data = malloc(j->cfg.block_size);
-		if (!j->running.e[idx].data) {
+	struct jmap_ent *e = &j->running.e[idx];
+	if (!e->data) {
+		/* allocated now even for a reference: the commit must not fail for memory */
+		e->data = malloc(j->cfg.block_size);
+		if (!e->data) {
 			jmap_del(&j->running, idx);
 			return bo_errf(&j->err, -ENOMEM, "journal: out of memory");
 		}
 	}
-	memcpy(j->running.e[idx].data, data, j->cfg.block_size);
+	e->ref = !data;
+	if (data)
+		memcpy(e->data, data, j->cfg.block_size);
 	/* re-used after being freed in this transaction: its revoke no longer holds */
 	long r = jmap_find(&j->revokes, block);
 	if (r >= 0)
@@ -387,6 +395,21 @@ static int log_buffer(struct jbd_handle *h, uint64_t block, const void *data)
 int jbd_journal_dirty_metadata(struct jbd_handle *h, uint64_t block, const void *data)
 {
 	return log_buffer(h, block, data);
+}
+
+int jbd_journal_dirty_ref(struct jbd_handle *h, uint64_t block)
+{
+	return log_buffer(h, block, NULL);
+}
+
+/* The content of a running entry dirtied by reference, from the client. */
+static int fetch(struct jbd_journal *j, struct jmap_ent *e, void *buf, bool release)
+{
+	int rc = j->cfg.fetch(j->cfg.fetch_ctx, e->block, buf, release);
+	if (rc < 0)
+		return bo_errf(&j->err, rc, "journal: fetching block %llu from the client",
+		               (unsigned long long)e->block);
+	return 0;
 }
 
 static int revoke(struct jbd_journal *j, uint64_t block)
@@ -613,6 +636,16 @@ int jbd_journal_commit(struct jbd_journal *j)
 		if (rc)
 			return rc;
 	}
+	/* the content dirtied by reference, as it is now, is what this commit logs */
+	for (size_t i = 0; i < j->running.n; i++) {
+		struct jmap_ent *e = &j->running.e[i];
+		if (e->live && e->ref) {
+			int rc = fetch(j, e, e->data, true);
+			if (rc)
+				return do_abort(j, rc);
+			e->ref = false;
+		}
+	}
 	uint32_t tid = j->next_tid;
 	int rc = 0;
 	/* An empty log on disk (s_start = 0) would make recovery ignore this
@@ -701,6 +734,10 @@ int jbd_journal_read_block(struct jbd_journal *j, uint64_t block, void *buf)
 	}
 	if (f < 0)
 		return 0;
+	if (m->e[f].ref) {
+		int rc = fetch(j, &m->e[f], buf, false);
+		return rc < 0 ? rc : 1;
+	}
 	memcpy(buf, m->e[f].data, j->cfg.block_size);
 	return 1;
 }

@@ -514,8 +514,92 @@ static void test_reuse_as_data(void)
 	blk_close(d);
 }
 
+/* The client of a by-reference journal: its current block contents, and what the
+ * journal fetched. */
+struct ref_client {
+	uint32_t bs;
+	uint8_t cur[4][1024]; /* blocks 1400..1403 */
+	int fetches, releases;
+};
+static int ref_fetch(void *ctx, uint64_t block, void *buf, bool release)
+{
+	struct ref_client *c = ctx;
+	if (block < 1400 || block > 1403)
+		return -EIO;
+	memcpy(buf, c->cur[block - 1400], c->bs);
+	c->fetches++;
+	c->releases += release;
+	return 0;
+}
+
+static void test_dirty_ref(void)
+{
+	uint32_t bs = 1024;
+	struct bdev *d = mkdev(bs);
+	struct tj t;
+	struct jbd_journal *j = mkjournal(d, &t, bs, 0, 0);
+	struct jbd_handle *h;
+	jbd_journal_start(j, 1, &h);
+	is_int(jbd_journal_dirty_ref(h, 1400), -EINVAL, "ref: refused without a fetch callback");
+	jbd_journal_stop(h);
+	jbd_journal_destroy(j, false);
+
+	static struct ref_client c = {.bs = 1024};
+	t.cfg.fetch = ref_fetch;
+	t.cfg.fetch_ctx = &c;
+	struct bo_err err = {{0}};
+	ok(jbd_journal_open(d, &t.cfg, &j, &err) == 0 && jbd_journal_load(j) == 0, "ref: reopen");
+	/* three handles change block 1400; 1401 and 1402 once each */
+	for (int k = 0; k < 3; k++) {
+		jbd_journal_start(j, 2, &h);
+		fill_block(c.cur[0], bs, 100 + (uint64_t)k);
+		jbd_journal_get_write_access(h, 1400);
+		ok(jbd_journal_dirty_ref(h, 1400) == 0, "ref: handle %d dirties 1400", k);
+		if (k < 2) {
+			fill_block(c.cur[1 + k], bs, 200 + (uint64_t)k);
+			jbd_journal_dirty_ref(h, 1401 + (uint64_t)k);
+		}
+		jbd_journal_stop(h);
+	}
+	is_int(c.fetches, 0, "ref: nothing copied while the transaction runs");
+	uint8_t *r = malloc(bs), *w = malloc(bs);
+	ok(jbd_journal_read_block(j, 1400, r) == 1 && !memcmp(r, c.cur[0], bs) && c.fetches == 1 &&
+	       c.releases == 0,
+	   "ref: read_block fetches the client's content and keeps the reference");
+	/* 1402 freed before the commit: no fetch, a revoke */
+	jbd_journal_start(j, 1, &h);
+	jbd_journal_forget(h, 1402);
+	jbd_journal_stop(h);
+	fill_block(c.cur[0], bs, 999); /* changed after the last handle: still this tx's */
+	c.fetches = 0;
+	is_int(jbd_journal_commit(j), 0, "ref: commit");
+	is_int(c.fetches, 2, "ref: the commit fetched each held block once (1400, 1401)");
+	is_int(c.releases, 2, "ref: and released them");
+	jbd_journal_start(j, 1, &h);
+	fill_block(c.cur[3], bs, 300);
+	jbd_journal_dirty_ref(h, 1403);
+	jbd_journal_stop(h);
+	fill_block(c.cur[0], bs, 555); /* after its commit: the journal's copy is the old one */
+	struct jbd_recovery_info info;
+	int rc;
+	struct bdev *cr = crash_recover(d, &t, &info, &rc);
+	fill_block(w, bs, 999);
+	ok(!rc && !dev_block(cr, bs, 1400, r) && !memcmp(r, w, bs),
+	   "ref: replay writes 1400 as it was at the commit");
+	fill_block(w, bs, 200);
+	ok(!dev_block(cr, bs, 1401, r) && !memcmp(r, w, bs), "ref: and 1401");
+	ok(!dev_block(cr, bs, 1403, r) && memcmp(r, c.cur[3], bs),
+	   "ref: the uncommitted 1403 is not replayed");
+	blk_close(cr);
+	free(r);
+	free(w);
+	jbd_journal_destroy(j, false);
+	blk_close(d);
+}
+
 int main(void)
 {
+	test_dirty_ref();
 	test_reuse_as_data();
 	test_big_handle();
 	test_crc();
