@@ -75,6 +75,16 @@ static inline uint32_t slot_of(const struct cache_dev *c, uint64_t no)
 	return (uint32_t)((no * 0x9e3779b97f4a7c15ull) >> (64 - c->tbits));
 }
 
+/* Set bits of a sector mask, inline: without -mpopcnt __builtin_popcount is a
+ * call into libgcc, 2.5% of a cached 4 KiB write. */
+static inline uint32_t nbits(uint32_t x)
+{
+	x -= (x >> 1) & 0x55555555u;
+	x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+	x = (x + (x >> 4)) & 0x0f0f0f0fu;
+	return (x * 0x01010101u) >> 24;
+}
+
 static int64_t find(const struct cache_dev *c, uint64_t no)
 {
 	if (!c->n)
@@ -185,7 +195,7 @@ static int64_t insert(struct cache_dev *c, uint64_t no)
  * into i (its metadata only: buffers are pointers). */
 static void remove_line(struct cache_dev *c, uint32_t i)
 {
-	c->ndirty -= (uint32_t)__builtin_popcount(c->lines[i].dirty);
+	c->ndirty -= nbits(c->lines[i].dirty);
 	buf_put(c, c->lines[i].buf);
 	uint32_t s = find_slot(c, c->lines[i].no);
 	for (;;) {
@@ -357,7 +367,7 @@ static void trim_line(struct cache_dev *c, uint32_t i, uint64_t lba, uint32_t co
 		remove_line(c, i);
 		return;
 	}
-	c->ndirty -= (uint32_t)__builtin_popcount(ln->dirty & ~keep);
+	c->ndirty -= nbits(ln->dirty & ~keep);
 	ln->dirty &= keep;
 }
 
@@ -442,16 +452,18 @@ static int cache_write(struct bdev *d, uint64_t lba, uint32_t count, const void 
 		uint32_t off = (uint32_t)(lba & (c->L - 1));
 		uint32_t k = c->L - off < count ? c->L - off : count;
 		uint32_t mask = (k == 32 ? ~0u : ((1u << k) - 1)) << off;
-		int64_t i;
+		int64_t i = find(c, no);
 		for (;;) {
-			i = find(c, no);
 			uint32_t have = i >= 0 ? c->lines[i].dirty : 0;
-			uint32_t fresh = (uint32_t)__builtin_popcount(mask & ~have);
-			if (c->ndirty + fresh <= c->cap)
+			if (c->ndirty + nbits(mask & ~have) <= c->cap)
 				break;
 			int rc = evict_one(c);
 			if (rc)
 				return rc;
+			/* eviction only removes lines: one that was missing still is, one
+			 * that was there may have moved or gone */
+			if (i >= 0)
+				i = find(c, no);
 		}
 		if (i < 0) {
 			i = insert(c, no);
@@ -469,7 +481,7 @@ static int cache_write(struct bdev *d, uint64_t lba, uint32_t count, const void 
 			ln->buf = b;
 		}
 		memcpy(ln->buf->data + off * ss, in, k * ss);
-		c->ndirty += (uint32_t)__builtin_popcount(mask & ~ln->dirty);
+		c->ndirty += nbits(mask & ~ln->dirty);
 		ln->dirty |= mask;
 		in += k * ss;
 		lba += k;
@@ -494,7 +506,7 @@ static int write_back_all(struct cache_dev *c)
 					remove_line(c, j);
 			return rc;
 		}
-		c->ndirty -= (uint32_t)__builtin_popcount(ln->dirty);
+		c->ndirty -= nbits(ln->dirty);
 		ln->dirty = 0;
 	}
 	clear(c);
