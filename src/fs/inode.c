@@ -431,6 +431,14 @@ int fs_inode_release(struct fs *fs, struct fs_inode *in)
 }
 
 /* ---- data ----------------------------------------------------------------------- */
+/* Only data=journal puts file data in the journal: in ordered and writeback
+ * modes a data block's newest content is home (or delayed, fs->dpc), never in
+ * the journal: a block logged as metadata and reused for data was revoked. */
+static bool data_in_journal(const struct fs *fs)
+{
+	return fs->opts.data == FS_DATA_JOURNAL && fs->jh->ops->read_block;
+}
+
 int fs_read_data(struct fs *fs, struct fs_inode *in, void *buf, size_t len, uint64_t off)
 {
 	uint8_t *out = buf;
@@ -442,7 +450,7 @@ int fs_read_data(struct fs *fs, struct fs_inode *in, void *buf, size_t len, uint
 		uint64_t pblk;
 		if ((rc = fs_bmap(fs, in, lblk, false, &pblk)) < 0)
 			break;
-		if (boff == 0 && len >= fs->bs && pblk && !fs->jh->ops->read_block && !fs->dpc.n) {
+		if (boff == 0 && len >= fs->bs && pblk && !data_in_journal(fs) && !fs->dpc.n) {
 			/* a run of whole, physically contiguous blocks in one read */
 			uint64_t n = 1, p2;
 			while ((n + 1) * fs->bs <= len && n < 2048) {
@@ -518,7 +526,7 @@ int fs_data_read_block(struct fs *fs, uint64_t pblk, uint8_t *buf)
 	if (fs->dpc.n && fs_dpage_get(fs, pblk, buf))
 		return 0;
 	int r = 0;
-	if (fs->jh->ops->read_block)
+	if (data_in_journal(fs))
 		r = fs->jh->ops->read_block(fs->jh, pblk, buf);
 	if (r == 0)
 		r = blk_pread(fs->dev, pblk * fs->bs, fs->bs, buf);

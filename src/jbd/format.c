@@ -177,6 +177,35 @@ bool jbd_commit_csum_ok(const struct jbd_journal *j, const uint8_t *block)
 	return get_be32(block + 16) == jbd_commit_csum(j, block);
 }
 
+/* ---- block buffers ---------------------------------------------------------- */
+uint8_t *jbuf_get(struct jbuf_pool *p, size_t bytes)
+{
+	return p && p->n ? p->b[--p->n] : malloc(bytes);
+}
+
+void jbuf_put(struct jbuf_pool *p, uint8_t *b)
+{
+	if (!b)
+		return;
+	if (p && p->n < p->max) {
+		if (!p->b && !(p->b = malloc(p->max * sizeof(*p->b)))) {
+			free(b);
+			return;
+		}
+		p->b[p->n++] = b;
+		return;
+	}
+	free(b);
+}
+
+void jbuf_pool_free(struct jbuf_pool *p)
+{
+	while (p->n)
+		free(p->b[--p->n]);
+	free(p->b);
+	p->b = NULL;
+}
+
 /* ---- the block-keyed map ---------------------------------------------------- */
 void jmap_init(struct jmap *m)
 {
@@ -186,16 +215,18 @@ void jmap_init(struct jmap *m)
 void jmap_free(struct jmap *m)
 {
 	for (size_t i = 0; i < m->n; i++)
-		free(m->e[i].data);
+		jbuf_put(m->pool, m->e[i].data);
 	free(m->e);
 	free(m->slot);
+	struct jbuf_pool *pool = m->pool;
 	jmap_init(m);
+	m->pool = pool;
 }
 
 void jmap_clear(struct jmap *m)
 {
 	for (size_t i = 0; i < m->n; i++)
-		free(m->e[i].data);
+		jbuf_put(m->pool, m->e[i].data);
 	m->n = m->live = 0;
 	if (m->slot)
 		memset(m->slot, 0, m->nslots * sizeof(*m->slot));
@@ -281,7 +312,7 @@ void jmap_del(struct jmap *m, size_t idx)
 	if (!m->e[idx].live)
 		return;
 	m->e[idx].live = false;
-	free(m->e[idx].data);
+	jbuf_put(m->pool, m->e[idx].data);
 	m->e[idx].data = NULL;
 	m->live--;
 }

@@ -19,7 +19,19 @@ struct jmap_ent {
 	bool live;
 	bool ref; /* running map: content is the client's until commit (cfg.fetch) */
 };
+/* Block buffers kept for reuse: a transaction's copies are freed at commit or
+ * checkpoint and the next transaction needs as many again; recycling them spares
+ * the allocator and the page faults of a heap that shrank and grows back. */
+struct jbuf_pool {
+	uint8_t **b;
+	size_t n, max;
+};
+uint8_t *jbuf_get(struct jbuf_pool *p, size_t bytes); /* NULL: out of memory */
+void jbuf_put(struct jbuf_pool *p, uint8_t *b);       /* p NULL or full: freed */
+void jbuf_pool_free(struct jbuf_pool *p);
+
 struct jmap {
+	struct jbuf_pool *pool; /* where freed entry data goes (NULL: free) */
 	struct jmap_ent *e;
 	size_t n, cap, live;
 	uint32_t *slot; /* index + 1 into e, 0 = empty */
@@ -62,11 +74,12 @@ struct jbd_journal {
 	bool sb_empty;     /* the superblock on disk says s_start = 0 */
 	bool loaded;
 
-	struct jmap running; /* the running transaction's buffers */
-	struct jmap revokes; /* its revoke records */
-	struct jmap ckpt;    /* committed content not yet written home */
-	uint32_t depth;      /* open handles (nesting) */
-	uint64_t reserved;   /* credits of the running transaction */
+	struct jmap running;   /* the running transaction's buffers */
+	struct jmap revokes;   /* its revoke records */
+	struct jmap ckpt;      /* committed content not yet written home */
+	struct jbuf_pool pool; /* the two maps' block buffers, for reuse */
+	uint32_t depth;        /* open handles (nesting) */
+	uint64_t reserved;     /* credits of the running transaction */
 	uint64_t max_buffers;
 	struct jbd_handle handle;
 	bool data_dirty; /* ordered/writeback data written since the last flush */

@@ -164,6 +164,7 @@ int jbd_journal_open(struct bdev *d, const struct jbd_config *c, struct jbd_jour
 	jmap_init(&j->running);
 	jmap_init(&j->revokes);
 	jmap_init(&j->ckpt);
+	j->running.pool = j->ckpt.pool = &j->pool;
 	int rc = -ENOMEM;
 	j->sbbuf = malloc(c->block_size);
 	j->tmp = malloc(c->block_size);
@@ -208,6 +209,7 @@ int jbd_journal_open(struct bdev *d, const struct jbd_config *c, struct jbd_jour
 	uint64_t cap = j->last - j->first;
 	uint64_t per_desc = (c->block_size - 12 - (j->csum_v23 ? 4 : 0) - 16) / j->tag_bytes;
 	j->max_buffers = cap / 4 * per_desc / (per_desc + 1);
+	j->pool.max = j->max_buffers; /* one full transaction's worth */
 	if (j->max_buffers < 4) {
 		rc = bo_errf(err, -EINVAL, "journal: %llu log blocks is too small",
 		             (unsigned long long)cap);
@@ -376,7 +378,7 @@ static int log_buffer(struct jbd_handle *h, uint64_t block, const void *data)
 	struct jmap_ent *e = &j->running.e[idx];
 	if (!e->data) {
 		/* allocated now even for a reference: the commit must not fail for memory */
-		e->data = malloc(j->cfg.block_size);
+		e->data = jbuf_get(&j->pool, j->cfg.block_size);
 		if (!e->data) {
 			jmap_del(&j->running, idx);
 			return bo_errf(&j->err, -ENOMEM, "journal: out of memory");
@@ -521,15 +523,18 @@ static int write_descriptor(struct jbd_journal *j, size_t *pos, uint32_t tid, ui
 			break;
 		uint8_t *t = desc + off;
 		uint32_t fl = ntags ? JBD_FLAG_SAME_UUID : 0;
-		memcpy(copy, e->data, bs);
-		if (get_be32(copy) == JBD_MAGIC) {
+		/* logged as is, unless it starts like a journal block: then escaped */
+		const uint8_t *logged = e->data;
+		if (get_be32(e->data) == JBD_MAGIC) {
+			memcpy(copy, e->data, bs);
 			put_be32(copy, 0);
 			fl |= JBD_FLAG_ESCAPE;
+			logged = copy;
 		}
 		put_be32(t, (uint32_t)e->block);
 		if (j->v64)
 			put_be32(t + 8, (uint32_t)(e->block >> 32));
-		uint32_t c = j->csum_v23 ? jbd_tag_csum(j, tid, copy) : 0;
+		uint32_t c = j->csum_v23 ? jbd_tag_csum(j, tid, logged) : 0;
 		if (j->csum_v3) {
 			put_be32(t + 4, fl);
 			put_be32(t + 12, c);
@@ -543,7 +548,7 @@ static int write_descriptor(struct jbd_journal *j, size_t *pos, uint32_t tid, ui
 			off += 16;
 		}
 		last_tag = t;
-		int rc = jbd_log_write(j, p, copy, 0);
+		int rc = jbd_log_write(j, p, logged, 0);
 		if (rc)
 			return rc;
 		p = jbd_wrap(j, (uint64_t)p + 1);
@@ -709,7 +714,7 @@ int jbd_journal_commit(struct jbd_journal *j)
 		size_t idx;
 		if (jmap_put(&j->ckpt, e->block, &idx))
 			return do_abort(j, bo_errf(&j->err, -ENOMEM, "journal: out of memory"));
-		free(j->ckpt.e[idx].data);
+		jbuf_put(&j->pool, j->ckpt.e[idx].data);
 		j->ckpt.e[idx].data = e->data;
 		e->data = NULL;
 	}
@@ -763,6 +768,7 @@ int jbd_journal_destroy(struct jbd_journal *j, bool clean)
 	jmap_free(&j->running);
 	jmap_free(&j->revokes);
 	jmap_free(&j->ckpt);
+	jbuf_pool_free(&j->pool);
 	free(j->ext);
 	free(j->sbbuf);
 	free(j->tmp);
