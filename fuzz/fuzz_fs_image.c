@@ -70,6 +70,16 @@ static int cb(void *ctx, const char *name, uint32_t ino, uint8_t ft)
 	return 0;
 }
 
+/* readdir_plus reads every entry's inode by number, whatever the entry says */
+static int plus_cb(void *ctx, const char *name, uint32_t ino, const struct fs_stat *st)
+{
+	(void)name;
+	(void)ino;
+	if (st)
+		(*(int *)ctx)++;
+	return 0;
+}
+
 static void walk(struct fs *fs, const char *path, int depth)
 {
 	if (depth > 8)
@@ -78,6 +88,8 @@ static void walk(struct fs *fs, const char *path, int depth)
 	if (!c)
 		return;
 	fs_readdir(fs, path, cb, c);
+	int readable = 0;
+	fs_readdir_plus(fs, path, plus_cb, &readable);
 	for (int i = 0; i < c->n; i++) {
 		char p[600];
 		snprintf(p, sizeof(p), "%s/%s", strcmp(path, "/") ? path : "", c->names[i]);

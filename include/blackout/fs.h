@@ -108,6 +108,13 @@ ssize_t fs_readlink(struct fs *fs, const char *path, char *buf, size_t len);
  * walk and that value is returned. */
 int fs_readdir(struct fs *fs, const char *path,
                int (*fn)(void *ctx, const char *name, uint32_t ino, uint8_t file_type), void *ctx);
+/* fs_readdir with each entry's attributes, as lstat would give them (a symlink is
+ * not followed), read by the entry's inode number rather than by walking a path:
+ * `ls -l`'s getdents + fstatat, NFS's READDIRPLUS. st is NULL when the entry's
+ * inode cannot be read (fs_err says why); the walk goes on unless fn says stop. */
+int fs_readdir_plus(struct fs *fs, const char *path,
+                    int (*fn)(void *ctx, const char *name, uint32_t ino, const struct fs_stat *st),
+                    void *ctx);
 int fs_chmod(struct fs *fs, const char *path, uint16_t mode);
 int fs_chown(struct fs *fs, const char *path, uint32_t uid, uint32_t gid);
 int fs_utimes(struct fs *fs, const char *path, uint32_t atime, uint32_t mtime);

@@ -65,31 +65,32 @@ static void mode_str(uint16_t mode, char out[11])
 struct ls_ctx {
 	struct fs *fs;
 	const char *dir;
-	bool longfmt;
 };
 
 static int ls_cb(void *ctx, const char *name, uint32_t ino, uint8_t ft)
 {
-	struct ls_ctx *c = ctx;
+	(void)ctx;
+	(void)ino;
 	(void)ft;
-	if (!c->longfmt) {
-		printf("%s\n", name);
-		return 0;
-	}
-	char path[4096 + 256];
-	snprintf(path, sizeof(path), "%s%s%s", c->dir, strcmp(c->dir, "/") ? "/" : "", name);
-	struct fs_stat st;
-	int rc = fs_lstat(c->fs, path, &st);
-	if (rc < 0) {
+	printf("%s\n", name);
+	return 0;
+}
+
+static int ls_long_cb(void *ctx, const char *name, uint32_t ino, const struct fs_stat *st)
+{
+	struct ls_ctx *c = ctx;
+	if (!st) {
 		printf("?????????? %8u %s\n", ino, name);
 		return 0;
 	}
 	char m[11];
-	mode_str(st.mode, m);
-	printf("%s %3u %5u %5u %12" PRIu64 " %8u %s", m, st.nlink, st.uid, st.gid, st.size, ino,
+	mode_str(st->mode, m);
+	printf("%s %3u %5u %5u %12" PRIu64 " %8u %s", m, st->nlink, st->uid, st->gid, st->size, ino,
 	       name);
-	if ((st.mode & 0xF000) == 0xA000) {
-		char t[4096];
+	if ((st->mode & 0xF000) == 0xA000) {
+		char path[4096 + 256], t[4096];
+		snprintf(path, sizeof(path), "%s%s%s", c->dir, strcmp(c->dir, "/") ? "/" : "",
+		         name);
 		ssize_t n = fs_readlink(c->fs, path, t, sizeof(t) - 1);
 		if (n >= 0) {
 			t[n] = 0;
@@ -111,8 +112,8 @@ static int run_ls(const char *cmd, struct fs *fs, int argc, char **argv, bool l)
 		printf("%s\n", path);
 		return 0;
 	}
-	struct ls_ctx c = {fs, path, l};
-	rc = fs_readdir(fs, path, ls_cb, &c);
+	struct ls_ctx c = {fs, path};
+	rc = l ? fs_readdir_plus(fs, path, ls_long_cb, &c) : fs_readdir(fs, path, ls_cb, NULL);
 	return rc < 0 ? op_fail(cmd, fs, path, rc) : 0;
 }
 

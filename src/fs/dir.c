@@ -33,6 +33,12 @@ static struct fs_dentry *dc_find(struct fs *fs, uint32_t dir, const char *name, 
 	return NULL;
 }
 
+void fs_dcache_prefetch(struct fs *fs, uint32_t dir, const char *name, size_t len)
+{
+	if (dc_cacheable(name, len))
+		__builtin_prefetch(dc_slot(fs, dir, name, len));
+}
+
 static uint32_t *dc_complete_slot(struct fs *fs, uint32_t dir)
 {
 	return &fs->dcomplete[(dir * 2654435761u) % FS_DCOMPLETE_SIZE];

@@ -201,6 +201,10 @@ int fs_dpage_flush(struct fs *fs, uint32_t ino);
 void fs_dpage_release(struct fs *fs); /* forgets everything, writes nothing */
 
 /* ---- directories (dir.c) ---- */
+/* Starts fetching the name cache's slot for (dir, name) into the CPU cache: a path
+ * walk calls it for the next component before reading the directory's inode, so
+ * the likely cache miss overlaps that work. No effect on results. */
+void fs_dcache_prefetch(struct fs *fs, uint32_t dir, const char *name, size_t len);
 int fs_dir_lookup(struct fs *fs, struct fs_inode *dir, const char *name, size_t len, uint32_t *ino,
                   uint8_t *ftype);
 int fs_dir_add(struct fs *fs, struct fs_inode *dir, const char *name, size_t len, uint32_t ino,

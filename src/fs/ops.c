@@ -82,6 +82,12 @@ static int walk_path(struct fs *fs, uint32_t cwd, const char *path, bool follow,
 		}
 		if (rc < 0)
 			return rc;
+		if (!last) {
+			const char *ne = q;
+			while (*ne && *ne != '/')
+				ne++;
+			fs_dcache_prefetch(fs, ino, q, (size_t)(ne - q));
+		}
 		struct fs_inode in;
 		if ((rc = fs_iget(fs, ino, &in)) < 0)
 			return rc;
@@ -876,7 +882,9 @@ ssize_t fs_readlink(struct fs *fs, const char *path, char *buf, size_t len)
 }
 
 struct rd_ctx {
+	struct fs *fs;
 	int (*fn)(void *ctx, const char *name, uint32_t ino, uint8_t file_type);
+	int (*plus)(void *ctx, const char *name, uint32_t ino, const struct fs_stat *st);
 	void *ctx;
 };
 static int rd_cb(void *ctx, const char *name, size_t len, uint32_t ino, uint8_t ft)
@@ -885,11 +893,18 @@ static int rd_cb(void *ctx, const char *name, size_t len, uint32_t ino, uint8_t 
 	char n[EXT2_NAME_LEN + 1];
 	memcpy(n, name, len);
 	n[len] = 0;
-	return c->fn(c->ctx, n, ino, ft);
+	if (!c->plus)
+		return c->fn(c->ctx, n, ino, ft);
+	/* by the entry's inode number, as getdents + fstatat: no path walk */
+	struct fs_inode in;
+	struct fs_stat st;
+	if (fs_iget(c->fs, ino, &in) < 0)
+		return c->plus(c->ctx, n, ino, NULL);
+	fill_stat(&in, &st);
+	return c->plus(c->ctx, n, ino, &st);
 }
 
-int fs_readdir(struct fs *fs, const char *path,
-               int (*fn)(void *ctx, const char *name, uint32_t ino, uint8_t file_type), void *ctx)
+static int readdir_with(struct fs *fs, const char *path, struct rd_ctx *c)
 {
 	struct walk w;
 	int rc = lookup(fs, path, true, &w);
@@ -898,8 +913,22 @@ int fs_readdir(struct fs *fs, const char *path,
 	struct fs_inode dir;
 	if ((rc = get_dir(fs, w.ino, &dir)) < 0)
 		return rc;
-	struct rd_ctx c = {fn, ctx};
-	return fs_dir_iterate(fs, &dir, rd_cb, &c);
+	return fs_dir_iterate(fs, &dir, rd_cb, c);
+}
+
+int fs_readdir(struct fs *fs, const char *path,
+               int (*fn)(void *ctx, const char *name, uint32_t ino, uint8_t file_type), void *ctx)
+{
+	struct rd_ctx c = {fs, fn, NULL, ctx};
+	return readdir_with(fs, path, &c);
+}
+
+int fs_readdir_plus(struct fs *fs, const char *path,
+                    int (*fn)(void *ctx, const char *name, uint32_t ino, const struct fs_stat *st),
+                    void *ctx)
+{
+	struct rd_ctx c = {fs, NULL, fn, ctx};
+	return readdir_with(fs, path, &c);
 }
 
 static int setattr(struct fs *fs, const char *path, int what, uint32_t a, uint32_t b)

@@ -57,6 +57,48 @@ static int collect(void *ctx, const char *name, uint32_t ino, uint8_t ft)
 	return 0;
 }
 
+/* fs_readdir_plus against lstat of each entry's path */
+struct plus_check {
+	struct fs *fs;
+	const char *dir;
+	int n, same, stop_after;
+};
+static int plus_cb(void *ctx, const char *name, uint32_t ino, const struct fs_stat *st)
+{
+	struct plus_check *c = ctx;
+	char p[256];
+	snprintf(p, sizeof(p), "%s/%s", c->dir, name);
+	struct fs_stat want;
+	c->n++;
+	if (st && fs_lstat(c->fs, p, &want) == 0 && st->ino == ino && st->ino == want.ino &&
+	    st->mode == want.mode && st->nlink == want.nlink && st->uid == want.uid &&
+	    st->gid == want.gid && st->size == want.size && st->blocks == want.blocks &&
+	    st->atime == want.atime && st->mtime == want.mtime && st->ctime == want.ctime)
+		c->same++;
+	return c->n == c->stop_after ? 7 : 0;
+}
+
+static void readdir_plus(struct fs *fs, const char *tag)
+{
+	struct fs_stat st;
+	ok(fs_mkdir(fs, "/rdp", 0755) == 0 && fs_mkdir(fs, "/rdp/sub", 0700) == 0 &&
+	       put(fs, "/rdp/f", "hello", 5, 0) == 5 && fs_symlink(fs, "f", "/rdp/l") == 0 &&
+	       fs_link(fs, "/rdp/f", "/rdp/g") == 0,
+	   "%s: readdir_plus: a directory of a file, a link, a symlink, a subdir", tag);
+	struct plus_check c = {fs, "/rdp", 0, 0, 0};
+	is_int(fs_readdir_plus(fs, "/rdp", plus_cb, &c), 0, "%s: readdir_plus", tag);
+	is_int(c.n, 6, "%s: readdir_plus sees . .. sub f l g", tag);
+	is_int(c.same, 6, "%s: readdir_plus gives what lstat gives (symlink not followed)", tag);
+	c = (struct plus_check){fs, "/rdp", 0, 0, 2};
+	is_int(fs_readdir_plus(fs, "/rdp", plus_cb, &c), 7, "%s: readdir_plus stops on fn", tag);
+	is_int(fs_readdir_plus(fs, "/rdp/f", plus_cb, &c), -ENOTDIR, "%s: readdir_plus of a file",
+	       tag);
+	ok(fs_unlink(fs, "/rdp/f") == 0 && fs_unlink(fs, "/rdp/g") == 0 &&
+	       fs_unlink(fs, "/rdp/l") == 0 && fs_rmdir(fs, "/rdp/sub") == 0 &&
+	       fs_rmdir(fs, "/rdp") == 0 && fs_stat(fs, "/rdp", &st) == -ENOENT,
+	   "%s: readdir_plus: cleaned up", tag);
+}
+
 static void run(const char *tag, uint32_t bs, bool csum)
 {
 	struct fs_mkfs_opts o;
@@ -125,6 +167,7 @@ static void run(const char *tag, uint32_t bs, bool csum)
 	struct names nm = {0};
 	is_int(fs_readdir(fs, "/d", collect, &nm), 0, "%s: readdir", tag);
 	is_int(nm.n, 3, "%s: readdir sees . .. e", tag);
+	readdir_plus(fs, tag);
 
 	/* rename */
 	is_int(put(fs, "/b", "bbbb", 4, 0), 4, "%s: write /b", tag);
