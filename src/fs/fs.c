@@ -518,6 +518,8 @@ static int check_sb(struct fs *fs, const struct fs_mount_opts *o, struct bo_err 
 		return bo_errf(err, -EUCLEAN, "superblock: bad first inode %u", fs->first_ino);
 	fs->inodes_per_block = fs->bs / fs->inode_size;
 	fs->itb_per_group = fs->ipg / fs->inodes_per_block;
+	fs->ipb_bits = (uint8_t)__builtin_ctz(fs->inodes_per_block);
+	fs->ipg_bits = (fs->ipg & (fs->ipg - 1)) ? 0 : (uint8_t)__builtin_ctz(fs->ipg);
 	fs->desc_size = sb_desc_size(sb);
 	fs->desc_per_block = fs->bs / fs->desc_size;
 	fs->desc_blocks = (fs->groups + fs->desc_per_block - 1) / fs->desc_per_block;

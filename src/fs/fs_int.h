@@ -66,6 +66,9 @@ struct fs {
 	uint32_t first_data_block;
 	uint32_t bpg, ipg, groups;
 	uint32_t inode_size, inodes_per_block, itb_per_group;
+	/* log2 of inodes_per_block (always a power of two), and of ipg when it is one
+	 * (else 0): inode_loc shifts instead of dividing */
+	uint8_t ipb_bits, ipg_bits;
 	uint32_t desc_size, desc_per_block, desc_blocks;
 	uint32_t inodes_count, first_ino;
 	uint32_t apb; /* block addresses per indirect block */

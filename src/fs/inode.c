@@ -12,9 +12,16 @@ static int inode_loc(struct fs *fs, uint32_t ino, uint64_t *blk, uint32_t *off)
 	if (ino < 1 || ino > fs->inodes_count)
 		return bo_errf(&fs->err, -EUCLEAN, "inode %u out of range (1..%u)", ino,
 		               fs->inodes_count);
-	uint32_t g = (ino - 1) / fs->ipg, i = (ino - 1) % fs->ipg;
-	*blk = gd_inode_table(fs_gd(fs, g), fs->desc_size) + i / fs->inodes_per_block;
-	*off = (i % fs->inodes_per_block) * fs->inode_size;
+	uint32_t g, i;
+	if (fs->ipg_bits) {
+		g = (ino - 1) >> fs->ipg_bits;
+		i = (ino - 1) & (fs->ipg - 1);
+	} else {
+		g = (ino - 1) / fs->ipg;
+		i = (ino - 1) % fs->ipg;
+	}
+	*blk = gd_inode_table(fs_gd(fs, g), fs->desc_size) + (i >> fs->ipb_bits);
+	*off = (i & (fs->inodes_per_block - 1)) * fs->inode_size;
 	return 0;
 }
 
