@@ -24,6 +24,8 @@ vmtest() {
 		--explore-json "$T/$name.explore.json" >"$T/$name.log" 2>&1
 	local rc=$?
 	sed 's/^/# /' "$T/$name.log"
+	# prove shows only a test's stderr, so a failure's reason goes there as well
+	[ $rc -eq 0 ] || { echo "vmtest $name failed (exit $rc):"; tail -n 20 "$T/$name.log"; } >&2
 	return $rc
 }
 field() { tail -n 1 "$T/$1.json" | jq -r ".$2"; }
