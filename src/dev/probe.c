@@ -13,6 +13,7 @@
 #define PROBE_INFLIGHT     2  /* sectors of the interrupted write */
 #define PROBE_EB_OUTCOMES  64 /* cut outcomes the erase-block experiment examines */
 #define PROBE_EB_SAMPLES   40
+#define PROBE_SPAN_BYTES   (64u << 10) /* the in-flight write straddles a boundary of this */
 
 int dev_wrap_cow(void *ctx, struct bdev *leaf, struct bdev **out, struct bo_err *err)
 {
@@ -47,6 +48,9 @@ struct probe {
 	unsigned char *mine; /* the probe's data: every byte differs from old */
 	unsigned char *buf;
 	uint64_t lba[PROBE_SECTORS];
+	uint64_t if_lba;       /* first sector of the interrupted write */
+	unsigned char *if_old; /* [PROBE_INFLIGHT] what it overwrites: a known pattern */
+	unsigned char *if_new; /* its data: the pattern's inverse */
 	/* per experiment */
 	uint64_t lost; /* outcomes where a completed write did not read back */
 	uint64_t partial, torn;
@@ -81,14 +85,14 @@ static int check_inflight(void *ctx, struct bdev *st, const struct blk_chooser_l
 	struct probe *p = ctx;
 	size_t ss = p->ss;
 	unsigned landed = 0;
-	int rc = blk_read(st, 0, PROBE_INFLIGHT, p->buf);
+	int rc = blk_read(st, p->if_lba, PROBE_INFLIGHT, p->buf);
 	if (rc) {
 		p->cb_failed = true;
 		return bo_errf(p->err, rc, "probe: read after a cut: %s", bo_errstr(&st->err, rc));
 	}
 	for (unsigned s = 0; s < PROBE_INFLIGHT; s++) {
-		const unsigned char *got = p->buf + s * ss, *o = p->old + s * ss,
-		                    *n = p->mine + s * ss;
+		const unsigned char *got = p->buf + s * ss, *o = p->if_old + s * ss,
+		                    *n = p->if_new + s * ss;
 		size_t same_new = 0, same_old = 0;
 		for (size_t i = 0; i < ss; i++) {
 			same_new += got[i] == n[i];
@@ -114,18 +118,29 @@ static int experiment(struct probe *p, int mode, uint64_t *total, bool *exhausti
 		return bo_errf(p->err, rc, "probe: the stack cannot be cloned: %s",
 		               bo_errstr(&p->d->err, rc));
 	p->lost = p->partial = p->torn = p->outcomes = 0;
-	struct blk_inflight w = {.lba = 0, .count = PROBE_INFLIGHT, .data = p->mine};
+	struct blk_inflight w = {.lba = p->if_lba, .count = PROBE_INFLIGHT, .data = p->if_new};
 	if (mode <= 2) {
 		for (unsigned i = 0; i < PROBE_SECTORS && rc == 0; i++)
 			rc = blk_write(c, p->lba[i], 1, p->mine + i * p->ss,
 			               mode == 2 ? BLK_FUA : 0);
 		if (rc == 0 && mode == 1)
 			rc = blk_flush(c);
-		if (rc) {
-			rc = bo_errf(p->err, rc, "probe: %s", bo_errstr(&c->err, rc));
-			blk_close(c);
-			return rc;
-		}
+	} else {
+		/* A device that erases before it programs (cheap flash) leaves 0xFF, which
+		 * is the old or the new data of a fresh, all-0xFF or all-zero device: the
+		 * sectors first get contents no erase or zero-fill looks like. Idle time,
+		 * not just a flush, puts them on the media of a device that lies about
+		 * flushes too. */
+		rc = blk_write(c, p->if_lba, PROBE_INFLIGHT, p->if_old, 0);
+		if (rc == 0)
+			rc = blk_flush(c);
+		if (rc == 0)
+			rc = blk_settle(c);
+	}
+	if (rc) {
+		rc = bo_errf(p->err, rc, "probe: %s", bo_errstr(&c->err, rc));
+		blk_close(c);
+		return rc;
 	}
 	bool complete = false;
 	int64_t n = blk_cut_foreach(c, mode == 3 ? &w : NULL, PROBE_MAX_OUTCOMES,
@@ -238,7 +253,9 @@ int dev_probe_bdev(struct bdev *d, struct dev_probe_result *r, struct bo_err *er
 	p.old = malloc(span);
 	p.mine = malloc(span);
 	p.buf = malloc(span);
-	int rc = p.old && p.mine && p.buf ? 0 : -ENOMEM;
+	p.if_old = malloc(PROBE_INFLIGHT * p.ss);
+	p.if_new = malloc(PROBE_INFLIGHT * p.ss);
+	int rc = p.old && p.mine && p.buf && p.if_old && p.if_new ? 0 : -ENOMEM;
 	if (rc == 0) {
 		/* reading a clone leaves d alone; what it holds decides what "new" is */
 		struct bdev *c;
@@ -270,9 +287,18 @@ int dev_probe_bdev(struct bdev *d, struct dev_probe_result *r, struct bo_err *er
 		rc = experiment(&p, 2, &r->outcomes, &r->exhaustive);
 	r->honors_fua = p.lost == 0;
 	if (rc == 0) {
-		/* the in-flight data: the inverse of sectors 0 and 1 as they were */
-		for (size_t i = 0; i < PROBE_INFLIGHT * p.ss; i++)
-			p.mine[i] = (unsigned char)~p.old[i];
+		/* Straddling a 64k (or the largest fitting power-of-two) boundary crosses
+		 * every page, stripe and chunk boundary up to that size: a write inside one
+		 * flash page is atomic and would hide that the device tears at pages. */
+		uint64_t b = 4;
+		while (b * 2 < d->nr_sectors && b * 2 * p.ss <= PROBE_SPAN_BYTES)
+			b *= 2;
+		p.if_lba = b - 1;
+		for (size_t i = 0; i < PROBE_INFLIGHT * p.ss; i++) {
+			/* neither 0x00 nor 0xFF throughout, and different in every sector */
+			p.if_old[i] = (unsigned char)(i * 37 + i / p.ss * 101 + 0x5a);
+			p.if_new[i] = (unsigned char)~p.if_old[i];
+		}
 		rc = experiment(&p, 3, &r->outcomes, &r->exhaustive);
 	}
 	r->tears_writes = p.partial > 0;
@@ -283,6 +309,8 @@ int dev_probe_bdev(struct bdev *d, struct dev_probe_result *r, struct bo_err *er
 	free(p.old);
 	free(p.mine);
 	free(p.buf);
+	free(p.if_old);
+	free(p.if_new);
 	return rc;
 }
 

@@ -1,6 +1,6 @@
 /* test_flash_spec.c — the flash model through the registry: specs with and without a
- * lower medium, parameter errors, the round trip, and the black-box probe inferring the
- * erase-block size from collateral damage. */
+ * lower medium, parameter errors, the round trip, and the black-box probe: every verdict
+ * equals what the declared parameters imply, the erase-block size included. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +28,93 @@ static void probe_is(const char *spec, bool collateral, uint64_t eb, bool at_lea
 	       at_least ? "only a lower bound" : "exact");
 	ok(!r.volatile_cache && r.honors_flush, "%s: no volatile cache", spec);
 	dev_spec_free(s);
+}
+
+struct verdicts {
+	bool vol, flush, fua, tw, ts, collateral;
+	uint64_t eb;
+};
+
+static void probe_all(const char *spec, struct verdicts w)
+{
+	struct dev_spec *s;
+	struct bo_err err = {{0}};
+	if (!ok(dev_spec_parse(spec, &s, &err) == 0, "parse %s", spec)) {
+		diag("%s", err.msg);
+		return;
+	}
+	struct dev_probe_result r;
+	int rc = dev_probe(s, &r, &err);
+	dev_spec_free(s);
+	if (!ok(rc == 0, "probe %s", spec)) {
+		diag("%s", err.msg);
+		return;
+	}
+	bool right = r.volatile_cache == w.vol && r.honors_flush == w.flush &&
+	             r.honors_fua == w.fua && r.tears_writes == w.tw && r.tears_sectors == w.ts &&
+	             r.collateral == w.collateral && r.collateral_bytes == w.eb &&
+	             !r.collateral_at_least && r.exhaustive;
+	ok(right,
+	   "%s: volatile=%d flush=%d fua=%d tears-writes=%d tears-sectors=%d collateral=%d "
+	   "eb=%llu%s (%llu outcomes%s)",
+	   spec, r.volatile_cache, r.honors_flush, r.honors_fua, r.tears_writes, r.tears_sectors,
+	   r.collateral, (unsigned long long)r.collateral_bytes,
+	   r.collateral_at_least ? " at least" : "", (unsigned long long)r.outcomes,
+	   r.exhaustive ? "" : ", bounded");
+	if (!right)
+		diag("expected volatile=%d flush=%d fua=%d tears-writes=%d tears-sectors=%d "
+		     "collateral=%d eb=%llu",
+		     w.vol, w.flush, w.fua, w.tw, w.ts, w.collateral, (unsigned long long)w.eb);
+}
+
+/* What the parameters promise (docs/models/flash.md). flush= governs FUA too: flash
+ * has no separate fua= parameter. Writes are atomic per page and pages are 4k, so a
+ * 2-sector write across a page boundary can persist in part, whatever the FTL; only
+ * the cheap FTL erases before it programs, which leaves a written sector erased (or
+ * weakened, or garbage): neither old nor new. It also destroys flushed neighbours in
+ * the erase block; flushes it ignores leave nothing to measure that against. */
+static void probe_combinations(void)
+{
+	static const char *const ftls[] = {"cheap", "careful"};
+	static const char *const caches[] = {"0", "8k"};
+	static const char *const hi[] = {"honor", "ignore"};
+	static const unsigned sectors[] = {512, 4096};
+	for (int t = 0; t < 2; t++)
+		for (int c = 0; c < 2; c++)
+			for (int f = 0; f < 2; f++)
+				for (int g = 0; g < 2; g++)
+					for (int z = 0; z < 2; z++) {
+						bool cheap = t == 0, cache = c == 1;
+						bool honest = !cache || f == 0;
+						char spec[256];
+						snprintf(spec, sizeof(spec),
+						         "flash(ftl=%s,eb=16k,size=256k,sector=%u,"
+						         "cache=%s,flush=%s,garbage=%d)",
+						         ftls[t], sectors[z], caches[c], hi[f], g);
+						probe_all(spec,
+						          (struct verdicts){
+						              .vol = cache,
+						              .flush = honest,
+						              .fua = honest,
+						              .tw = true,
+						              .ts = cheap,
+						              .collateral = cheap && honest,
+						              .eb = cheap && honest ? 16 << 10 : 0,
+						          });
+					}
+	/* partial erases off: the cheap FTL still leaves an erased sector */
+	probe_all("flash(ftl=cheap,eb=16k,size=256k,partial_erase=0)",
+	          (struct verdicts){.flush = true,
+	                            .fua = true,
+	                            .tw = true,
+	                            .ts = true,
+	                            .collateral = true,
+	                            .eb = 16 << 10});
+	/* one page is the whole device: no write spans pages, so none tears */
+	probe_all("flash(ftl=careful,eb=16k,page=16k,size=16k)",
+	          (struct verdicts){.flush = true, .fua = true});
+	probe_all("flash(ftl=careful,eb=16k,page=512,size=256k)",
+	          (struct verdicts){.flush = true, .fua = true, .tw = true});
 }
 
 static int count_cb(void *ctx, struct bdev *st, const struct blk_chooser_list *dec)
@@ -153,5 +240,6 @@ int main(void)
 	probe_is("flash(ftl=cheap,eb=1M,size=2M)", true, 512 << 10, true);
 	probe_is("flash(ftl=careful,eb=16k,size=1M)", false, 0, false);
 	probe_is("disk(tear=sector) > mem(size=1M)", false, 0, false);
+	probe_combinations();
 	return tap_done();
 }
