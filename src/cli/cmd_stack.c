@@ -1,5 +1,6 @@
-/* cmd_stack.c — `blackout stack describe|format|probe SPEC`: print a parsed stack
- * with every parameter, its canonical spec, or the black-box probe's verdicts.
+/* cmd_stack.c — `blackout stack describe|format|probe SPEC` and `stack models`: print
+ * a parsed stack with every parameter, its canonical spec, the black-box probe's
+ * verdicts, or every registered model.
  * Argument parsing and printing only; the work is dev_spec_* and dev_probe. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,27 +10,48 @@
 #include "blackout/util.h"
 #include "cli/cli.h"
 
-static void help(FILE *out)
+/* One entry per action: `stack ACTION --help` prints only its own. */
+static const struct action {
+	const char *name, *args, *what, *exit;
+} actions[] = {
+    {"describe", " SPEC",
+     "print every layer with every parameter: its value, its default\n"
+     "            and what it models\n",
+     "0 on success, 1 on a bad spec, 2 on usage"},
+    {"format", " SPEC", "print the canonical spec (every parameter spelled out)\n",
+     "0 on success, 1 on a bad spec, 2 on usage"},
+    {"probe", " SPEC",
+     "infer, only by writing, flushing, FUA and cutting power over\n"
+     "            every outcome, whether the stack has a volatile cache, honours\n"
+     "            flush and FUA, tears writes or sectors, and destroys flushed\n"
+     "            sectors it was not writing (collateral damage: the erase-block\n"
+     "            size, as flashbench finds it). Media are wrapped in\n"
+     "            copy-on-write overlays: a file image is never written\n",
+     "0 on success, 1 on a bad spec or a failed probe, 2 on usage"},
+    {"models", "", "list every device model and its parameters\n", "0, or 2 on usage"},
+    {NULL, NULL, NULL, NULL},
+};
+
+static const char spec_help[] =
+    "A stack spec names a device stack, top first, e.g.\n"
+    "  'cache(size=1M,flush=ignore) > disk(tear=sector) > file(path=x.img)'\n"
+    "  'concat > [disk > mem(size=8M)] x2'\n"
+    "(grammar: docs/stack-spec.md).\n\n";
+
+static void help(FILE *out, const struct action *only)
 {
-	fprintf(out, "usage: blackout stack describe SPEC\n"
-	             "       blackout stack format SPEC\n"
-	             "       blackout stack probe SPEC\n"
-	             "       blackout stack models\n\n"
-	             "A stack spec names a device stack, top first, e.g.\n"
-	             "  'cache(size=1M,flush=ignore) > disk(tear=sector) > file(path=x.img)'\n"
-	             "  'concat > [disk > mem(size=8M)] x2'\n"
-	             "(grammar: docs/stack-spec.md).\n\n"
-	             "  describe  print every layer with every parameter: its value, its default\n"
-	             "            and what it models\n"
-	             "  format    print the canonical spec (every parameter spelled out)\n"
-	             "  probe     infer, only by writing, flushing, FUA and cutting power over\n"
-	             "            every outcome, whether the stack has a volatile cache, honours\n"
-	             "            flush and FUA, tears writes or sectors, and destroys flushed\n"
-	             "            sectors it was not writing (collateral damage: the erase-block\n"
-	             "            size, as flashbench finds it). Media are wrapped in\n"
-	             "            copy-on-write overlays: a file image is never written\n"
-	             "  models    list every device model and its parameters\n\n"
-	             "Exit status: 0 on success, 1 on a bad spec or a failed probe, 2 on usage.\n");
+	for (const struct action *a = actions; a->name; a++)
+		if (!only || a == only)
+			fprintf(out, "%s blackout stack %s%s\n",
+			        a == actions || only ? "usage:" : "      ", a->name, a->args);
+	fputs("\n", out);
+	if (!only || only->args[0])
+		fputs(spec_help, out);
+	for (const struct action *a = actions; a->name; a++)
+		if (!only || a == only)
+			fprintf(out, "  %-8s  %s", a->name, a->what);
+	fprintf(out, "\nExit status: %s.\n",
+	        only ? only->exit : "0 on success, 1 on a bad spec or a failed probe, 2 on usage");
 }
 
 static int parse(const char *text, struct dev_spec **s)
@@ -69,19 +91,42 @@ static const char *yn(bool b)
 
 int cmd_stack(int argc, char **argv)
 {
-	if (argc >= 2 && cli_is_help(argv[1])) {
-		help(stdout);
-		return 0;
+	if (argc < 2 || cli_is_help(argv[1])) {
+		help(argc < 2 ? stderr : stdout, NULL);
+		return argc < 2 ? 2 : 0;
 	}
-	if (argc == 2 && strcmp(argv[1], "models") == 0)
+	const struct action *act = actions;
+	while (act->name && strcmp(act->name, argv[1]))
+		act++;
+	if (!act->name)
+		return cli_usage_error("stack",
+		                       "unknown action '%s' (expected: describe, format, "
+		                       "probe or models)",
+		                       argv[1]);
+	/* --help anywhere after the action wins, as in the other commands: a spec never
+	 * starts with '-', so nothing else is taken for one */
+	for (int i = 2; i < argc; i++) {
+		if (cli_is_help(argv[i])) {
+			help(stdout, act);
+			return 0;
+		}
+	}
+	const char *spec = NULL;
+	for (int i = 2; i < argc; i++) {
+		if (argv[i][0] == '-')
+			return cli_usage_error("stack", "unknown option '%s'", argv[i]);
+		if (spec || !act->args[0])
+			return cli_usage_error("stack", "%s takes %s", act->name,
+			                       act->args[0] ? "one SPEC" : "no arguments");
+		spec = argv[i];
+	}
+	if (!act->args[0])
 		return models();
-	if (argc != 3)
-		return cli_usage_error("stack", "expected describe|format|probe and one SPEC");
-	const char *what = argv[1];
-	if (strcmp(what, "describe") && strcmp(what, "format") && strcmp(what, "probe"))
-		return cli_usage_error("stack", "unknown action '%s'", what);
+	if (!spec)
+		return cli_usage_error("stack", "%s needs a SPEC", act->name);
+	const char *what = act->name;
 	struct dev_spec *s;
-	if (parse(argv[2], &s))
+	if (parse(spec, &s))
 		return 1;
 	int rc = 0;
 	if (strcmp(what, "describe") == 0) {
@@ -102,7 +147,9 @@ int cmd_stack(int argc, char **argv)
 		struct bo_err err = {{0}};
 		int e = dev_probe(s, &r, &err);
 		if (e) {
-			rc = cli_fail("stack", "probe: %s", bo_errstr(&err, e));
+			/* the probe's own errors already say "probe:", opening errors do not */
+			const char *m = bo_errstr(&err, e);
+			rc = cli_fail("stack", "%s%s", strncmp(m, "probe:", 6) ? "probe: " : "", m);
 		} else {
 			char t[4096];
 			dev_spec_format(s, t, sizeof(t));

@@ -1,6 +1,7 @@
 #!/bin/sh
 # dev_stack.t — `blackout stack` from the command line: describe, format, probe
-# verdicts, and a parse error with its caret. TAP.
+# verdicts, models, a parse error with its caret, each action's --help and the
+# exit statuses of usage errors. TAP.
 B=${BLACKOUT:?set BLACKOUT to the blackout binary}
 n=0; fail=0
 t() { n=$((n+1)); if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=1; fi; }
@@ -23,9 +24,40 @@ err=$("$B" stack describe 'cache(sise=3) > mem' 2>&1); rc=$?
 t "a bad spec exits 1" '[ $rc -eq 1 ]'
 t "and points at the column" 'echo "$err" | grep -q "column 7: cache has no parameter .sise."'
 t "with a caret line" 'echo "$err" | tail -1 | grep -q "^        ^$"'
-"$B" stack --help | grep -q "usage: blackout stack describe SPEC"
-t "--help" '[ $? -eq 0 ]'
-"$B" stack bogus x >/dev/null 2>&1; rc=$?
-t "an unknown action is a usage error (2)" '[ $rc -eq 2 ]'
+out=$("$B" stack --help); rc=$?
+t "--help exits 0" '[ $rc -eq 0 ]'
+for a in describe format probe models; do
+	t "--help names $a" 'echo "$out" | grep -q "^ *$a  "'
+done
+for a in describe format probe models; do
+	for h in --help -h; do
+		out=$("$B" stack $a $h 2>&1); rc=$?
+		t "stack $a $h exits 0" '[ $rc -eq 0 ]'
+		t "stack $a $h prints its usage" \
+		  'echo "$out" | head -1 | grep -q "^usage: blackout stack $a"'
+		t "stack $a $h describes $a only" \
+		  '[ $(echo "$out" | grep -c "^usage:") -eq 1 ] && echo "$out" | grep -q "^  $a  "'
+	done
+done
+out=$("$B" stack describe 'mem' --help); rc=$?
+t "--help after a SPEC wins too" \
+  '[ $rc -eq 0 ] && echo "$out" | grep -q "^usage: blackout stack describe SPEC"'
+out=$("$B" stack models); rc=$?
+t "models lists the models" '[ $rc -eq 0 ] && echo "$out" | grep -q "^flash — "'
+usage() { # usage DESCRIPTION ARGS...: a usage error exits 2 with a pointer to --help
+	d=$1; shift
+	err=$("$B" stack "$@" 2>&1 >/dev/null); rc=$?
+	t "$d exits 2" '[ $rc -eq 2 ] && echo "$err" | grep -q "Try .blackout stack --help."'
+}
+usage "an unknown action" bogus x
+usage "describe without a SPEC" describe
+usage "format without a SPEC" format
+usage "probe without a SPEC" probe
+usage "two SPECs" format mem mem
+usage "models with an argument" models mem
+usage "an unknown option" probe --fast 'mem(size=64k)'
+err=$("$B" stack 2>&1 >/dev/null); rc=$?
+t "no action exits 2, the usage on stderr" \
+  '[ $rc -eq 2 ] && echo "$err" | grep -q "^usage: blackout stack describe SPEC"'
 echo "1..$n"
 exit $fail
