@@ -1,12 +1,16 @@
 /* test_blk_cut.c — power cuts and choosers: the DFS walk visits every outcome of
  * a decision tree exactly once (also when later decisions depend on earlier ones),
  * a decision list replays one outcome exactly, the random chooser is deterministic,
- * and a medium's in-flight write persists as a prefix of its sectors. */
+ * a medium's in-flight write persists as a prefix of its sectors, and after a cut
+ * every I/O fails with -EIO, on a medium and on every kind of stack, until the power
+ * is back, when only what was persistent is visible. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "blackout/blk.h"
+#include "blackout/dev.h"
 #include "tap.h"
 
 /* A toy model over mem: at a cut it asks "did A land?" and, only if so, "which of
@@ -102,6 +106,105 @@ static int prefix_cb(void *ctx, struct bdev *state, const struct blk_chooser_lis
 	return 0;
 }
 
+/* Every device of the stack is off (or, all == false, on). A copy-on-write
+ * overlay's base is not part of it: shared by clones, only read, never cut. */
+static bool all_off(struct bdev *d, bool all)
+{
+	if (d->powered_off != all)
+		return false;
+	if (strcmp(d->name, "cow") == 0)
+		return true;
+	struct bdev *l;
+	for (unsigned i = 0; (l = blk_lower(d, i)) != NULL; i++)
+		if (!all_off(l, all))
+			return false;
+	return true;
+}
+
+/* The documented refusal (docs/blk.md): -EIO and "NAME: OP after a power cut". */
+static void refused(struct bdev *d, int rc, const char *op, const char *what)
+{
+	char want[160];
+	snprintf(want, sizeof(want), "%s: %s after a power cut (device is off)", d->name, op);
+	is_int(rc, -EIO, "%s: %s after the cut fails with -EIO", d->name, what);
+	is_str(d->err.msg, want, "%s: %s says why", d->name, what);
+	d->err.msg[0] = 0; /* so the next check cannot pass on a stale message */
+}
+
+/* Sector 1 written and flushed, sector 3 written with FUA, sector 5 written and not
+ * flushed, sectors 6-7 the same; then the cut (every decision 0: nothing optional
+ * persists). Which of them then hold the new data: */
+enum {
+	KEEP_ALL = 0xea,     /* no volatile cache: every completed write */
+	KEEP_DURABLE = 0x0a, /* an honest cache: the flushed and the FUA sector */
+	KEEP_NONE = 0x00,    /* a cache ignoring flush and FUA */
+};
+static void off_until_restored(const char *spec, unsigned kept)
+{
+	struct bdev *d;
+	struct bo_err err = {{0}};
+	if (!ok(dev_stack_open_text(spec, NULL, &d, &err) == 0, "open %s", spec)) {
+		diag("%s", err.msg);
+		return;
+	}
+	size_t ss = d->sector_size;
+	unsigned char *old = malloc(8 * ss), *buf = malloc(8 * ss), *got = malloc(8 * ss);
+	void *swap = malloc(ss);
+	tap_require(old && buf && got && swap, "memory");
+	tap_require(blk_read(d, 0, 8, old) == 0, "%s: read the fresh device", spec);
+	for (size_t i = 0; i < 8 * ss; i++)
+		buf[i] = (unsigned char)(i / ss * 16 + 1 + i % 7);
+	bool done = blk_write(d, 1, 1, buf + ss, 0) == 0 && blk_flush(d) == 0 &&
+	            blk_write(d, 3, 1, buf + 3 * ss, BLK_FUA) == 0 &&
+	            blk_write(d, 5, 1, buf + 5 * ss, 0) == 0 &&
+	            blk_write(d, 6, 2, buf + 6 * ss, 0) == 0;
+	ok(done, "%s: flushed, FUA and plain writes before the cut", spec);
+
+	is_int(blk_power_cut(d, &blk_chooser_zero, NULL), 0, "%s: cut", spec);
+	ok(all_off(d, true), "%s: every device of the stack is off", spec);
+	memset(got, 0x99, 8 * ss);
+	refused(d, blk_read(d, 1, 1, got), "read", "read");
+	ok(got[0] == 0x99, "%s: the refused read returned nothing", spec);
+	refused(d, blk_write(d, 1, 1, buf, 0), "write", "write");
+	refused(d, blk_write(d, 3, 1, buf, BLK_FUA), "write", "FUA write");
+	memset(swap, 0x42, ss);
+	void *before = swap;
+	refused(d, blk_write_swap(d, 5, 1, &swap, 0), "write", "handed-over write");
+	ok(swap == before, "%s: the refused hand-over kept the caller's buffer", spec);
+	refused(d, blk_discard(d, 1, 2), "discard", "discard");
+	refused(d, blk_flush(d), "flush", "flush");
+	refused(d, blk_settle(d), "settle", "settle");
+	refused(d, blk_pwrite(d, 0, ss, buf, 0), "write", "byte-addressed write");
+	refused(d, blk_pread(d, 0, ss, got), "read", "byte-addressed read");
+	refused(d, blk_read(d, 0, 8, got), "read", "read of the whole range");
+	is_int(blk_power_cut(d, &blk_chooser_zero, NULL), 0, "%s: a second cut is a no-op", spec);
+
+	is_int(blk_power_restore(d), 0, "%s: power restored", spec);
+	ok(all_off(d, false), "%s: every device of the stack is on again", spec);
+	is_int(blk_read(d, 0, 8, got), 0, "%s: reads work again", spec);
+	bool same = true;
+	for (unsigned s = 0; s < 8; s++) {
+		const unsigned char *want = (kept & 1u << s ? buf : old) + s * ss;
+		if (memcmp(got + s * ss, want, ss) != 0) {
+			diag("%s: sector %u holds %s", spec, s,
+			     memcmp(got + s * ss, old + s * ss, ss) == 0 ? "its old data"
+			                                                 : "other data");
+			same = false;
+		}
+	}
+	ok(same, "%s: only persistent state is visible (%s)", spec,
+	   kept == KEEP_ALL       ? "every completed write"
+	   : kept == KEEP_DURABLE ? "the flushed and the FUA write"
+	                          : "no write: flush and FUA were ignored");
+	is_int(blk_write(d, 0, 1, buf, BLK_FUA), 0, "%s: writes work again", spec);
+	is_int(blk_flush(d), 0, "%s: flushes work again", spec);
+	blk_close(d);
+	free(old);
+	free(buf);
+	free(got);
+	free(swap);
+}
+
 int main(void)
 {
 	struct bdev *m, *t;
@@ -163,5 +266,26 @@ int main(void)
 	n = blk_cut_foreach(mem, &bad, 100, prefix_cb, landed, &complete);
 	is_int(n, -EINVAL, "an in-flight write outside the device is -EINVAL");
 	blk_close(mem);
+
+	off_until_restored("mem(size=64k)", KEEP_ALL);
+	off_until_restored("mem(size=64k,sector=4096)", KEEP_ALL);
+	off_until_restored("cache > disk > mem(size=64k)", KEEP_DURABLE);
+	off_until_restored("cache(flush=ignore,fua=ignore) > disk(tear=byte) > mem(size=64k)",
+	                   KEEP_NONE);
+	off_until_restored("cache(fua=ignore) > disk > mem(size=64k)", KEEP_DURABLE & ~0x08u);
+	off_until_restored("disk(tear=byte) > mem(size=64k)", KEEP_ALL);
+	off_until_restored("flash(ftl=cheap,eb=16k,size=64k)", KEEP_ALL);
+	off_until_restored("flash(ftl=careful,eb=16k,size=256k,sector=4096)", KEEP_ALL);
+	off_until_restored("flash(ftl=careful,eb=16k,size=64k,cache=8k) > mem(size=256k)",
+	                   KEEP_DURABLE);
+	off_until_restored("flash(ftl=cheap,eb=16k,size=64k,cache=8k,flush=ignore)", KEEP_NONE);
+	off_until_restored("fault > mem(size=64k)", KEEP_ALL);
+	off_until_restored("fault(rules=\"read-error lba=60\") > cache > disk > mem(size=64k)",
+	                   KEEP_DURABLE);
+	off_until_restored("raid1 > [mem(size=1M)] x2", KEEP_ALL);
+	off_until_restored("raid5(chunk=4k) > [mem(size=64k)] x4", KEEP_ALL);
+	off_until_restored("raid6(chunk=4k,bitmap=true) > [cache > disk > mem(size=64k)] x4",
+	                   KEEP_DURABLE);
+	off_until_restored("concat > [mem(size=2k) ; cache > mem(size=64k)]", KEEP_DURABLE);
 	return tap_done();
 }
