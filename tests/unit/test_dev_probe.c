@@ -1,6 +1,7 @@
 /* test_dev_probe.c — the black-box probe's verdicts equal the declared parameters
- * for every combination of cache/flush/fua/tear (and sector size), through other
- * layers too, and it never writes the media it probes. */
+ * for every combination of cache/flush/fua/tear on 512- and 4096-byte sectors
+ * (medium's or disk's), through other layers too, and it never writes the media it
+ * probes. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,25 +39,41 @@ int main(void)
 {
 	static const char *const tears[] = {"none", "sector", "byte"};
 	static const char *const hi[] = {"honor", "ignore"};
-	static const char *const media[] = {"mem(size=64k)", "mem(size=64k,sector=4096)"};
+	/* 512-byte sectors; 4096-byte sectors from the medium; 4096-byte disk sectors
+	 * over a 512-byte medium, torn at the disk's sector */
+	static const struct {
+		const char *disk, *medium;
+	} sizes[] = {
+	    {"", "mem(size=64k)"},
+	    {"", "mem(size=64k,sector=4096)"},
+	    {"sector=4096,", "mem(size=64k)"},
+	};
 	char spec[256];
-	for (int m = 0; m < 2; m++)
+	for (int m = 0; m < 3; m++)
 		for (int t = 0; t < 3; t++) {
-			snprintf(spec, sizeof(spec), "disk(tear=%s) > %s", tears[t], media[m]);
+			snprintf(spec, sizeof(spec), "disk(%stear=%s) > %s", sizes[m].disk,
+			         tears[t], sizes[m].medium);
 			expect(spec, false, true, true, t > 0, t == 2);
 			for (int f = 0; f < 2; f++)
 				for (int u = 0; u < 2; u++) {
 					snprintf(spec, sizeof(spec),
-					         "cache(flush=%s,fua=%s) > disk(tear=%s) > %s",
-					         hi[f], hi[u], tears[t], media[m]);
+					         "cache(flush=%s,fua=%s) > disk(%stear=%s) > %s",
+					         hi[f], hi[u], sizes[m].disk, tears[t],
+					         sizes[m].medium);
 					expect(spec, true, f == 0, u == 0, t > 0, t == 2);
 				}
 		}
-	/* 4096-byte disk sectors over 512-byte media, tearing at disk-sector granularity */
-	expect("cache(fua=ignore) > disk(sector=4096,tear=byte) > mem(size=64k)", true, true, false,
-	       true, true);
+	/* the bare media of both sector sizes, through a cache */
+	for (int m = 0; m < 2; m++)
+		for (int f = 0; f < 2; f++)
+			for (int u = 0; u < 2; u++) {
+				snprintf(spec, sizeof(spec), "cache(flush=%s,fua=%s) > %s", hi[f],
+				         hi[u], sizes[m].medium);
+				expect(spec, true, f == 0, u == 0, true, false);
+			}
 	/* bare media persist an in-flight write as a prefix of whole sectors */
 	expect("mem(size=64k)", false, true, true, true, false);
+	expect("mem(size=64k,sector=4096)", false, true, true, true, false);
 	/* a no-op cache, other layers in between, and several lowers */
 	expect("cache(size=0,flush=ignore) > disk(tear=none) > mem(size=64k)", false, true, true,
 	       false, false);
