@@ -18,6 +18,8 @@ out=$("$B" stack probe 'flash(ftl=cheap,eb=64k,page=4k,size=4M)')
 t "probe: cheap flash shows collateral damage of one 64k erase block" \
   'echo "$out" | grep -q "collateral damage: *yes: erase block 64k"'
 t "probe: no volatile cache" 'echo "$out" | grep -q "volatile write cache: *no"'
+t "probe: a cheap-FTL cut leaves written sectors erased (torn) and tears at pages" \
+  'echo "$out" | grep -q "tears sectors (bytes): *yes" && echo "$out" | grep -q "tears multi-sector writes: *yes"'
 out=$("$B" stack probe 'flash(ftl=careful,eb=64k,size=4M) > mem(size=5M)')
 t "probe: careful flash shows no collateral damage" 'echo "$out" | grep -q "collateral damage: *no"'
 out=$("$B" stack probe 'flash(ftl=cheap,eb=64k,size=4M,cache=16k,flush=ignore)')
