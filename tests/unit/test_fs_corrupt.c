@@ -6,7 +6,8 @@
  * loop). Every operation must fail cleanly (a negative errno, -EUCLEAN/-EIO with a
  * message naming the inode or block) or succeed; never crash, hang or touch memory
  * out of bounds (run under ASan by make check-asan). With metadata_csum a flipped
- * byte in checksummed metadata must be detected. */
+ * byte in checksummed metadata must be detected. CORRUPT_DEBUG=1 prints every
+ * -EUCLEAN/-EIO message the walks meet. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
