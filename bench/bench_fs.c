@@ -305,7 +305,7 @@ static int e2_create(ext2_filsys fs, ext2_ino_t dir, const char *name, const voi
                      unsigned len)
 {
 	ext2_ino_t ino;
-	if (ext2fs_new_inode(fs, dir, 010644, 0, &ino))
+	if (ext2fs_new_inode(fs, dir, LINUX_S_IFREG | 0644, 0, &ino))
 		return FAIL();
 	errcode_t e = ext2fs_link(fs, dir, name, ino, EXT2_FT_REG_FILE);
 	if (e == EXT2_ET_DIR_NO_SPACE) {
@@ -318,7 +318,7 @@ static int e2_create(ext2_filsys fs, ext2_ino_t dir, const char *name, const voi
 	ext2fs_inode_alloc_stats2(fs, ino, +1, 0);
 	struct ext2_inode in;
 	memset(&in, 0, sizeof(in));
-	in.i_mode = 010644;
+	in.i_mode = LINUX_S_IFREG | 0644;
 	in.i_links_count = 1;
 	in.i_atime = in.i_ctime = in.i_mtime = (uint32_t)time(NULL);
 	if (ext2fs_write_new_inode(fs, ino, &in))
@@ -362,10 +362,14 @@ static int e2_files(struct bo_times *t)
 	double t0 = bo_now();
 	for (int i = 0; i < NDIRS; i++) {
 		snprintf(name, sizeof(name), "d%d", i);
-		errcode_t me = ext2fs_mkdir(fs, EXT2_ROOT_INO, 0, name);
+		/* choosing the inode first is how a libext2fs caller learns it without a
+		 * second directory search */
+		if (ext2fs_new_inode(fs, EXT2_ROOT_INO, LINUX_S_IFDIR | 0755, 0, &dirs[i]))
+			return FAIL();
+		errcode_t me = ext2fs_mkdir(fs, EXT2_ROOT_INO, dirs[i], name);
 		if (me == EXT2_ET_DIR_NO_SPACE && ext2fs_expand_dir(fs, EXT2_ROOT_INO) == 0)
-			me = ext2fs_mkdir(fs, EXT2_ROOT_INO, 0, name);
-		if (me || ext2fs_lookup(fs, EXT2_ROOT_INO, name, (int)strlen(name), NULL, &dirs[i]))
+			me = ext2fs_mkdir(fs, EXT2_ROOT_INO, dirs[i], name);
+		if (me)
 			return FAIL();
 		for (int k = 0; k < NFILES; k++) {
 			snprintf(name, sizeof(name), "f%d", k);

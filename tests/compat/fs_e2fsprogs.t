@@ -66,17 +66,57 @@ EOF
 	"$B" cat "$img" /fastlink | cmp -s - "$T/big"
 	ok $? "$t/$bs: cat follows a symlink"
 
-	# blackout's changes to the mke2fs image stay e2fsck-clean
-	"$B" put "$img" "$T/mid" /dir/new &&
-		"$B" mkdir "$img" /made /made/deeper &&
-		"$B" mv "$img" /dir/big /made/deeper/big &&
-		"$B" rm "$img" /small &&
-		"$B" ln "$img" /made/deeper/big /hard &&
-		"$B" symlink "$img" /made/deeper/big /made/sym &&
-		"$B" truncate "$img" /dir/sub/mid 1000 &&
-		"$B" rmdir "$img" /dir/sub 2>/dev/null
-	[ $? -ne 0 ]
-	ok $? "$t/$bs: rmdir of a non-empty directory fails"
+	# blackout's changes to the mke2fs image stay e2fsck-clean. Each command is
+	# judged on its own so that an early failure cannot pass as the expected one.
+	"$B" put "$img" "$T/mid" /dir/new
+	ok $? "$t/$bs: put"
+	"$B" mkdir "$img" /made /made/deeper
+	ok $? "$t/$bs: mkdir (two levels)"
+	"$B" mv "$img" /dir/big /made/deeper/big
+	ok $? "$t/$bs: mv into another directory"
+	"$B" rm "$img" /small
+	ok $? "$t/$bs: rm"
+	"$B" ln "$img" /made/deeper/big /hard
+	ok $? "$t/$bs: ln"
+	"$B" symlink "$img" /made/deeper/big /made/sym
+	ok $? "$t/$bs: symlink"
+	"$B" truncate "$img" /dir/sub/mid 1000
+	ok $? "$t/$bs: truncate"
+	"$B" rmdir "$img" /dir/sub 2>"$T/err"
+	[ $? -eq 1 ] && grep -qi "not empty" "$T/err"
+	ok $? "$t/$bs: rmdir of a non-empty directory fails ($(cat "$T/err"))"
+	"$B" stat "$img" /dir/sub >/dev/null
+	ok $? "$t/$bs: the directory is still there"
+
+	# what ln, symlink, truncate and rm did, through blackout and through debugfs
+	ino_big=$("$B" stat "$img" /made/deeper/big | sed -n 's/^inode: //p')
+	ino_hard=$("$B" stat "$img" /hard | sed -n 's/^inode: //p')
+	[ -n "$ino_big" ] && [ "$ino_big" = "$ino_hard" ]
+	ok $? "$t/$bs: the hard link is the same inode ($ino_big, $ino_hard)"
+	"$B" stat "$img" /hard | grep -qx "links: 2"
+	ok $? "$t/$bs: blackout counts two links"
+	debugfs -R "stat /hard" "$img" 2>/dev/null | grep -q "^Links: 2 "
+	ok $? "$t/$bs: debugfs counts two links"
+	"$B" cat "$img" /hard | cmp -s - "$T/big"
+	ok $? "$t/$bs: cat through the hard link"
+	debugfs -R "cat /hard" "$img" 2>/dev/null | cmp -s - "$T/big"
+	ok $? "$t/$bs: debugfs cat through the hard link"
+	"$B" ls -l "$img" /made | grep -q -- "sym -> /made/deeper/big\$"
+	ok $? "$t/$bs: blackout reads the symlink"
+	debugfs -R "stat /made/sym" "$img" 2>/dev/null | grep -q 'Fast link dest: "/made/deeper/big"'
+	ok $? "$t/$bs: debugfs reads the symlink"
+	"$B" cat "$img" /made/sym | cmp -s - "$T/big"
+	ok $? "$t/$bs: cat follows the new symlink"
+	head -c 1000 "$T/mid" >"$T/mid1000"
+	"$B" stat "$img" /dir/sub/mid | grep -qx "size: 1000"
+	ok $? "$t/$bs: truncated size"
+	"$B" cat "$img" /dir/sub/mid | cmp -s - "$T/mid1000"
+	ok $? "$t/$bs: the truncated file keeps its first 1000 bytes"
+	debugfs -R "cat /dir/sub/mid" "$img" 2>/dev/null | cmp -s - "$T/mid1000"
+	ok $? "$t/$bs: debugfs reads the truncated file"
+	! "$B" stat "$img" /small >/dev/null 2>&1 &&
+		debugfs -R "stat /small" "$img" 2>&1 | grep -q "File not found"
+	ok $? "$t/$bs: the removed file is gone for blackout and debugfs"
 	"$B" rm "$img" /dir/sub/mid && "$B" rmdir "$img" /dir/sub
 	ok $? "$t/$bs: blackout changed the image"
 	clean "$img"

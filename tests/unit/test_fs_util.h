@@ -102,4 +102,46 @@ static inline int tfs_debugfs_cat(const char *img, const char *path, const void 
 	return same;
 }
 
+/* Runs the debugfs commands in `script` (one a line, read-only) on img and leaves
+ * what they print in out, without the echoed "debugfs: COMMAND" lines: one debugfs
+ * process for many questions. Returns the bytes in out, or -1. */
+static inline int tfs_debugfs_script(const char *img, const char *script, char *out, size_t cap)
+{
+	char cmds[512], cmd[1200];
+	snprintf(cmds, sizeof(cmds), "%s/debugfs.cmds", tfs_tmpdir());
+	FILE *f = fopen(cmds, "w");
+	if (!f || fputs(script, f) < 0 || fclose(f) != 0)
+		return -1;
+	snprintf(cmd, sizeof(cmd), "DEBUGFS_PAGER=__none__ debugfs -f '%s' '%s' 2>/dev/null", cmds,
+	         img);
+	FILE *p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	char line[4096];
+	size_t n = 0;
+	out[0] = 0;
+	while (fgets(line, sizeof(line), p)) {
+		size_t l = strlen(line);
+		if (!strncmp(line, "debugfs: ", 9) || n + l + 1 > cap)
+			continue;
+		memcpy(out + n, line, l + 1);
+		n += l;
+	}
+	return pclose(p) == 0 ? (int)n : -1;
+}
+
+/* The host file at path holds exactly want[0..len). */
+static inline int tfs_file_is(const char *path, const void *want, size_t len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return 0;
+	unsigned char *got = malloc(len + 1);
+	size_t n = got ? fread(got, 1, len + 1, f) : 0;
+	fclose(f);
+	int same = got && n == len && memcmp(got, want, len) == 0;
+	free(got);
+	return same;
+}
+
 #endif
