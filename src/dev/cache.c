@@ -7,9 +7,12 @@
  * only the line table. When the cache is full a line is written back in the
  * configured order: fifo (a ring, O(1)), random (seeded, O(1)) or lba (an elevator
  * sweep, O(log n) amortised). Flush (if honoured) writes everything back and
- * flushes below; FUA (if honoured) writes through. At a power cut each dirty
- * sector independently reached the media or not: one two-way decision per dirty
- * sector, in LBA order. Outcome space: docs/models/cache.md. */
+ * flushes below; FUA (if honoured) writes through. A write over dirty sectors
+ * keeps the version it replaces (up to `versions` per sector): a real drive may
+ * have written that one back before the overwrite came. At a power cut each dirty
+ * sector independently holds its old contents, its newest version or one of its
+ * older ones: one decision per dirty sector, in LBA order. Outcome space:
+ * docs/models/cache.md. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +22,8 @@
 
 enum { ORDER_FIFO, ORDER_RANDOM, ORDER_LBA };
 
+#define MAX_VERSIONS 16 /* the most `versions=` may be */
+
 #define FREE_BUFS 64 /* line buffers kept for reuse */
 
 struct lbuf {
@@ -26,11 +31,23 @@ struct lbuf {
 	unsigned char *data; /* line_bytes, a block of its own: it can be handed over */
 };
 
+/* An older version of some of a line's dirty sectors: the line's buffer as it was
+ * before a write replaced them. Immutable once made and shared (by clones, and by
+ * the newer versions whose `next` it is), so a clone copies a pointer. */
+struct ver {
+	uint32_t ref;
+	uint32_t mask;  /* the sectors of buf that a newer write replaced */
+	uint32_t depth; /* versions in the chain from this one on */
+	struct lbuf *buf;
+	struct ver *next; /* the one before it */
+};
+
 struct line {
 	uint64_t no;  /* line number: lba / L */
 	uint64_t seq; /* when it became dirty, for fifo */
 	struct lbuf *buf;
-	uint32_t dirty; /* mask of dirty sectors in the line */
+	struct ver *old; /* older versions of dirty sectors, newest first */
+	uint32_t dirty;  /* mask of dirty sectors in the line */
 };
 
 struct ring_ent {
@@ -46,6 +63,7 @@ struct cache_dev {
 	uint32_t n;      /* lines held */
 	bool flush_honor, fua_honor;
 	int order;
+	uint32_t versions; /* versions of a dirty sector a cut may find: 1 = newest only */
 	struct bo_rng rng; /* random write-back order: part of the state, cloned */
 	uint64_t seq_next;
 	struct line *lines;   /* [cap], dense */
@@ -137,6 +155,74 @@ static void buf_put(struct cache_dev *c, struct lbuf *b)
 		buf_free(b);
 }
 
+static void ver_put(struct cache_dev *c, struct ver *v)
+{
+	while (v && --v->ref == 0) {
+		struct ver *next = v->next;
+		buf_put(c, v->buf);
+		free(v);
+		v = next;
+	}
+}
+
+/* A copy of the first `keep` versions of chain v with their masks limited to
+ * `mask`, versions left with no sector dropped; NULL (with *rc = -ENOMEM) when
+ * memory runs out. The chain itself is shared, so it is never edited. */
+static struct ver *ver_copy(struct cache_dev *c, const struct ver *v, uint32_t keep, uint32_t mask,
+                            int *rc)
+{
+	struct ver *head = NULL, **tail = &head;
+	for (; v && keep; v = v->next, keep--) {
+		if (!(v->mask & mask))
+			continue;
+		struct ver *n = malloc(sizeof(*n));
+		if (!n) {
+			*rc = -ENOMEM;
+			ver_put(c, head);
+			return NULL;
+		}
+		*n = (struct ver){.ref = 1, .mask = v->mask & mask, .buf = v->buf};
+		v->buf->ref++;
+		*tail = n;
+		tail = &n->next;
+	}
+	uint32_t len = 0;
+	for (struct ver *p = head; p; p = p->next)
+		len++;
+	for (struct ver *p = head; p; p = p->next)
+		p->depth = len--;
+	return head;
+}
+
+/* Sectors `over` of line ln are about to be overwritten: their current contents
+ * become an older version, and the line gets a buffer of its own to write into.
+ * A chain longer than twice what a cut looks at is cut back to what it looks at,
+ * so memory stays bounded and the copying is amortised. */
+static int keep_version(struct cache_dev *c, struct line *ln, uint32_t over)
+{
+	struct lbuf *b = buf_get(c);
+	struct ver *v = malloc(sizeof(*v));
+	if (!b || !v) {
+		buf_put(c, b);
+		free(v);
+		return -ENOMEM;
+	}
+	memcpy(b->data, ln->buf->data, (size_t)c->L * c->dev.sector_size);
+	*v = (struct ver){.ref = 1, .mask = over, .buf = ln->buf, .next = ln->old};
+	v->depth = 1 + (v->next ? v->next->depth : 0);
+	ln->buf = b;
+	ln->old = v;
+	if (v->depth > 2 * (c->versions - 1)) {
+		int rc = 0;
+		struct ver *n = ver_copy(c, v, c->versions - 1, ~0u, &rc);
+		if (rc)
+			return rc;
+		ver_put(c, v);
+		ln->old = n;
+	}
+	return 0;
+}
+
 /* ---- ring (fifo) ------------------------------------------------------------ */
 
 static bool ring_live(const struct cache_dev *c, const struct ring_ent *e)
@@ -182,7 +268,7 @@ static int64_t insert(struct cache_dev *c, uint64_t no)
 	if (!b)
 		return -ENOMEM;
 	uint32_t i = c->n++;
-	c->lines[i] = (struct line){.no = no, .seq = c->seq_next++, .buf = b};
+	c->lines[i] = (struct line){.no = no, .seq = c->seq_next++, .buf = b, .old = NULL};
 	c->tab[find_slot(c, no)] = i + 1;
 	if (c->order == ORDER_FIFO && ring_push(c, no, c->lines[i].seq)) {
 		remove_line(c, i);
@@ -197,6 +283,7 @@ static void remove_line(struct cache_dev *c, uint32_t i)
 {
 	c->ndirty -= nbits(c->lines[i].dirty);
 	buf_put(c, c->lines[i].buf);
+	ver_put(c, c->lines[i].old);
 	uint32_t s = find_slot(c, c->lines[i].no);
 	for (;;) {
 		c->tab[s] = 0;
@@ -226,8 +313,10 @@ moved:;
 
 static void clear(struct cache_dev *c)
 {
-	for (uint32_t i = 0; i < c->n; i++)
+	for (uint32_t i = 0; i < c->n; i++) {
 		buf_put(c, c->lines[i].buf);
+		ver_put(c, c->lines[i].old);
+	}
 	if (c->n)
 		memset(c->tab, 0, ((size_t)c->tmask + 1) * sizeof(*c->tab));
 	c->n = c->ndirty = 0;
@@ -240,14 +329,15 @@ static inline uint32_t full_mask(const struct cache_dev *c)
 	return c->L == 32 ? ~0u : (1u << c->L) - 1;
 }
 
-/* Writes the sectors of `mask` in line i to the lower device, one write per run;
- * every run is tried, the first error is returned. Every caller drops the line
- * once it is written back, so a whole line whose buffer no clone shares is handed
- * to the device below rather than copied (write_swap; the buffer then holds
- * whatever the device gave back, and the line's data is gone). */
-static int write_mask(struct cache_dev *c, uint32_t i, uint32_t mask)
+/* Writes the sectors of `mask` in buffer b of line `no` to the lower device, one
+ * write per run; every run is tried, the first error is returned. The caller
+ * drops the buffer once it is written back, so a whole line whose buffer no clone
+ * or version shares is handed to the device below rather than copied (write_swap;
+ * the buffer then holds whatever the device gave back, and the line's data is
+ * gone). */
+static int write_runs(struct cache_dev *c, uint64_t no, struct lbuf *b, uint32_t mask,
+                      bool may_swap)
 {
-	struct line *ln = &c->lines[i];
 	size_t ss = c->dev.sector_size;
 	uint32_t k = 0;
 	int first = 0;
@@ -259,20 +349,19 @@ static int write_mask(struct cache_dev *c, uint32_t i, uint32_t mask)
 		uint32_t e = k;
 		while (e < c->L && (mask >> e & 1))
 			e++;
-		uint64_t lba = (ln->no << c->lshift) + k;
+		uint64_t lba = (no << c->lshift) + k;
 		int rc;
-		if (mask == full_mask(c) && ln->buf->ref == 1)
-			rc = blk_write_swap(c->lower, lba, c->L, (void **)&ln->buf->data, 0);
+		if (may_swap && mask == full_mask(c) && b->ref == 1)
+			rc = blk_write_swap(c->lower, lba, c->L, (void **)&b->data, 0);
 		else
-			rc = blk_write(c->lower, lba, e - k, ln->buf->data + k * ss, 0);
+			rc = blk_write(c->lower, lba, e - k, b->data + k * ss, 0);
 		uint64_t bad = lba;
 		if (rc && e - k > 1) {
 			/* sector by sector, so one refused sector does not take its
 			 * neighbours with it; the first error is reported */
 			rc = 0;
 			for (uint32_t j = k; j < e; j++) {
-				int r1 =
-				    blk_write(c->lower, lba + j - k, 1, ln->buf->data + j * ss, 0);
+				int r1 = blk_write(c->lower, lba + j - k, 1, b->data + j * ss, 0);
 				if (r1 && !rc) {
 					rc = r1;
 					bad = lba + j - k;
@@ -287,6 +376,13 @@ static int write_mask(struct cache_dev *c, uint32_t i, uint32_t mask)
 		k = e;
 	}
 	return first;
+}
+
+/* Writes the newest data of line i's sectors in `mask` back (the line is dropped
+ * afterwards by every caller). */
+static int write_mask(struct cache_dev *c, uint32_t i, uint32_t mask)
+{
+	return write_runs(c, c->lines[i].no, c->lines[i].buf, mask, true);
 }
 
 static int cmp_line(const void *a, const void *b, void *ctx)
@@ -369,6 +465,19 @@ static void trim_line(struct cache_dev *c, uint32_t i, uint64_t lba, uint32_t co
 	}
 	c->ndirty -= nbits(ln->dirty & ~keep);
 	ln->dirty &= keep;
+	/* older versions of the dropped sectors are history a later write must not
+	 * bring back (a FUA write or a discard came after them) */
+	bool touched = false;
+	for (const struct ver *v = ln->old; v && !touched; v = v->next)
+		touched = (v->mask & ~keep) != 0;
+	if (touched) {
+		int rc = 0;
+		struct ver *n = ver_copy(c, ln->old, ~0u, keep, &rc);
+		ver_put(c, ln->old);
+		/* out of memory: the versions are forgotten, which only narrows what a
+		 * cut offers (the newest data is intact) */
+		ln->old = rc ? NULL : n;
+	}
 }
 
 static void drop_range(struct cache_dev *c, uint64_t lba, uint32_t count)
@@ -471,7 +580,11 @@ static int cache_write(struct bdev *d, uint64_t lba, uint32_t count, const void 
 				return bo_errf(&d->err, -ENOMEM, "cache: out of memory");
 		}
 		struct line *ln = &c->lines[i];
-		if (ln->buf->ref > 1) {
+		uint32_t over = mask & ln->dirty;
+		if (over && c->versions > 1) {
+			if (keep_version(c, ln, over))
+				return bo_errf(&d->err, -ENOMEM, "cache: out of memory");
+		} else if (ln->buf->ref > 1) {
 			/* shared with a clone: copy on write */
 			struct lbuf *b = buf_get(c);
 			if (!b)
@@ -546,8 +659,10 @@ static int cache_discard(struct bdev *d, uint64_t lba, uint32_t count)
 static void cache_free(struct cache_dev *c)
 {
 	if (c->lines)
-		for (uint32_t i = 0; i < c->n; i++)
+		for (uint32_t i = 0; i < c->n; i++) {
 			buf_put(c, c->lines[i].buf);
+			ver_put(c, c->lines[i].old);
+		}
 	for (unsigned i = 0; i < c->nfree; i++)
 		buf_free(c->freebuf[i]);
 	free(c->lines);
@@ -684,8 +799,11 @@ static int cache_clone(struct bdev *d, struct bdev **out)
 	/* lines share their buffers (copied on write); the tables are rebuilt */
 	n->n = c->n;
 	memcpy(n->lines, c->lines, c->n * sizeof(*c->lines));
-	for (uint32_t i = 0; i < c->n; i++)
+	for (uint32_t i = 0; i < c->n; i++) {
 		c->lines[i].buf->ref++;
+		if (c->lines[i].old)
+			c->lines[i].old->ref++;
+	}
 	rehash(n);
 	if (c->ring)
 		ring_copy(n, c, c->ring);
@@ -700,14 +818,40 @@ static int cache_power_cut(struct bdev *d, struct blk_chooser *ch,
 {
 	struct cache_dev *c = (struct cache_dev *)d;
 	sort_lines(c);
+	const struct ver *vers[MAX_VERSIONS];
+	uint32_t from[MAX_VERSIONS]; /* sectors landing with each older version */
 	for (uint32_t k = 0; k < c->n; k++) {
-		uint32_t i = c->scratch[k], landed = 0;
-		for (uint32_t b = 0; b < c->L; b++)
-			if ((c->lines[i].dirty >> b & 1) &&
-			    blk_choose(ch, 2, "cache: dirty sector reached the media"))
+		uint32_t i = c->scratch[k], landed = 0, nv = 0;
+		const struct line *ln = &c->lines[i];
+		for (const struct ver *v = ln->old; v && nv < c->versions - 1; v = v->next) {
+			vers[nv] = v;
+			from[nv++] = 0;
+		}
+		for (uint32_t b = 0; b < c->L; b++) {
+			if (!(ln->dirty >> b & 1))
+				continue;
+			/* 0: nothing landed, 1: the newest data, 2.. its older versions,
+			 * newest first */
+			uint32_t h = 0, at[MAX_VERSIONS];
+			for (uint32_t j = 0; j < nv; j++)
+				if (vers[j]->mask >> b & 1)
+					at[h++] = j;
+			uint64_t x = h ? blk_choose(ch, 2 + h,
+			                            "cache: dirty sector: none|newest|an "
+			                            "older version reached the media")
+			               : blk_choose(ch, 2, "cache: dirty sector reached the media");
+			if (x == 1)
 				landed |= 1u << b;
+			else if (x >= 2)
+				from[at[x - 2]] |= 1u << b;
+		}
 		/* a write-back the device below refuses (a fault rule) simply did not
-		 * land: the power was going anyway */
+		 * land: the power was going anyway. Versions are shared: never handed
+		 * over. */
+		for (uint32_t j = 0; j < nv; j++)
+			if (from[j] &&
+			    write_runs(c, ln->no, vers[j]->buf, from[j], false) == -ENOMEM)
+				return -ENOMEM;
 		int rc = write_mask(c, i, landed);
 		if (rc == -ENOMEM)
 			return rc;
@@ -760,7 +904,7 @@ static const char *const orders[] = {"fifo", "random", "lba", NULL};
 static int cache_open(const struct dev_args *a, struct bdev **lowers, unsigned nlowers,
                       struct bdev **out, struct bo_err *err)
 {
-	uint64_t size, seed;
+	uint64_t size, seed, versions;
 	int fl, fu, order;
 	int rc = dev_arg_size(a, "size", &size, err);
 	if (rc == 0)
@@ -771,8 +915,13 @@ static int cache_open(const struct dev_args *a, struct bdev **lowers, unsigned n
 		rc = dev_arg_enum(a, "order", orders, &order, err);
 	if (rc == 0)
 		rc = dev_arg_u64(a, "seed", &seed, err);
+	if (rc == 0)
+		rc = dev_arg_u64(a, "versions", &versions, err);
 	if (rc)
 		return rc;
+	if (versions < 1 || versions > MAX_VERSIONS)
+		return bo_errf(err, -EINVAL, "cache: versions=%llu: must be 1 to %d",
+		               (unsigned long long)versions, MAX_VERSIONS);
 	if (nlowers != 1)
 		return bo_errf(err, -EINVAL, "cache: takes one lower device");
 	struct bdev *lower = lowers[0];
@@ -795,6 +944,7 @@ static int cache_open(const struct dev_args *a, struct bdev **lowers, unsigned n
 	c->flush_honor = fl == 0;
 	c->fua_honor = fu == 0;
 	c->order = order;
+	c->versions = (uint32_t)versions;
 	bo_rng_seed(&c->rng, seed);
 	if (cache_alloc(c, 0)) {
 		cache_free(c);
@@ -816,6 +966,9 @@ static const struct dev_param cache_params[] = {
     {"order", "fifo", "write-back order when full: fifo|random (seeded)|lba (elevator)",
      DEV_PT_ENUM, orders},
     {"seed", "0", "seed of the random write-back order", DEV_PT_U64},
+    {"versions", "4",
+     "versions of a sector overwritten while dirty that a power cut may leave (1 = newest only)",
+     DEV_PT_U64},
     {NULL},
 };
 

@@ -1,6 +1,6 @@
 /* test_dev_cache.c — the cache model against a reference: reads see cached data,
  * write-back orders when full, flush and FUA semantics, clone independence,
- * behaviour after a cut, statistics. */
+ * behaviour after a cut, statistics, versions of overwritten sectors. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -453,6 +453,155 @@ static void radix_sort(void)
 	}
 }
 
+/* What one sector holds over every outcome of a cut: the set of first bytes. */
+struct held {
+	uint64_t lba;
+	unsigned n;
+	bool seen[256];
+};
+
+static int note_held(void *ctx, struct bdev *st, const struct blk_chooser_list *dec)
+{
+	(void)dec;
+	struct held *h = ctx;
+	unsigned char r[SS];
+	if (blk_read(st, h->lba, 1, r) == 0)
+		h->seen[r[0]] = true;
+	h->n++;
+	return 0;
+}
+
+/* The byte values sector lba may hold after a cut of d, as a string ("0" for
+ * zero), and the number of outcomes; also checks the count against dev_cut_space. */
+static unsigned held_at(struct bdev *d, uint64_t lba, char *out)
+{
+	struct held h = {.lba = lba};
+	bool complete;
+	int64_t n = blk_cut_foreach(d, NULL, 100000, note_held, &h, &complete);
+	struct dev_cut_space sp;
+	if (dev_cut_space(d, NULL, &sp) || (uint64_t)n != sp.outcomes || !complete)
+		diag("outcomes %lld, dev_cut_space %llu", (long long)n,
+		     (unsigned long long)sp.outcomes);
+	char *o = out;
+	for (int v = 0; v < 256; v++)
+		if (h.seen[v])
+			*o++ = v ? (char)v : '0';
+	*o = 0;
+	return (uint64_t)n == sp.outcomes ? h.n : 0;
+}
+
+static void put1(struct bdev *d, uint64_t lba, char v, unsigned flags)
+{
+	unsigned char b[SS];
+	fill(b, (unsigned char)v);
+	blk_write(d, lba, 1, b, flags);
+}
+
+/* A sector overwritten while dirty: a drive may have written an older version back
+ * before the overwrite came, so a cut may leave any of them (up to versions=). */
+static void versions(void)
+{
+	char got[257];
+	struct bdev *d = open_spec("cache(flush=ignore) > mem(size=16k)");
+	put1(d, 0, 'A', 0);
+	put1(d, 0, 'B', 0);
+	put1(d, 0, 'C', 0);
+	is_int(held_at(d, 0, got), 4, "three writes to one sector: 4 outcomes");
+	is_str(got, "0ABC", "nothing, A, B or C");
+	blk_close(d);
+
+	d = open_spec("cache(flush=ignore,versions=2) > mem(size=16k)");
+	put1(d, 0, 'A', 0);
+	put1(d, 0, 'B', 0);
+	put1(d, 0, 'C', 0);
+	is_int(held_at(d, 0, got), 3, "versions=2: 3 outcomes");
+	is_str(got, "0BC", "nothing, B or C: the oldest is forgotten");
+	blk_close(d);
+
+	d = open_spec("cache(flush=ignore,versions=1) > mem(size=16k)");
+	put1(d, 0, 'A', 0);
+	put1(d, 0, 'B', 0);
+	is_int(held_at(d, 0, got), 2, "versions=1: newest only");
+	is_str(got, "0B", "nothing or B");
+	blk_close(d);
+
+	/* many overwrites: the chain is cut back, the newest versions= are offered */
+	d = open_spec("cache(flush=ignore) > mem(size=16k)");
+	for (char v = 'a'; v <= 'z'; v++)
+		put1(d, 0, v, 0);
+	is_int(held_at(d, 0, got), 5, "26 writes, versions=4: 5 outcomes");
+	is_str(got, "0wxyz", "the newest four, or nothing");
+	blk_close(d);
+
+	/* a version belongs to the sectors it replaced: a multi-sector line */
+	d = open_spec("cache(flush=ignore) > mem(size=16k)");
+	unsigned char b8[8 * SS];
+	memset(b8, 'A', sizeof(b8));
+	blk_write(d, 0, 8, b8, 0);
+	put1(d, 3, 'B', 0);
+	is_int(held_at(d, 3, got), 128 * 3, "8 sectors, one overwritten: 2^7 x 3");
+	is_str(got, "0AB", "the overwritten one: nothing, A or B");
+	held_at(d, 4, got);
+	is_str(got, "0A", "its neighbour: nothing or A");
+	blk_close(d);
+
+	/* flushed data is durable; only what came after is versioned */
+	d = open_spec("cache > mem(size=16k)");
+	put1(d, 0, 'A', 0);
+	blk_flush(d);
+	put1(d, 0, 'B', 0);
+	put1(d, 0, 'C', 0);
+	held_at(d, 0, got);
+	is_str(got, "ABC", "after a flush of A: A, B or C, never zero");
+	blk_close(d);
+
+	/* a FUA write or a discard over a dirty sector ends its history */
+	d = open_spec("cache(flush=ignore) > mem(size=16k)");
+	put1(d, 0, 'A', 0);
+	put1(d, 0, 'B', 0);
+	put1(d, 0, 'C', BLK_FUA);
+	put1(d, 0, 'D', 0);
+	held_at(d, 0, got);
+	is_str(got, "CD", "FUA C then D: C or D, never A or B");
+	put1(d, 1, 'E', 0);
+	put1(d, 1, 'F', 0);
+	blk_discard(d, 1, 1);
+	put1(d, 1, 'G', 0);
+	held_at(d, 1, got);
+	is_str(got, "0G", "discard then G: zero or G, never E or F");
+	blk_close(d);
+
+	/* clones share versions and stay independent */
+	d = open_spec("cache(flush=ignore) > mem(size=16k)");
+	struct bdev *c;
+	put1(d, 0, 'A', 0);
+	put1(d, 0, 'B', 0);
+	tap_require(blk_clone(d, &c) == 0, "clone");
+	put1(c, 0, 'C', 0);
+	put1(c, 0, 'D', 0);
+	put1(c, 0, 'E', 0);
+	held_at(d, 0, got);
+	is_str(got, "0AB", "the original keeps its versions");
+	held_at(c, 0, got);
+	is_str(got, "0BCDE", "the clone has its own (the newest four)");
+	blk_close(c);
+	held_at(d, 0, got);
+	is_str(got, "0AB", "and still after the clone is gone");
+	/* a flush-honouring settle writes the newest, leaving no versions */
+	blk_settle(d);
+	held_at(d, 0, got);
+	is_str(got, "B", "settled: B");
+	blk_close(d);
+
+	struct bo_err err = {{0}};
+	struct bdev *bad;
+	ok(dev_stack_open_text("cache(versions=0) > mem", NULL, &bad, &err) == -EINVAL &&
+	       strstr(err.msg, "versions"),
+	   "versions=0 refused: %s", err.msg);
+	ok(dev_stack_open_text("cache(versions=17) > mem", NULL, &bad, &err) == -EINVAL,
+	   "versions=17 refused");
+}
+
 int main(void)
 {
 	static const char *const ords[] = {"fifo", "random", "lba"};
@@ -468,5 +617,6 @@ int main(void)
 	big();
 	handover();
 	radix_sort();
+	versions();
 	return tap_done();
 }

@@ -231,8 +231,10 @@ int main(void)
 		FILE *f = open_memstream(&text, &len);
 		is_int(dev_spec_describe(s, f), 0, "describe");
 		fclose(f);
-		ok(strstr(text, "stack: cache(size=1M,flush=ignore,fua=honor,order=fifo,seed=0) > "
-		                "fault(rules=\"\") > mem(size=64k,sector=512)"),
+		ok(strstr(text,
+		          "stack: "
+		          "cache(size=1M,flush=ignore,fua=honor,order=fifo,seed=0,versions=4) > "
+		          "fault(rules=\"\") > mem(size=64k,sector=512)"),
 		   "starts with the canonical spec");
 		ok(strstr(text, "flush    = ignore       [default honor]"), "a changed parameter");
 		ok(strstr(text, "size     = 64k          [default 16M]"), "another");
@@ -240,7 +242,7 @@ int main(void)
 		int lines = 0;
 		for (const char *c = text; *c; c++)
 			lines += *c == '\n';
-		is_int(lines, 2 + 3 + 5 + 1 + 2, "one line per layer and per parameter");
+		is_int(lines, 2 + 3 + 6 + 1 + 2, "one line per layer and per parameter");
 		free(text);
 		dev_spec_free(s);
 	}
