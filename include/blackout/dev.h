@@ -165,7 +165,11 @@ struct dev_probe_result {
 	uint64_t collateral_bytes;
 	bool collateral_at_least;
 	uint64_t outcomes; /* cut outcomes examined */
-	bool exhaustive;   /* every outcome of every experiment was examined */
+	/* Every verdict is settled: each "no" over every outcome of its experiment, each
+	 * "yes" by an outcome that shows it (an experiment stops once everything it
+	 * measures has been shown). False: the outcome bound cut a walk short, so a
+	 * "no" may be wrong. */
+	bool exhaustive;
 };
 /* Probes a clonable device (its own state is not changed: every experiment runs
  * on clones). */

@@ -171,7 +171,8 @@ int cmd_stack(int argc, char **argv)
 				       bo_format_size(r.collateral_bytes, eb, sizeof(eb)));
 			printf("outcomes examined:          %llu (%s)\n",
 			       (unsigned long long)r.outcomes,
-			       r.exhaustive ? "every outcome" : "bounded: not every outcome");
+			       r.exhaustive ? "every verdict settled"
+			                    : "bounded: not every outcome, a 'no' may be wrong");
 		}
 	}
 	dev_spec_free(s);

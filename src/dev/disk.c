@@ -10,16 +10,14 @@
 
 enum { TEAR_NONE, TEAR_SECTOR, TEAR_BYTE };
 
-/* tear=byte: a torn sector holds the new bytes up to one of these fractions of the
- * sector (in quarters) and the old bytes after it. Three offsets keep the radix at
- * 5 per sector while covering "torn early", "torn half way" and "torn late". */
-#define TORN_OFFSETS 3
-
 struct disk_dev {
 	struct bdev dev;
 	struct bdev *lower;
 	uint32_t ratio; /* lower sectors per disk sector */
 	int tear;
+	/* tear=byte: a torn sector holds new bytes up to a multiple of tear_unit, old
+	 * bytes after it (the drive writes a sector from its start). 1 = any byte. */
+	uint32_t tear_unit;
 	uint64_t reads, writes, fua_writes, flushes, torn;
 };
 
@@ -140,13 +138,14 @@ static int disk_power_cut(struct bdev *d, struct blk_chooser *ch, const struct b
 					rc = land(k, w, i, ss, tmp);
 				continue;
 			}
+			/* 0 old, 1 new, v >= 2 torn after (v - 1) tear units */
 			uint64_t v =
-			    blk_choose(ch, 2 + TORN_OFFSETS,
-			               "disk: in-flight sector old|new|torn at 1/4,1/2,3/4");
+			    blk_choose(ch, 1 + ss / k->tear_unit,
+			               "disk: in-flight sector old|new|torn after N bytes");
 			if (v == 1)
 				rc = land(k, w, i, ss, tmp);
 			else if (v >= 2)
-				rc = land(k, w, i, ss / 4 * (v - 1), tmp);
+				rc = land(k, w, i, (size_t)k->tear_unit * (v - 1), tmp);
 		}
 		free(tmp);
 		if (rc == -ENOMEM)
@@ -196,9 +195,12 @@ static int disk_open(const struct dev_args *a, struct bdev **lowers, unsigned nl
                      struct bdev **out, struct bo_err *err)
 {
 	int sec, tear;
+	uint64_t unit;
 	int rc = dev_arg_enum(a, "sector", sectors, &sec, err);
 	if (rc == 0)
 		rc = dev_arg_enum(a, "tear", tears, &tear, err);
+	if (rc == 0)
+		rc = dev_arg_size(a, "tear_unit", &unit, err);
 	if (rc)
 		return rc;
 	if (nlowers != 1)
@@ -209,6 +211,11 @@ static int disk_open(const struct dev_args *a, struct bdev **lowers, unsigned nl
 		return bo_errf(err, -EINVAL,
 		               "disk: %u-byte sectors cannot stand on a medium of %u-byte sectors",
 		               ss, lower->sector_size);
+	if (unit == 0 || unit >= ss || (unit & (unit - 1)))
+		return bo_errf(err, -EINVAL,
+		               "disk: tear_unit=%llu: must be a power of two smaller than the "
+		               "%u-byte sector",
+		               (unsigned long long)unit, ss);
 	struct disk_dev *k = calloc(1, sizeof(*k));
 	if (!k)
 		return -ENOMEM;
@@ -219,6 +226,7 @@ static int disk_open(const struct dev_args *a, struct bdev **lowers, unsigned nl
 	}
 	blk_init(&k->dev, &disk_ops, "disk", ss, lower->nr_sectors / k->ratio);
 	k->tear = tear;
+	k->tear_unit = (uint32_t)unit;
 	k->lower = lower;
 	*out = &k->dev;
 	return 0;
@@ -230,6 +238,10 @@ static const struct dev_param disk_params[] = {
      "an interrupted write: none = all or nothing, sector = any subset of its sectors, "
      "byte = and a sector may be torn (ATOMIC-SECTORS violated)",
      DEV_PT_ENUM, tears},
+    {"tear_unit", "1",
+     "tear=byte: a torn sector is new up to a multiple of this many bytes, old after it "
+     "(1 = any byte)",
+     DEV_PT_SIZE},
     {NULL},
 };
 

@@ -9,11 +9,13 @@
 #include "blackout/dev.h"
 
 #define PROBE_MAX_OUTCOMES (1u << 16)
-#define PROBE_SECTORS      4  /* written by the cache experiments */
-#define PROBE_INFLIGHT     2  /* sectors of the interrupted write */
-#define PROBE_EB_OUTCOMES  64 /* cut outcomes the erase-block experiment examines */
-#define PROBE_EB_SAMPLES   40
-#define PROBE_SPAN_BYTES   (64u << 10) /* the in-flight write straddles a boundary of this */
+#define PROBE_SECTORS      4 /* written by the cache experiments */
+#define PROBE_INFLIGHT     2 /* sectors of the interrupted write */
+#define PROBE_EB_OUTCOMES                                                                          \
+	4224 /* cut outcomes the erase-block experiment examines: a
+                                  * 4096-byte sector torn at any byte has 4097 */
+#define PROBE_EB_SAMPLES 40
+#define PROBE_SPAN_BYTES (64u << 10) /* the in-flight write straddles a boundary of this */
 
 int dev_wrap_cow(void *ctx, struct bdev *leaf, struct bdev **out, struct bo_err *err)
 {
@@ -55,6 +57,7 @@ struct probe {
 	uint64_t lost; /* outcomes where a completed write did not read back */
 	uint64_t partial, torn;
 	uint64_t outcomes;
+	bool shown; /* the interrupted write showed both ways of tearing: walk no further */
 	bool cb_failed;
 	struct bo_err *err;
 };
@@ -106,6 +109,13 @@ static int check_inflight(void *ctx, struct bdev *st, const struct blk_chooser_l
 	if (landed > 0 && landed < PROBE_INFLIGHT)
 		p->partial++;
 	p->outcomes++;
+	/* A "yes" needs one outcome that shows it, a "no" every outcome. Once both
+	 * are yes nothing is left to learn, and a disk tearing at any byte has
+	 * (sector + 1)^2 outcomes for two sectors: stop. */
+	if (p->partial && p->torn) {
+		p->shown = true;
+		return 1;
+	}
 	return 0;
 }
 
@@ -118,6 +128,7 @@ static int experiment(struct probe *p, int mode, uint64_t *total, bool *exhausti
 		return bo_errf(p->err, rc, "probe: the stack cannot be cloned: %s",
 		               bo_errstr(&p->d->err, rc));
 	p->lost = p->partial = p->torn = p->outcomes = 0;
+	p->shown = false;
 	struct blk_inflight w = {.lba = p->if_lba, .count = PROBE_INFLIGHT, .data = p->if_new};
 	if (mode <= 2) {
 		for (unsigned i = 0; i < PROBE_SECTORS && rc == 0; i++)
@@ -145,7 +156,9 @@ static int experiment(struct probe *p, int mode, uint64_t *total, bool *exhausti
 	bool complete = false;
 	int64_t n = blk_cut_foreach(c, mode == 3 ? &w : NULL, PROBE_MAX_OUTCOMES,
 	                            mode == 3 ? check_inflight : check_written, p, &complete);
-	if (n < 0)
+	if (p->shown)
+		complete = true; /* every verdict of this experiment is settled */
+	else if (n < 0)
 		rc = p->cb_failed ? (int)n
 		                  : bo_errf(p->err, (int)n, "probe: power cut: %s",
 		                            bo_errstr(&c->err, (int)n));

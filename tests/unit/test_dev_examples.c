@@ -120,12 +120,28 @@ static unsigned outcomes(const char *spec, uint64_t lba, uint32_t n)
 	return c;
 }
 
+/* the number of outcomes, counted rather than walked */
+static int64_t space(const char *spec, uint64_t lba, uint32_t n)
+{
+	struct bdev *d = open_spec(spec);
+	unsigned char buf[8 * SS];
+	memset(buf, 'n', sizeof(buf));
+	struct blk_inflight w = {.lba = lba, .count = n, .data = buf};
+	struct dev_cut_space sp = {0};
+	dev_cut_space(d, &w, &sp);
+	blk_close(d);
+	return (int64_t)sp.outcomes;
+}
+
 int main(void)
 {
 	cache_example(false, false);
 	cache_example(true, false);
 	cache_example(true, true);
-	is_int(outcomes("disk(tear=byte) > mem(size=64k)", 4, 2), 25, "disk.md: tear=byte, 25");
+	is_int(space("disk(tear=byte) > mem(size=64k)", 4, 2), 513 * 513,
+	       "disk.md: tear=byte, 513 x 513");
+	is_int(outcomes("disk(tear=byte,tear_unit=128) > mem(size=64k)", 4, 2), 25,
+	       "disk.md: tear=byte,tear_unit=128, 25");
 	is_int(outcomes("disk(tear=sector) > mem(size=64k)", 4, 2), 4, "disk.md: tear=sector, 4");
 	is_int(outcomes("disk(tear=none) > mem(size=64k)", 4, 2), 2, "disk.md: tear=none, 2");
 	is_int(outcomes("mem(size=64k)", 10, 3), 4, "mem.md: 3 sectors in flight, 4 outcomes");
