@@ -117,8 +117,13 @@ struct bdev *dev_stack_find(struct bdev *top, const char *name, unsigned n);
  * all-zero answers: their number and the product of their radices (saturating at
  * UINT64_MAX; *log2 is exact-ish either way). The product is the exact number of
  * outcomes when every decision's radix does not depend on earlier answers, which
- * holds for mem, file, cow, concat, cache, disk and fault (documented per model).
- * Neither call is limited to BLK_CHOICES_MAX decisions. */
+ * holds for mem, file, cow, concat, cache, disk and fault each on its own
+ * (documented per model). It does not hold for a volatile model below another
+ * (cache > cache, or a cache over a RAID of cached disks): what the upper one
+ * lands becomes dirty in the lower one (or evicts from it), which then asks more
+ * or fewer decisions than on the all-zero path, so the count is only an estimate
+ * there; blk_cut_foreach still visits every outcome, and the crash explorer does
+ * not call a run exhaustive when a walk met its quota unfinished. Neither call is limited to BLK_CHOICES_MAX decisions. */
 struct dev_cut_space {
 	uint32_t decisions;
 	uint64_t outcomes; /* UINT64_MAX when it does not fit */

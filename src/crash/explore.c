@@ -792,6 +792,12 @@ static int explore_cut(struct explorer *ex, struct bdev *live, const struct blk_
 		int64_t n = blk_cut_foreach(live, infl, max, foreach_fn, ex, &complete);
 		if (n < 0)
 			return n == -E2BIG ? bo_errf(ex->err, (int)n, "%s", live->err.msg) : (int)n;
+		/* The count is taken along the all-zero path. Under a volatile model
+		 * another one (cache > cache) asks other decisions when the upper one
+		 * lands something; a walk that met its quota with outcomes left means the
+		 * run is not exhaustive, whatever the count said. */
+		if (!complete && !ex->only_one)
+			ex->r->exhaustive = false;
 		return 0;
 	}
 	uint64_t from = ex->only_one ? ex->want_k : 0;

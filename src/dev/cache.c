@@ -80,6 +80,8 @@ struct cache_dev {
 	uint32_t lcap;     /* room in lines, scratch, sweep: grows with n, up to cap */
 	struct lbuf *freebuf[FREE_BUFS];
 	unsigned nfree;
+	struct ver *freever; /* version nodes kept for reuse, through next */
+	unsigned nfreever;
 	uint64_t reads, read_hits, writes, fua_writes, flushes, writebacks;
 };
 
@@ -155,12 +157,29 @@ static void buf_put(struct cache_dev *c, struct lbuf *b)
 		buf_free(b);
 }
 
+static struct ver *ver_get(struct cache_dev *c)
+{
+	struct ver *v = c->freever;
+	if (v) {
+		c->freever = v->next;
+		c->nfreever--;
+		return v;
+	}
+	return malloc(sizeof(*v));
+}
+
 static void ver_put(struct cache_dev *c, struct ver *v)
 {
 	while (v && --v->ref == 0) {
 		struct ver *next = v->next;
 		buf_put(c, v->buf);
-		free(v);
+		if (c->nfreever < FREE_BUFS) {
+			v->next = c->freever;
+			c->freever = v;
+			c->nfreever++;
+		} else {
+			free(v);
+		}
 		v = next;
 	}
 }
@@ -175,7 +194,7 @@ static struct ver *ver_copy(struct cache_dev *c, const struct ver *v, uint32_t k
 	for (; v && keep; v = v->next, keep--) {
 		if (!(v->mask & mask))
 			continue;
-		struct ver *n = malloc(sizeof(*n));
+		struct ver *n = ver_get(c);
 		if (!n) {
 			*rc = -ENOMEM;
 			ver_put(c, head);
@@ -194,25 +213,47 @@ static struct ver *ver_copy(struct cache_dev *c, const struct ver *v, uint32_t k
 	return head;
 }
 
-/* Sectors `over` of line ln are about to be overwritten: their current contents
- * become an older version, and the line gets a buffer of its own to write into.
- * A chain longer than twice what a cut looks at is cut back to what it looks at,
- * so memory stays bounded and the copying is amortised. */
-static int keep_version(struct cache_dev *c, struct line *ln, uint32_t over)
+/* Sectors `mask` of line ln are about to be written, `over` of them dirty: their
+ * current contents become an older version, and the line gets a buffer of its own
+ * holding its other dirty sectors (the write fills the rest). A chain longer than
+ * what a cut looks at is cut back in place when no clone shares it; a shared one
+ * is copied once it reaches twice that, so memory stays bounded and the copying
+ * is amortised. */
+static int keep_version(struct cache_dev *c, struct line *ln, uint32_t mask, uint32_t over)
 {
 	struct lbuf *b = buf_get(c);
-	struct ver *v = malloc(sizeof(*v));
-	if (!b || !v) {
+	struct ver *v = b ? ver_get(c) : NULL;
+	if (!v) {
 		buf_put(c, b);
-		free(v);
 		return -ENOMEM;
 	}
-	memcpy(b->data, ln->buf->data, (size_t)c->L * c->dev.sector_size);
+	size_t ss = c->dev.sector_size;
+	for (uint32_t keep = ln->dirty & ~mask, k = 0; keep >> k; k++)
+		if (keep >> k & 1)
+			memcpy(b->data + k * ss, ln->buf->data + k * ss, ss);
 	*v = (struct ver){.ref = 1, .mask = over, .buf = ln->buf, .next = ln->old};
 	v->depth = 1 + (v->next ? v->next->depth : 0);
 	ln->buf = b;
 	ln->old = v;
-	if (v->depth > 2 * (c->versions - 1)) {
+	uint32_t room = c->versions - 1;
+	if (v->depth <= room)
+		return 0;
+	struct ver *p = v;
+	bool own = v->ref == 1;
+	for (uint32_t k = 1; k < room && own; k++) {
+		p = p->next;
+		own = p->ref == 1;
+	}
+	if (own && room) {
+		/* every kept node is this line's alone: drop the tail, renumber */
+		ver_put(c, p->next);
+		p->next = NULL;
+		uint32_t d = room;
+		for (struct ver *q = v; q; q = q->next)
+			q->depth = d--;
+		return 0;
+	}
+	if (v->depth > 2 * room) {
 		int rc = 0;
 		struct ver *n = ver_copy(c, v, c->versions - 1, ~0u, &rc);
 		if (rc)
@@ -582,7 +623,7 @@ static int cache_write(struct bdev *d, uint64_t lba, uint32_t count, const void 
 		struct line *ln = &c->lines[i];
 		uint32_t over = mask & ln->dirty;
 		if (over && c->versions > 1) {
-			if (keep_version(c, ln, over))
+			if (keep_version(c, ln, mask, over))
 				return bo_errf(&d->err, -ENOMEM, "cache: out of memory");
 		} else if (ln->buf->ref > 1) {
 			/* shared with a clone: copy on write */
@@ -665,6 +706,11 @@ static void cache_free(struct cache_dev *c)
 		}
 	for (unsigned i = 0; i < c->nfree; i++)
 		buf_free(c->freebuf[i]);
+	while (c->freever) {
+		struct ver *v = c->freever;
+		c->freever = v->next;
+		free(v);
+	}
 	free(c->lines);
 	free(c->tab);
 	free(c->ring);
@@ -786,6 +832,8 @@ static int cache_clone(struct bdev *d, struct bdev **out)
 	n->sweep = NULL;
 	n->lower = NULL;
 	n->nfree = 0;
+	n->freever = NULL;
+	n->nfreever = 0;
 	n->n = 0;
 	int rc = cache_alloc(n, c->n);
 	if (rc == 0)

@@ -73,6 +73,22 @@ int main(void)
 	ok(ex->nio > 0 && strcmp(ex->io[0].op, "mark") == 0, "the recorded timeline is kept");
 	crash_result_free(ex);
 
+	/* one cache: the count is exact and the walk covers it; two stacked: what the
+	 * upper one lands is dirty in the lower one, more outcomes than counted, and
+	 * the run must not claim to be exhaustive */
+	ex = explore("cache(size=1k) > disk > mem(size=8M)", "ext3", "wal", 100000, 0, 0, NULL,
+	             &err);
+	tap_require(ex != NULL, "one cache: %s", err.msg);
+	ok(ex->exhaustive && ex->built == ex->space, "one cache: exhaustive, %llu of %llu",
+	   (unsigned long long)ex->built, (unsigned long long)ex->space);
+	crash_result_free(ex);
+	ex = explore("cache(size=1k) > cache(size=1k) > disk > mem(size=8M)", "ext3", "wal", 100000,
+	             0, 0, NULL, &err);
+	tap_require(ex != NULL, "two caches: %s", err.msg);
+	ok(!ex->exhaustive, "two stacked caches: not called exhaustive (%llu built, %llu counted)",
+	   (unsigned long long)ex->built, (unsigned long long)ex->space);
+	crash_result_free(ex);
+
 	struct crash_result *a =
 	    explore(STACK, "ext3,data=ordered,barrier=0", "append-fsync", 600, 0, 0, NULL, &err);
 	struct crash_result *b =
