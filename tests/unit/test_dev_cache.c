@@ -499,39 +499,30 @@ static void put1(struct bdev *d, uint64_t lba, char v, unsigned flags)
 
 /* A sector overwritten while dirty: a drive may have written an older version back
  * before the overwrite came, so a cut may leave any of them (up to versions=). */
+/* Writes each byte of `vals` to sector 0 of a fresh lying cache with `versions`,
+ * then checks what a cut may leave there. */
+static void overwrites(const char *versions, const char *vals, unsigned want_n, const char *want,
+                       const char *what)
+{
+	char spec[96], got[257];
+	snprintf(spec, sizeof(spec), "cache(flush=ignore%s) > mem(size=16k)", versions);
+	struct bdev *d = open_spec(spec);
+	for (const char *v = vals; *v; v++)
+		put1(d, 0, *v, 0);
+	is_int(held_at(d, 0, got), want_n, "%s: %u outcomes", what, want_n);
+	is_str(got, want, "%s: sector 0 holds one of %s", what, want);
+	blk_close(d);
+}
+
 static void versions(void)
 {
 	char got[257];
-	struct bdev *d = open_spec("cache(flush=ignore) > mem(size=16k)");
-	put1(d, 0, 'A', 0);
-	put1(d, 0, 'B', 0);
-	put1(d, 0, 'C', 0);
-	is_int(held_at(d, 0, got), 4, "three writes to one sector: 4 outcomes");
-	is_str(got, "0ABC", "nothing, A, B or C");
-	blk_close(d);
-
-	d = open_spec("cache(flush=ignore,versions=2) > mem(size=16k)");
-	put1(d, 0, 'A', 0);
-	put1(d, 0, 'B', 0);
-	put1(d, 0, 'C', 0);
-	is_int(held_at(d, 0, got), 3, "versions=2: 3 outcomes");
-	is_str(got, "0BC", "nothing, B or C: the oldest is forgotten");
-	blk_close(d);
-
-	d = open_spec("cache(flush=ignore,versions=1) > mem(size=16k)");
-	put1(d, 0, 'A', 0);
-	put1(d, 0, 'B', 0);
-	is_int(held_at(d, 0, got), 2, "versions=1: newest only");
-	is_str(got, "0B", "nothing or B");
-	blk_close(d);
-
+	overwrites("", "ABC", 4, "0ABC", "three writes to one sector");
+	overwrites(",versions=2", "ABC", 3, "0BC", "versions=2, the oldest forgotten");
+	overwrites(",versions=1", "AB", 2, "0B", "versions=1, the newest only");
 	/* many overwrites: the chain is cut back, the newest versions= are offered */
-	d = open_spec("cache(flush=ignore) > mem(size=16k)");
-	for (char v = 'a'; v <= 'z'; v++)
-		put1(d, 0, v, 0);
-	is_int(held_at(d, 0, got), 5, "26 writes, versions=4: 5 outcomes");
-	is_str(got, "0wxyz", "the newest four, or nothing");
-	blk_close(d);
+	overwrites("", "abcdefghijklmnopqrstuvwxyz", 5, "0wxyz", "26 writes, versions=4");
+	struct bdev *d;
 
 	/* a version belongs to the sectors it replaced: a multi-sector line */
 	d = open_spec("cache(flush=ignore) > mem(size=16k)");

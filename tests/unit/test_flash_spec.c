@@ -10,24 +10,35 @@
 #include "tap.h"
 #include "test_flash_util.h"
 
-static void probe_is(const char *spec, bool collateral, uint64_t eb, bool at_least)
+/* Parses and probes spec, one TAP line for each; false if either failed. */
+static bool probe_spec(const char *spec, struct dev_probe_result *r)
 {
 	struct dev_spec *s;
 	struct bo_err err = {{0}};
 	if (!ok(dev_spec_parse(spec, &s, &err) == 0, "parse %s", spec)) {
 		diag("%s", err.msg);
-		return;
+		return false;
 	}
+	int rc = dev_probe(s, r, &err);
+	dev_spec_free(s);
+	if (!ok(rc == 0, "probe %s", spec)) {
+		diag("%s", err.msg);
+		return false;
+	}
+	return true;
+}
+
+static void probe_is(const char *spec, bool collateral, uint64_t eb, bool at_least)
+{
 	struct dev_probe_result r;
-	int rc = dev_probe(s, &r, &err);
-	is_int(rc, 0, "probe %s%s%s", spec, rc ? ": " : "", rc ? err.msg : "");
+	if (!probe_spec(spec, &r))
+		return;
 	is_int(r.collateral, collateral, "%s: collateral damage %s", spec,
 	       collateral ? "yes" : "no");
 	is_int(r.collateral_bytes, eb, "%s: erase block inferred", spec);
 	is_int(r.collateral_at_least, at_least, "%s: %s", spec,
 	       at_least ? "only a lower bound" : "exact");
 	ok(!r.volatile_cache && r.honors_flush, "%s: no volatile cache", spec);
-	dev_spec_free(s);
 }
 
 struct verdicts {
@@ -37,19 +48,9 @@ struct verdicts {
 
 static void probe_all(const char *spec, struct verdicts w)
 {
-	struct dev_spec *s;
-	struct bo_err err = {{0}};
-	if (!ok(dev_spec_parse(spec, &s, &err) == 0, "parse %s", spec)) {
-		diag("%s", err.msg);
-		return;
-	}
 	struct dev_probe_result r;
-	int rc = dev_probe(s, &r, &err);
-	dev_spec_free(s);
-	if (!ok(rc == 0, "probe %s", spec)) {
-		diag("%s", err.msg);
+	if (!probe_spec(spec, &r))
 		return;
-	}
 	bool right = r.volatile_cache == w.vol && r.honors_flush == w.flush &&
 	             r.honors_fua == w.fua && r.tears_writes == w.tw && r.tears_sectors == w.ts &&
 	             r.collateral == w.collateral && r.collateral_bytes == w.eb &&

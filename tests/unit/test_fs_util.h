@@ -84,6 +84,17 @@ static inline int tfs_e2fsck_clean(const char *path)
 	return st == 0 && bad == 0;
 }
 
+/* The stream holds exactly want[0..len) (one byte more is read to see the end);
+ * *n: how many bytes it held, up to len + 1. */
+static inline int tfs_stream_is(FILE *f, const void *want, size_t len, size_t *n)
+{
+	unsigned char *got = malloc(len + 1);
+	*n = got ? fread(got, 1, len + 1, f) : 0;
+	int same = got && *n == len && memcmp(got, want, len) == 0;
+	free(got);
+	return same;
+}
+
 /* debugfs -R 'cat PATH' returns exactly want[0..len). */
 static inline int tfs_debugfs_cat(const char *img, const char *path, const void *want, size_t len)
 {
@@ -92,13 +103,11 @@ static inline int tfs_debugfs_cat(const char *img, const char *path, const void 
 	FILE *p = popen(cmd, "r");
 	if (!p)
 		return 0;
-	unsigned char *got = malloc(len + 1);
-	size_t n = got ? fread(got, 1, len + 1, p) : 0;
+	size_t n;
+	int same = tfs_stream_is(p, want, len, &n);
 	pclose(p);
-	int same = got && n == len && memcmp(got, want, len) == 0;
 	if (!same)
 		diag("debugfs cat %s: got %zu bytes, want %zu", path, n, len);
-	free(got);
 	return same;
 }
 
@@ -136,11 +145,9 @@ static inline int tfs_file_is(const char *path, const void *want, size_t len)
 	FILE *f = fopen(path, "rb");
 	if (!f)
 		return 0;
-	unsigned char *got = malloc(len + 1);
-	size_t n = got ? fread(got, 1, len + 1, f) : 0;
+	size_t n;
+	int same = tfs_stream_is(f, want, len, &n);
 	fclose(f);
-	int same = got && n == len && memcmp(got, want, len) == 0;
-	free(got);
 	return same;
 }
 
