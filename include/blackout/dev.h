@@ -123,7 +123,8 @@ struct bdev *dev_stack_find(struct bdev *top, const char *name, unsigned n);
  * lands becomes dirty in the lower one (or evicts from it), which then asks more
  * or fewer decisions than on the all-zero path, so the count is only an estimate
  * there; blk_cut_foreach still visits every outcome, and the crash explorer does
- * not call a run exhaustive when a walk met its quota unfinished. Neither call is limited to BLK_CHOICES_MAX decisions. */
+ * not call a run exhaustive when a walk met its quota unfinished. Neither call is
+ * limited to BLK_CHOICES_MAX decisions. */
 struct dev_cut_space {
 	uint32_t decisions;
 	uint64_t outcomes; /* UINT64_MAX when it does not fit */

@@ -147,9 +147,7 @@ int cmd_stack(int argc, char **argv)
 		struct bo_err err = {{0}};
 		int e = dev_probe(s, &r, &err);
 		if (e) {
-			/* the probe's own errors already say "probe:", opening errors do not */
-			const char *m = bo_errstr(&err, e);
-			rc = cli_fail("stack", "%s%s", strncmp(m, "probe:", 6) ? "probe: " : "", m);
+			rc = cli_fail("stack", "%s", bo_errstr(&err, e));
 		} else {
 			char t[4096];
 			dev_spec_format(s, t, sizeof(t));

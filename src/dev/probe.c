@@ -3,6 +3,7 @@
  * writing, flushing and cutting power (every outcome, through clones), never by
  * reading the stack's parameters. Each experiment runs on a fresh clone. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,11 +12,11 @@
 #define PROBE_MAX_OUTCOMES (1u << 16)
 #define PROBE_SECTORS      4 /* written by the cache experiments */
 #define PROBE_INFLIGHT     2 /* sectors of the interrupted write */
-#define PROBE_EB_OUTCOMES                                                                          \
-	4224 /* cut outcomes the erase-block experiment examines: a
-                                  * 4096-byte sector torn at any byte has 4097 */
-#define PROBE_EB_SAMPLES 40
-#define PROBE_SPAN_BYTES (64u << 10) /* the in-flight write straddles a boundary of this */
+/* cut outcomes the erase-block experiment examines: its "no" needs every one, and a
+ * 4096-byte sector torn at any byte has 4097 */
+#define PROBE_EB_OUTCOMES 4224
+#define PROBE_EB_SAMPLES  40
+#define PROBE_SPAN_BYTES  (64u << 10) /* the in-flight write straddles a boundary of this */
 
 int dev_wrap_cow(void *ctx, struct bdev *leaf, struct bdev **out, struct bo_err *err)
 {
@@ -336,6 +337,11 @@ int dev_probe(const struct dev_spec *s, struct dev_probe_result *r, struct bo_er
 	if (rc == 0) {
 		rc = dev_probe_bdev(d, r, err);
 		blk_close(d);
+	} else {
+		/* every failure of the probe says so, as its experiments' do */
+		char m[sizeof(err->msg)];
+		snprintf(m, sizeof(m), "%s", bo_errstr(err, rc));
+		bo_errf(err, rc, "probe: %s", m);
 	}
 	dev_cow_leaves_close(&leaves);
 	return rc;
