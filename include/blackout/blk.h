@@ -39,12 +39,12 @@ struct bdev_ops {
 	int (*write)(struct bdev *d, uint64_t lba, uint32_t count, const void *buf, unsigned flags);
 	int (*flush)(struct bdev *d);
 	/* Optional: a write that hands its buffer over instead of copying it, for a
-	 * model writing back a buffer it is done with. *buf is one malloc'd block of
-	 * exactly count * sector_size bytes, owned by the caller. The device may keep
-	 * it as its own storage and put in *buf a malloc'd block of the same size
-	 * (contents unspecified) or NULL, which the caller then owns; or it may copy
-	 * and leave *buf alone. On error *buf is unchanged. NULL: blk_write_swap
-	 * copies through write. */
+	 * model writing back a buffer it is done with. *buf is a page from
+	 * blk_page_alloc, owned by the caller, whose first count * sector_size bytes
+	 * are the data. When that is the whole page the device may keep it as its own
+	 * storage and put in *buf another such page (contents unspecified) or NULL,
+	 * which the caller then owns; otherwise it copies and leaves *buf alone. On
+	 * error *buf is unchanged. NULL: blk_write_swap copies through write. */
 	int (*write_swap)(struct bdev *d, uint64_t lba, uint32_t count, void **buf, unsigned flags);
 	/* optional; NULL means discard is accepted and ignored (data stays readable) */
 	int (*discard)(struct bdev *d, uint64_t lba, uint32_t count);
@@ -104,6 +104,12 @@ int blk_init(struct bdev *d, const struct bdev_ops *ops, const char *name, uint3
  * Out-of-range or zero-length I/O gives -EINVAL; a powered-off device -EIO. */
 int blk_read(struct bdev *d, uint64_t lba, uint32_t count, void *buf);
 int blk_write(struct bdev *d, uint64_t lba, uint32_t count, const void *buf, unsigned flags);
+/* Page-aligned blocks of BLK_PAGE_BYTES, the only buffers write_swap hands over
+ * (src/blk/pages.c). blk_page_alloc gives NULL when memory runs out; the contents
+ * of a new page are unspecified. blk_page_free(NULL) does nothing. Thread-safe. */
+#define BLK_PAGE_BYTES 4096u
+void *blk_page_alloc(void);
+void blk_page_free(void *page);
 /* A write that may hand *buf over (see bdev_ops.write_swap); afterwards the caller
  * owns whatever *buf then holds (possibly NULL), and no longer owns the block it
  * passed unless *buf still points at it. */

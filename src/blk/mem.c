@@ -2,7 +2,7 @@
  * states stand on. No volatile state: every completed write is durable.
  *
  * The image is one anonymous mapping (zero-filled, backed only where written),
- * seen as 4 KiB pages. A page can instead be a malloc'd block the image adopted:
+ * seen as 4 KiB pages. A page can instead be a block the image adopted (blk_page_alloc):
  * a model above that is done with a whole page-sized buffer hands it over rather
  * than have it copied (write_swap: a cache writing back a 4 KiB line gives the
  * line's buffer to mem and takes mem's old page, or nothing, in return). page[i]
@@ -15,7 +15,8 @@
 #include "blackout/blk.h"
 
 #define PAGE_SHIFT 12
-#define PAGE_BYTES (1u << PAGE_SHIFT)
+#define PAGE_BYTES BLK_PAGE_BYTES
+_Static_assert(PAGE_BYTES == 1u << PAGE_SHIFT, "mem's pages are blk_page_alloc's");
 
 struct mem_dev {
 	struct bdev dev;
@@ -114,7 +115,7 @@ static int mem_discard(struct bdev *d, uint64_t lba, uint32_t count)
 		size_t pg, po;
 		n = piece(pos, end, &pg, &po);
 		if (n == PAGE_BYTES) {
-			free(m->page[pg]);
+			blk_page_free(m->page[pg]);
 			m->page[pg] = NULL;
 			map_drop(m, pg);
 		} else {
@@ -128,7 +129,7 @@ static void mem_free(struct mem_dev *m)
 {
 	if (m->page)
 		for (size_t i = 0; i < m->bytes >> PAGE_SHIFT; i++)
-			free(m->page[i]);
+			blk_page_free(m->page[i]);
 	free(m->page);
 	if (m->map)
 		munmap(m->map, m->bytes);

@@ -149,7 +149,7 @@ static void off_until_restored(const char *spec, unsigned kept)
 	}
 	size_t ss = d->sector_size;
 	unsigned char *old = malloc(8 * ss), *buf = malloc(8 * ss), *got = malloc(8 * ss);
-	void *swap = malloc(ss);
+	void *swap = blk_page_alloc();
 	tap_require(old && buf && got && swap, "memory");
 	tap_require(blk_read(d, 0, 8, old) == 0, "%s: read the fresh device", spec);
 	for (size_t i = 0; i < 8 * ss; i++)
@@ -202,7 +202,7 @@ static void off_until_restored(const char *spec, unsigned kept)
 	free(old);
 	free(buf);
 	free(got);
-	free(swap);
+	blk_page_free(swap);
 }
 
 int main(void)

@@ -3,6 +3,7 @@
  * digests that see content. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -161,7 +162,7 @@ static void mem_pages(void)
 	is_int(blk_read(m, 0, 8, got), 0, "read of a page never written");
 	ok(memcmp(got, want, 4096) == 0, "reads as zeroes");
 
-	void *page = malloc(4096), *first = page;
+	void *page = blk_page_alloc(), *first = page;
 	memset(page, 0x41, 4096);
 	is_int(blk_write_swap(m, 8, 8, &page, 0), 0, "write_swap of the aligned page 1");
 	ok(page == NULL, "mem kept the buffer and gave back nothing (page 1 had none)");
@@ -169,13 +170,13 @@ static void mem_pages(void)
 	blk_read(m, 8, 8, got);
 	ok(memcmp(got, want, 4096) == 0, "page 1 reads back the adopted bytes");
 
-	page = malloc(4096);
+	page = blk_page_alloc();
 	memset(page, 0x42, 4096);
 	is_int(blk_write_swap(m, 8, 8, &page, 0), 0, "write_swap over page 1 again");
 	ok(page == first, "and mem gave back the page it replaced");
-	free(page);
+	blk_page_free(page);
 
-	page = malloc(4096);
+	page = blk_page_alloc();
 	void *mine = page;
 	memset(page, 0x43, 4096);
 	is_int(blk_write_swap(m, 4, 8, &page, 0), 0, "write_swap straddling pages 0 and 1");
@@ -187,7 +188,7 @@ static void mem_pages(void)
 	is_int(blk_write_swap(m, 20, 8, &page, 0), -EINVAL, "write_swap past the end is refused");
 	ok(page == mine, "and leaves the buffer with the caller");
 	blk_close(m);
-	free(page);
+	blk_page_free(page);
 
 	is_int(blk_mem_open(512, 24, &m), 0, "a fresh mem");
 	memset(want, 0x77, sizeof(want));
@@ -212,6 +213,42 @@ static void mem_pages(void)
 	blk_close(m);
 }
 
+/* blk_page_alloc: page-aligned, distinct, writable; pages freed beyond what the
+ * pool keeps holding memory (given back to the kernel) come back usable. */
+static void page_pool(void)
+{
+	enum { N = 6000 }; /* more than the pool keeps holding memory */
+	static unsigned char *p[N];
+	int misaligned = 0, lost = 0;
+	for (int i = 0; i < N; i++) {
+		p[i] = blk_page_alloc();
+		if (!p[i] || ((uintptr_t)p[i] & (BLK_PAGE_BYTES - 1)))
+			misaligned++;
+		else
+			memset(p[i], i & 0xff, BLK_PAGE_BYTES);
+	}
+	is_int(misaligned, 0, "%d pages, every one page-aligned", N);
+	for (int i = 0; i < N && !misaligned; i++)
+		lost += p[i][0] != (i & 0xff) || p[i][BLK_PAGE_BYTES - 1] != (i & 0xff);
+	is_int(lost, 0, "each keeps its own bytes: no two overlap");
+	for (int i = 0; i < N; i++)
+		blk_page_free(p[i]);
+	blk_page_free(NULL);
+	int bad = 0;
+	for (int i = 0; i < N; i++) {
+		p[i] = blk_page_alloc();
+		if (!p[i]) {
+			bad++;
+			continue;
+		}
+		memset(p[i], 0x5a, BLK_PAGE_BYTES);
+		bad += p[i][BLK_PAGE_BYTES / 2] != 0x5a;
+	}
+	is_int(bad, 0, "after all were freed, %d pages again, each usable", N);
+	for (int i = 0; i < N; i++)
+		blk_page_free(p[i]);
+}
+
 int main(void)
 {
 	tap_require(mkdtemp(tmpdir) != NULL, "temporary directory");
@@ -219,6 +256,7 @@ int main(void)
 	cow_semantics();
 	cow_many_clones();
 	mem_pages();
+	page_pool();
 	char cmd[300];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
 	if (system(cmd) != 0)
