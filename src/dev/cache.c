@@ -495,12 +495,15 @@ static int evict_one(struct cache_dev *c)
 	if (rc)
 		return rc;
 	/* The buffer the medium gave back is the one the write that made room will
-	 * fill (buf_get takes the last freed). It is cold: fetch it for writing now,
-	 * so that its misses overlap this bookkeeping rather than stall the copy. With
-	 * it, bench_dev's cache rows went from 1.56-2.27x bare mem to 1.33-1.61x. */
+	 * fill (buf_get takes the last freed). It is cold: start fetching it now, so
+	 * that its misses overlap this bookkeeping rather than fill the store buffer
+	 * behind the copy, which stalled every store after it. The first 1 KiB is
+	 * enough for the hardware prefetcher to take the rest. With it, bench_dev's
+	 * cache rows went from 1.56-2.27x bare mem to 1.33-1.55x. */
 	struct lbuf *b = c->lines[i].buf;
+	size_t ahead = line_bytes(c) < 1024 ? line_bytes(c) : 1024;
 	if (b->ref == 1 && b->data)
-		for (size_t off = 0; off < line_bytes(c); off += 64)
+		for (size_t off = 0; off < ahead; off += 64)
 			__builtin_prefetch(b->data + off, 1);
 	remove_line(c, i);
 	return 0;
