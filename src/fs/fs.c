@@ -671,6 +671,7 @@ static void fs_free(struct fs *fs)
 	}
 	fs_freed_release(fs);
 	fs_dpage_release(fs);
+	blk_page_free(fs->spare_page);
 	free(fs->htab);
 	free(fs->dcache);
 	free(fs->dcomplete);

@@ -108,6 +108,12 @@ struct fs {
 		uint64_t max_gen;
 	} freed;
 
+	/* A page (blk_page_alloc) for the next single-block data write to a device
+	 * that takes pages over (write_swap): the data is copied into it, the device
+	 * keeps it and gives back the page it replaced, which becomes this one. NULL
+	 * until first needed. inode.c, write_raw. */
+	void *spare_page;
+
 	/* data=writeback: file data not yet written home (pagecache.c) */
 	struct {
 		struct fs_dpage **htab, *head, *tail;
