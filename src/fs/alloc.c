@@ -134,12 +134,12 @@ void fs_gd_update_csums(struct fs *fs, uint32_t g)
 static void sb_add_free_blocks(struct fs *fs, int64_t d)
 {
 	sb_put32(fs->sb, SB_FREE_BLOCKS_LO, (uint32_t)(sb_get32(fs->sb, SB_FREE_BLOCKS_LO) + d));
-	fs->sb_dirty = true;
+	fs_sb_dirty(fs, SB_FREE_BLOCKS_LO);
 }
 static void sb_add_free_inodes(struct fs *fs, int64_t d)
 {
 	sb_put32(fs->sb, SB_FREE_INODES, (uint32_t)(sb_get32(fs->sb, SB_FREE_INODES) + d));
-	fs->sb_dirty = true;
+	fs_sb_dirty(fs, SB_FREE_INODES);
 }
 
 /* First clear bit in [from, n), or n. */

@@ -269,11 +269,17 @@ static int flush_sb(struct fs *fs)
 		return rc;
 	if ((rc = fs_baccess(fs, b)) < 0)
 		return rc;
-	if (fs->csum)
+	if (fs->csum) {
 		sb_put32(fs->sb, SB_CHECKSUM, crc32c_raw(~0u, fs->sb, SB_CHECKSUM));
-	memcpy(b->data + EXT2_SB_OFFSET % fs->bs, fs->sb, EXT2_SB_SIZE);
+		fs->sb_stale |= (uint16_t)(1u << (SB_CHECKSUM / 64));
+	}
+	uint8_t *to = b->data + EXT2_SB_OFFSET % fs->bs;
+	for (unsigned i = 0; i < EXT2_SB_SIZE / 64; i++)
+		if (fs->sb_stale >> i & 1)
+			memcpy(to + i * 64, fs->sb + i * 64, 64);
 	fs_bdirty(fs, b);
 	fs->sb_dirty = false;
+	fs->sb_stale = 0;
 	return 0;
 }
 
@@ -430,6 +436,7 @@ static int read_sb_raw(struct bdev *d, uint8_t *sb, struct bo_err *err)
 
 int fs_reload_sb(struct fs *fs)
 {
+	fs->sb_stale = 0xffff; /* a buffered copy may be older */
 	return read_sb_raw(fs->dev, fs->sb, &fs->err);
 }
 
@@ -445,6 +452,7 @@ int fs_set_needs_recovery(struct fs *fs, bool on, unsigned flags)
 	if (rc < 0)
 		return rc;
 	memcpy(b->data + EXT2_SB_OFFSET % fs->bs, fs->sb, EXT2_SB_SIZE);
+	fs->sb_stale = 0;
 	rc = blk_pwrite(fs->dev, b->blk * fs->bs, fs->bs, b->data, flags);
 	if (rc < 0)
 		return bo_errf(&fs->err, rc, "writing the superblock: %s",
@@ -725,6 +733,7 @@ int fs_mount_hooked(struct bdev *d, const struct fs_mount_opts *o,
 		return -ENOMEM;
 	fs->dev = d;
 	fs->opts = *o;
+	fs->sb_stale = 0xffff; /* the first flush copies the whole superblock */
 	fs->now_override = o->now;
 	fs->ro = o->read_only || d->read_only;
 	fs->max_bufs = 1u << 15;
@@ -769,7 +778,7 @@ int fs_mount_hooked(struct bdev *d, const struct fs_mount_opts *o,
 			sb_put16(fs->sb, SB_STATE, st & ~EXT2_VALID_FS);
 			sb_put16(fs->sb, SB_MNT_COUNT, sb_get16(fs->sb, SB_MNT_COUNT) + 1);
 			sb_put32(fs->sb, SB_MTIME, fs_now(fs));
-			fs->sb_dirty = true;
+			fs_sb_dirty(fs, FS_SB_ANY);
 			rc = fs_orphans_process(fs);
 			rc = fs_op_end(fs, rc);
 			if (rc == 0 && fs->jh->ops->force_commit)
@@ -823,7 +832,7 @@ int fs_unmount(struct fs *fs)
 		if (r == 0) {
 			sb_put16(fs->sb, SB_STATE, sb_get16(fs->sb, SB_STATE) | EXT2_VALID_FS);
 			sb_put32(fs->sb, SB_WTIME, fs_now(fs));
-			fs->sb_dirty = true;
+			fs_sb_dirty(fs, FS_SB_ANY);
 			r = fs_op_end(fs, 0);
 		}
 		if (r == 0)

@@ -86,6 +86,10 @@ struct fs {
 	 * (in use), so a search for a free one may start there (alloc.c) */
 	uint32_t *free_hint;
 	bool sb_dirty;
+	/* 64-byte pieces of sb (bit i: bytes 64i..64i+63) that the buffered superblock
+	 * block may not hold yet: an operation that only moved the free counts copies
+	 * one piece into it, not 1 KiB (fs_sb_dirty) */
+	uint16_t sb_stale;
 
 	/* buffer cache */
 	struct fs_buf **htab;
@@ -151,6 +155,14 @@ int fs_sync_ino(struct fs *fs, uint32_t ino);
 /* ---- operations bracket (fs.c) ---- */
 int fs_op_begin(struct fs *fs, uint32_t credits);
 int fs_op_end(struct fs *fs, int rc);
+/* fs->sb was changed at byte `off` (FS_SB_ANY: anywhere, or more than one field):
+ * the operation's end writes it into the superblock's buffer. */
+#define FS_SB_ANY 0xffffffffu
+static inline void fs_sb_dirty(struct fs *fs, uint32_t off)
+{
+	fs->sb_dirty = true;
+	fs->sb_stale |= off == FS_SB_ANY ? 0xffffu : (uint16_t)(1u << (off / 64));
+}
 
 /* ---- checksums (fs.c) ---- */
 uint32_t fs_csum(const struct fs *fs, uint32_t seed, const void *p, size_t n);

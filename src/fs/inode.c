@@ -659,7 +659,7 @@ int fs_orphan_add(struct fs *fs, struct fs_inode *in)
 {
 	put_le32(in->raw + I_DTIME, sb_get32(fs->sb, SB_LAST_ORPHAN));
 	sb_put32(fs->sb, SB_LAST_ORPHAN, in->ino);
-	fs->sb_dirty = true;
+	fs_sb_dirty(fs, FS_SB_ANY);
 	return fs_iput(fs, in);
 }
 
@@ -669,7 +669,7 @@ int fs_orphan_del(struct fs *fs, struct fs_inode *in)
 	uint32_t cur = sb_get32(fs->sb, SB_LAST_ORPHAN);
 	if (cur == in->ino) {
 		sb_put32(fs->sb, SB_LAST_ORPHAN, next);
-		fs->sb_dirty = true;
+		fs_sb_dirty(fs, FS_SB_ANY);
 	} else {
 		for (uint32_t steps = 0; cur && steps < fs->inodes_count; steps++) {
 			struct fs_inode p;
@@ -702,7 +702,7 @@ int fs_orphans_process(struct fs *fs)
 			return rc;
 		uint32_t next = get_le32(in.raw + I_DTIME);
 		sb_put32(fs->sb, SB_LAST_ORPHAN, next);
-		fs->sb_dirty = true;
+		fs_sb_dirty(fs, FS_SB_ANY);
 		put_le32(in.raw + I_DTIME, 0);
 		if (ino_links(in.raw) == 0) {
 			rc = fs_inode_release(fs, &in);

@@ -373,7 +373,7 @@ static int set_size(struct fs *fs, struct fs_inode *in, uint64_t size)
 		sb_put32(fs->sb, SB_FEATURE_RO_COMPAT,
 		         sb_get32(fs->sb, SB_FEATURE_RO_COMPAT) |
 		             EXT2_FEATURE_RO_COMPAT_LARGE_FILE);
-		fs->sb_dirty = true;
+		fs_sb_dirty(fs, FS_SB_ANY);
 	}
 	ino_set_size(in->raw, size);
 	touch(fs, in, true, true);
@@ -541,7 +541,7 @@ ssize_t fs_pwrite(struct fs_file *f, const void *buf, size_t len, uint64_t off)
 					sb_put32(fs->sb, SB_FEATURE_RO_COMPAT,
 					         sb_get32(fs->sb, SB_FEATURE_RO_COMPAT) |
 					             EXT2_FEATURE_RO_COMPAT_LARGE_FILE);
-					fs->sb_dirty = true;
+					fs_sb_dirty(fs, FS_SB_ANY);
 				}
 			}
 			touch(fs, &in, true, true);
