@@ -50,6 +50,7 @@ struct fs_file {
 	struct fs *fs;
 	uint32_t ino;
 	int flags;
+	bool orphan; /* its inode lost its last link while open: on the orphan list */
 	struct fs_file *next;
 };
 

@@ -235,8 +235,11 @@ static int drop_link(struct fs *fs, uint32_t ino, bool whole_dir)
 	touch(fs, &in, false, true);
 	if (l)
 		return fs_iput(fs, &in);
-	if (open_count(fs, ino))
+	if (open_count(fs, ino)) {
+		for (struct fs_file *f = fs->files; f; f = f->next)
+			f->orphan |= f->ino == ino;
 		return fs_orphan_add(fs, &in);
+	}
 	return fs_inode_release(fs, &in);
 }
 
@@ -273,11 +276,10 @@ static int create_at(struct fs *fs, struct walk *w, uint16_t mode, uint32_t *out
 		fs_dcache_new_dir(fs, ino);
 	if ((rc = fs_iput(fs, in)) < 0)
 		return rc;
-	if ((rc = get_dir(fs, w->parent, &dir)) < 0)
-		return rc;
+	/* `dir` is still the parent as it is on disk: nothing above wrote it (the new
+	 * inode is another one), and fs_dir_add writes the changes it makes to it
+	 * through `dir` itself, so it stays so */
 	if ((rc = fs_dir_add(fs, &dir, w->name, w->nlen, ino, mode_to_ftype(mode))) < 0)
-		return rc;
-	if ((rc = fs_iget(fs, w->parent, &dir)) < 0)
 		return rc;
 	if (isdir)
 		put_le16(dir.raw + I_LINKS_COUNT, (uint16_t)(ino_links(dir.raw) + 1));
@@ -468,8 +470,11 @@ int fs_close(struct fs_file *f)
 	if (*pp)
 		*pp = f->next;
 	uint32_t ino = f->ino;
+	bool orphan = f->orphan;
 	free(f);
-	if (open_count(fs, ino) || fs->ro)
+	/* only an inode unlinked while open (drop_link marked its handles) can be
+	 * left without a name: the last close of any other needs nothing */
+	if (!orphan || open_count(fs, ino) || fs->ro)
 		return 0;
 	struct fs_inode in;
 	int rc = fs_iget(fs, ino, &in);

@@ -253,6 +253,8 @@ static void run(const char *tag, uint32_t bs, bool csum)
 	is_int(st.mtime, 5678, "%s: mtime", tag);
 
 	/* unlinked but open */
+	struct fs_statfs sf0, sf1;
+	fs_statfs(fs, &sf0);
 	is_int(put(fs, "/open", big, sizeof(big), 0), 10000, "%s: write /open", tag);
 	is_int(fs_open(fs, "/open", FS_O_RDWR, 0, &f), 0, "%s: open", tag);
 	is_int(fs_unlink(fs, "/open"), 0, "%s: unlink while open", tag);
@@ -261,6 +263,37 @@ static void run(const char *tag, uint32_t bs, bool csum)
 	ok(!memcmp(tb, big, 10000), "%s: unlinked content intact", tag);
 	is_int(fs_pwrite(f, "zz", 2, 0), 2, "%s: still writable", tag);
 	is_int(fs_close(f), 0, "%s: last close", tag);
+	fs_statfs(fs, &sf1);
+	ok(sf1.free_inodes == sf0.free_inodes && sf1.free_blocks == sf0.free_blocks,
+	   "%s: the last close released its inode and blocks", tag);
+
+	/* two handles: the first close keeps the inode, the second releases it */
+	struct fs_file *f2;
+	is_int(put(fs, "/two", big, sizeof(big), 0), 10000, "%s: write /two", tag);
+	is_int(fs_open(fs, "/two", FS_O_RDONLY, 0, &f), 0, "%s: open /two", tag);
+	is_int(fs_open(fs, "/two", FS_O_RDONLY, 0, &f2), 0, "%s: open /two again", tag);
+	is_int(fs_unlink(fs, "/two"), 0, "%s: unlink /two", tag);
+	is_int(fs_close(f), 0, "%s: close one handle", tag);
+	fs_statfs(fs, &sf1);
+	ok(sf1.free_inodes == sf0.free_inodes - 1, "%s: the inode lives on", tag);
+	is_int(fs_pread(f2, tb, 10000, 0), 10000, "%s: the other handle reads it", tag);
+	ok(!memcmp(tb, big, 10000), "%s: intact", tag);
+	is_int(fs_close(f2), 0, "%s: close the other", tag);
+	fs_statfs(fs, &sf1);
+	ok(sf1.free_inodes == sf0.free_inodes && sf1.free_blocks == sf0.free_blocks,
+	   "%s: released at the last close", tag);
+
+	/* a name replaced by rename while its old inode is open */
+	is_int(put(fs, "/r1", "new", 3, 0), 3, "%s: write /r1", tag);
+	is_int(put(fs, "/r2", big, sizeof(big), 0), 10000, "%s: write /r2", tag);
+	is_int(fs_open(fs, "/r2", FS_O_RDONLY, 0, &f), 0, "%s: open /r2", tag);
+	is_int(fs_rename(fs, "/r1", "/r2"), 0, "%s: rename /r1 over the open /r2", tag);
+	is_int(fs_pread(f, tb, 10000, 0), 10000, "%s: the handle still reads the old /r2", tag);
+	ok(!memcmp(tb, big, 10000), "%s: its bytes intact", tag);
+	is_int(fs_close(f), 0, "%s: close it", tag);
+	fs_statfs(fs, &sf1);
+	ok(sf1.free_inodes == sf0.free_inodes - 1, "%s: only the renamed file's inode in use", tag);
+	is_int(fs_unlink(fs, "/r2"), 0, "%s: unlink /r2", tag);
 
 	/* errors */
 	is_int(fs_open(fs, "/big", FS_O_RDWR | FS_O_CREAT, 0644, &f), 0, "%s: open /big", tag);
