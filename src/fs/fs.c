@@ -148,6 +148,7 @@ int fs_bread(struct fs *fs, uint64_t blk, struct fs_buf **out)
 	if (blk >= fs->blocks)
 		return bo_errf(&fs->err, -EUCLEAN, "block %llu is past the end of the filesystem",
 		               (unsigned long long)blk);
+	fs_spare_prefetch(fs);
 	struct fs_buf *b = bfind(fs, blk);
 	if (b) {
 		if (fs->lru_head != b) {
@@ -733,7 +734,8 @@ int fs_mount_hooked(struct bdev *d, const struct fs_mount_opts *o,
 		return -ENOMEM;
 	fs->dev = d;
 	fs->opts = *o;
-	fs->sb_stale = 0xffff; /* the first flush copies the whole superblock */
+	fs->sb_stale = 0xffff;         /* the first flush copies the whole superblock */
+	fs->spare_pf = BLK_PAGE_BYTES; /* no spare page to fetch */
 	fs->now_override = o->now;
 	fs->ro = o->read_only || d->read_only;
 	fs->max_bufs = 1u << 15;

@@ -516,13 +516,9 @@ static int write_page(struct fs *fs, uint64_t pblk, const uint8_t *data)
 	memcpy(fs->spare_page, data, fs->bs);
 	uint32_t per = fs->bs / fs->dev->sector_size;
 	int rc = blk_write_swap(fs->dev, pblk * per, per, &fs->spare_page, 0);
-	/* The page given back (or NULL: the next write takes one from the pool) is
-	 * the one the next data block is copied into. It is cold; fetching its first
-	 * 1 KiB now starts the hardware prefetcher on it while the next operation does
-	 * its bookkeeping, instead of every store after that copy waiting for it. */
-	if (fs->spare_page)
-		for (size_t off = 0; off < 1024; off += 64)
-			__builtin_prefetch((uint8_t *)fs->spare_page + off, 1);
+	/* the page given back (or NULL: the next write takes one from the pool) is
+	 * the next one copied into; it is fetched while the next operations run */
+	fs->spare_pf = fs->spare_page ? 0 : BLK_PAGE_BYTES;
 	return rc;
 }
 
