@@ -2,10 +2,11 @@
  * cache's line buffers, which mem adopts as its pages and gives back.
  *
  * Why not malloc: glibc's 4 KiB blocks sit 16 bytes into a page, so every block
- * spans two pages and its copies start and end on split cache lines. A 4 KiB
- * write into such a block measured about 1.2x the time of one into an aligned
- * page (bench_dev), and aligned_alloc doubles the heap (each block leaves a
- * fragment too small for the next). So pages come from mappings of their own.
+ * spans two pages and its copies start and end on split cache lines. A loop of
+ * 4 KiB copies into random ones of 16,384 such blocks took about 1.2x the time of
+ * the same loop into aligned pages, and aligned_alloc doubles the heap (each block
+ * leaves a fragment too small for the next). So pages come from mappings of their
+ * own.
  *
  * Free pages are kept on a stack for reuse. Beyond BLK_PAGES_KEEP of them a freed
  * page is given back to the kernel (MADV_DONTNEED) but keeps its address: it is

@@ -501,7 +501,7 @@ static int evict_one(struct cache_dev *c)
 	 * start the hardware prefetcher on the rest; more blocks on the CPU's miss
 	 * buffers (medians of 10 runs of cache > mem: 256 bytes 3.81M writes/s, 512
 	 * 3.98M, 1024 3.73M; bare mem 5.43M). With it, bench_dev's cache rows went
-	 * from 1.56-2.27x bare mem to 1.33-1.55x. */
+	 * from 1.56-2.27x bare mem to 1.26-1.48x. */
 	struct lbuf *b = c->lines[i].buf;
 	size_t ahead = line_bytes(c) < 512 ? line_bytes(c) : 512;
 	if (b->ref == 1 && b->data)
