@@ -162,9 +162,9 @@ int fs_op_end(struct fs *fs, int rc);
  * buffers, and fetching none leaves the copy to stall every store after it; so
  * each buffer lookup (about 18 per file created) fetches the next 256 bytes of it,
  * and its misses overlap the bookkeeping of the operations before that write.
- * The create loop of bench_fs (medians of 6 runs): 256-byte steps 1.35M files/s;
- * 128-byte 1.14M; 512-byte 1.14M; the first 1 KiB at once, after the write,
- * 1.11-1.16M. */
+ * bench_fs's create workload run alone (medians of 6 runs): 256-byte steps 1.35M
+ * files/s; 128-byte 1.14M; 512-byte 1.14M; the first 1 KiB at once, after the
+ * write, 1.11-1.16M. */
 static inline void fs_spare_prefetch(struct fs *fs)
 {
 	if (fs->spare_pf < BLK_PAGE_BYTES) {
