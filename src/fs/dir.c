@@ -460,11 +460,13 @@ static int dir_add(struct fs *fs, struct fs_inode *dir, const char *name, size_t
 	int rc;
 	if (ino_flags(dir->raw) & EXT2_INDEX_FL) {
 		rc = fs_dx_add(fs, dir, name, len, ino, ftype);
-		if (rc != -EAGAIN)
-			return rc;
-		/* the index cannot take it (full at its depth): fall back to linear */
-		if ((rc = fs_dx_drop(fs, dir)) < 0)
-			return rc;
+		if (rc == -EAGAIN)
+			/* ext3 (and ext4 without large_dir) says the same: the names already
+			 * in the directory stay, new ones find no room */
+			return bo_errf(&fs->err, -ENOSPC,
+			               "directory inode %u: its htree index is full (two levels)",
+			               dir->ino);
+		return rc;
 	}
 	uint64_t n = dir_nblocks(fs, dir);
 	for (uint64_t l = 0; l < n; l++) {

@@ -655,33 +655,3 @@ int fs_dx_make_indexed(struct fs *fs, struct fs_inode *dir)
 	root->checked = true;
 	return fs_iput(fs, dir);
 }
-
-int fs_dx_drop(struct fs *fs, struct fs_inode *dir)
-{
-	struct dx_info info;
-	int rc = fs_dx_read_root(fs, dir, &info);
-	if (rc < 0)
-		return rc;
-	uint32_t tail = fs->csum ? DIRENT_TAIL_SIZE : 0;
-	for (uint32_t i = 0; i <= info.nnodes; i++) {
-		uint32_t lblk = i ? info.nodes[i - 1] : 0;
-		struct fs_buf *b;
-		if ((rc = fs_dir_block(fs, dir, lblk, &b)) < 0 || (rc = fs_baccess(fs, b)) < 0)
-			return rc;
-		uint8_t *d = b->data;
-		if (lblk == 0) {
-			put_le16(d + 12 + DE_REC_LEN, (uint16_t)(fs->bs - 12 - tail));
-			memset(d + DX_ROOT_INFO, 0, fs->bs - DX_ROOT_INFO);
-		} else {
-			memset(d, 0, fs->bs);
-			put_le16(d + DE_REC_LEN, (uint16_t)(fs->bs - tail));
-		}
-		if (fs->csum)
-			de_set_tail(d + fs->bs - DIRENT_TAIL_SIZE);
-		fs_dirblock_set_csum(fs, dir, d);
-		fs_bdirty(fs, b);
-		b->checked = true;
-	}
-	put_le32(dir->raw + I_FLAGS, ino_flags(dir->raw) & ~EXT2_INDEX_FL);
-	return fs_iput(fs, dir);
-}

@@ -31,14 +31,11 @@ int fs_dx_read_root(struct fs *fs, struct fs_inode *dir, struct dx_info *info);
 int fs_dx_candidates(struct fs *fs, struct fs_inode *dir, const char *name, size_t len,
                      uint32_t *leaves, uint32_t max, uint32_t *n);
 /* Inserts into an indexed directory, splitting leaves and nodes. -EAGAIN: the index
- * is full at its maximum depth. */
+ * is full at its maximum depth (two levels; the caller answers ENOSPC). */
 int fs_dx_add(struct fs *fs, struct fs_inode *dir, const char *name, size_t len, uint32_t ino,
               uint8_t ftype);
 /* Turns a one-block linear directory into an indexed one. */
 int fs_dx_make_indexed(struct fs *fs, struct fs_inode *dir);
-/* Turns an indexed directory back into a linear one (index blocks become empty
- * leaves), as a kernel without htree support would see it. */
-int fs_dx_drop(struct fs *fs, struct fs_inode *dir);
 
 void fs_dx_set_root_csum(struct fs *fs, struct fs_inode *dir, uint8_t *data);
 

@@ -272,15 +272,22 @@ static int create_at(struct fs *fs, struct walk *w, uint16_t mode, uint32_t *out
 	put_le16(in->raw + I_LINKS_COUNT, isdir ? 2 : 1);
 	if (isdir && (rc = fs_dir_init(fs, in, w->parent)) < 0)
 		return rc;
-	if (isdir)
-		fs_dcache_new_dir(fs, ino);
 	if ((rc = fs_iput(fs, in)) < 0)
 		return rc;
 	/* `dir` is still the parent as it is on disk: nothing above wrote it (the new
 	 * inode is another one), and fs_dir_add writes the changes it makes to it
 	 * through `dir` itself, so it stays so */
-	if ((rc = fs_dir_add(fs, &dir, w->name, w->nlen, ino, mode_to_ftype(mode))) < 0)
+	if ((rc = fs_dir_add(fs, &dir, w->name, w->nlen, ino, mode_to_ftype(mode))) < 0) {
+		/* no room for the name (the directory's index is full, or no block for
+		 * it): the inode goes again with its blocks, as in ext3, rather than
+		 * stay allocated with no name */
+		struct bo_err why = fs->err;
+		if (fs_inode_release(fs, in) == 0)
+			fs->err = why;
 		return rc;
+	}
+	if (isdir)
+		fs_dcache_new_dir(fs, ino);
 	if (isdir)
 		put_le16(dir.raw + I_LINKS_COUNT, (uint16_t)(ino_links(dir.raw) + 1));
 	touch(fs, &dir, true, true);

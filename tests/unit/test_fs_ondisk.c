@@ -3,8 +3,9 @@
  * attribute blocks made by debugfs survive blackout's changes to their files and
  * are released (or their refcount dropped) when an inode is freed; mount and
  * unmount keep s_state and s_mnt_count as ext3 does; a directory stops at ext3's
- * 32,000 links and a file too (EMLINK); one-block writes handed to mem as pages
- * (write_swap) land whole. Each image is judged by e2fsck -fn, and e2fsprogs
+ * 32,000 links and a file too (EMLINK); a directory whose two-level htree is full
+ * refuses new names with ENOSPC and keeps nothing of them; one-block writes handed
+ * to mem as pages (write_swap) land whole. Each image is judged by e2fsck -fn, and e2fsprogs
  * (dumpe2fs, debugfs) reads the fields. */
 #include <errno.h>
 #include <stdio.h>
@@ -443,6 +444,79 @@ static void link_limit(void)
 	blk_close(d);
 }
 
+/* ---- a full htree --------------------------------------------------------------- */
+/* A directory whose two-level index is full (1 KiB blocks, 255-byte names: three to
+ * a leaf) refuses a name whose leaf would have to split with ENOSPC, as ext3 does,
+ * while the filesystem still has room; every name made before stays found, other
+ * directories still take names, and the image stays e2fsck-clean and indexed. */
+static void htree_full(bool csum)
+{
+	const char *tag = csum ? "htree-full-csum" : "htree-full";
+	struct fs_mkfs_opts o;
+	fs_mkfs_opts_default(&o);
+	o.block_size = 1024;
+	o.inode_size = 128;
+	o.inodes = 72000;
+	o.metadata_csum = csum;
+	char img[512];
+	struct bdev *d = tfs_image(tag, 96 << 20, &o, img, sizeof(img));
+	tap_require(d, "%s: image", tag);
+	struct fs *fs = mnt(d, NULL);
+	tap_require(fs, "%s: mounted", tag);
+	fs_mkdir(fs, "/big", 0755);
+	char n[300];
+	int made = 0, rc = 0;
+	for (; made < 70000; made++) {
+		snprintf(n, sizeof(n), "/big/%06d-%0248d", made, made);
+		struct fs_file *f;
+		if ((rc = fs_open(fs, n, FS_O_WRONLY | FS_O_CREAT, 0644, &f)) < 0)
+			break;
+		fs_close(f);
+	}
+	is_int(rc, -ENOSPC, "%s: the directory refused a name after %d (ENOSPC)", tag, made);
+	ok(strstr(fs_err(fs)->msg, "index is full") != NULL, "%s: the message says why: %s", tag,
+	   fs_err(fs)->msg);
+	ok(made > 20000, "%s: after tens of thousands of names", tag);
+	struct fs_statfs sf;
+	fs_statfs(fs, &sf);
+	ok(sf.free_inodes > 1000 && sf.free_blocks > 1000, "%s: with room left on the filesystem",
+	   tag);
+	/* the refused names leave nothing behind: no inode, no block */
+	snprintf(n, sizeof(n), "/big/%06d-%0248d", made, made);
+	is_int(fs_mkdir(fs, n, 0755), -ENOSPC, "%s: mkdir there is ENOSPC too", tag);
+	struct fs_statfs sf2;
+	fs_statfs(fs, &sf2);
+	ok(sf2.free_inodes == sf.free_inodes && sf2.free_blocks == sf.free_blocks,
+	   "%s: the refused directory took no inode or block", tag);
+	int lost = 0;
+	for (int i = 0; i < made; i += 97) {
+		struct fs_stat st;
+		snprintf(n, sizeof(n), "/big/%06d-%0248d", i, i);
+		lost += fs_stat(fs, n, &st) != 0;
+	}
+	is_int(lost, 0, "%s: the names made before are found", tag);
+	is_int(put(fs, "/elsewhere", 10, 0, 'e'), 0, "%s: another directory takes a name", tag);
+	snprintf(n, sizeof(n), "/big/%06d-%0248d", 0, 0);
+	is_int(fs_unlink(fs, n), 0, "%s: unlink from the full directory", tag);
+	is_int(fs_unmount(fs), 0, "%s: unmount", tag);
+	ok(tfs_e2fsck_clean(img), "%s: e2fsck -fn clean", tag);
+	/* debugfs's dump of the root: two levels, every root entry taken */
+	static char out[4096];
+	unsigned count = 0, limit = 1;
+	const char *c = NULL, *l = NULL;
+	if (tfs_debugfs_script(img, "htree /big", out, sizeof(out)) > 0) {
+		c = strstr(out, "Number of entries (count): ");
+		l = strstr(out, "Number of entries (limit): ");
+	}
+	if (c && l) {
+		count = (unsigned)atoi(c + strlen("Number of entries (count): "));
+		limit = (unsigned)atoi(l + strlen("Number of entries (limit): "));
+	}
+	ok(strstr(out, "Indirect levels: 1") && count == limit,
+	   "%s: debugfs: still indexed, two levels, root full (%u of %u)", tag, count, limit);
+	blk_close(d);
+}
+
 /* ---- data blocks handed to the device -------------------------------------------- */
 /* On mem, a one-block write of a 4 KiB-block filesystem hands the device a page
  * (write_swap) and reuses the page it gets back. Every file must still read back,
@@ -514,6 +588,8 @@ int main(void)
 	xattr("xattr-128", 128);
 	xattr("xattr-256", 256);
 	link_limit();
+	htree_full(false);
+	htree_full(true);
 	handed_pages("pages-nojournal", false);
 	handed_pages("pages-ordered", true);
 	tfs_cleanup();
