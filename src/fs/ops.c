@@ -694,10 +694,15 @@ int fs_rmdir(struct fs *fs, const char *path)
 }
 
 /* Is directory `anc` an ancestor of (or equal to) directory `d`? */
+/* Whether directory `anc` is d or above it, following '..' up to the root. A
+ * corrupted image may loop ('..' of a directory below pointing back down): Brent's
+ * cycle detection finds that within about twice the loop's depth, so a loop costs
+ * no more than a walk of that length. */
 static int is_ancestor(struct fs *fs, uint32_t anc, uint32_t d, bool *yes)
 {
 	*yes = false;
-	for (uint32_t steps = 0; steps <= fs->inodes_count; steps++) {
+	uint32_t mark = d, power = 1, since = 0;
+	for (;;) {
 		if (d == anc) {
 			*yes = true;
 			return 0;
@@ -712,8 +717,14 @@ static int is_ancestor(struct fs *fs, uint32_t anc, uint32_t d, bool *yes)
 		if ((rc = fs_dir_lookup(fs, &in, "..", 2, &up, NULL)) < 0)
 			return rc;
 		d = up;
+		if (d == mark)
+			return bo_errf(&fs->err, -EUCLEAN, "directory loop above inode %u", d);
+		if (++since == power) {
+			mark = d;
+			power *= 2;
+			since = 0;
+		}
 	}
-	return bo_errf(&fs->err, -EUCLEAN, "directory loop above inode %u", d);
 }
 
 int fs_rename(struct fs *fs, const char *from, const char *to)
