@@ -11,6 +11,8 @@
  * Free pages are kept on a stack for reuse. Beyond BLK_PAGES_KEEP of them a freed
  * page is given back to the kernel (MADV_DONTNEED) but keeps its address: it is
  * handed out again, zero-filled, only when no page still holding memory is left.
+ * That is a system call a page: closing a mem holding 200,000 adopted pages took
+ * 0.24 s, where glibc frees as many 4 KiB blocks in 0.03 s.
  * Mappings are never unmapped. One lock: devices in different threads share it.
  *
  * Under AddressSanitizer the pages are aligned_alloc blocks instead, so that a
