@@ -98,15 +98,43 @@ static int bwrite_home(struct fs *fs, struct fs_buf *b)
 	return 0;
 }
 
+static int cmp_buf_blk(const void *a, const void *b)
+{
+	uint64_t x = (*(struct fs_buf *const *)a)->blk, y = (*(struct fs_buf *const *)b)->blk;
+	return x < y ? -1 : x > y;
+}
+
+/* Dirty blocks go home in block order, as the kernel's sync of the block device's
+ * page cache writes them (ascending index): the order a power cut can interrupt
+ * then does not depend on which blocks the cache happened to touch last (it was
+ * the LRU order, and a change that only read fewer blocks moved the ext2 cells of
+ * the matrix). Out of memory for the list, the LRU order: any order is one a
+ * drive could see. */
 int fs_writeback(struct fs *fs)
 {
 	int first = 0;
-	for (struct fs_buf *b = fs->lru_head; b && fs->ndirty; b = b->next)
-		if (b->dirty) {
-			int rc = bwrite_home(fs, b);
+	uint32_t n = 0;
+	struct fs_buf **v = fs->ndirty ? malloc(fs->ndirty * sizeof(*v)) : NULL;
+	for (struct fs_buf *b = fs->lru_head; b && n < fs->ndirty; b = b->next) {
+		if (!b->dirty)
+			continue;
+		if (v) {
+			v[n++] = b;
+			continue;
+		}
+		int rc = bwrite_home(fs, b);
+		if (rc < 0 && !first)
+			first = rc;
+	}
+	if (v) {
+		qsort(v, n, sizeof(*v), cmp_buf_blk);
+		for (uint32_t i = 0; i < n; i++) {
+			int rc = bwrite_home(fs, v[i]);
 			if (rc < 0 && !first)
 				first = rc;
 		}
+	}
+	free(v);
 	return first;
 }
 

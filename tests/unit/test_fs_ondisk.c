@@ -4,7 +4,8 @@
  * are released (or their refcount dropped) when an inode is freed; mount and
  * unmount keep s_state and s_mnt_count as ext3 does; a directory stops at ext3's
  * 32,000 links and a file too (EMLINK); a directory whose two-level htree is full
- * refuses new names with ENOSPC and keeps nothing of them; one-block writes handed
+ * refuses new names with ENOSPC and keeps nothing of them; sync writes dirty metadata
+ * in ascending block order; one-block writes handed
  * to mem as pages (write_swap) land whole. Each image is judged by e2fsck -fn, and e2fsprogs
  * (dumpe2fs, debugfs) reads the fields. */
 #include <errno.h>
@@ -14,6 +15,7 @@
 
 #include "blackout/endian.h"
 #include "blackout/fs.h"
+#include "blackout/rec.h"
 #include "fs/format.h"
 #include "tap.h"
 #include "test_fs_util.h"
@@ -517,6 +519,66 @@ static void htree_full(bool csum)
 	blk_close(d);
 }
 
+/* ---- the order of metadata write-back -------------------------------------------- */
+/* Without a journal, sync writes the dirty metadata home in ascending block order,
+ * as the kernel's sync of the block device does, whatever order the operations
+ * (and reads in between) touched the blocks in. */
+static void writeback_order(void)
+{
+	struct bdev *m, *d;
+	struct rec_log *log;
+	tap_require(blk_mem_open(512, (32u << 20) / 512, &m) == 0, "order: mem");
+	tap_require(rec_log_new(512, (32u << 20) / 512, &log) == 0 &&
+	                rec_open(m, log, REC_OWN_LOWER, &d) == 0,
+	            "order: recorder");
+	struct fs_mkfs_opts o;
+	fs_mkfs_opts_default(&o);
+	o.block_size = 1024;
+	o.now = 1;
+	struct bo_err err = {{0}};
+	tap_require(fs_mkfs(d, &o, &err) == 0, "order: mkfs");
+	struct fs_mount_opts mo;
+	fs_mount_opts_default(&mo);
+	mo.no_journal = true;
+	struct fs *fs = mnt(d, &mo);
+	tap_require(fs != NULL, "order: mount");
+	char path[64];
+	int bad = 0;
+	for (int i = 0; i < 7; i++) {
+		snprintf(path, sizeof(path), "/d%d", i);
+		bad += fs_mkdir(fs, path, 0755) != 0;
+	}
+	for (int i = 0; i < 300; i++) {
+		snprintf(path, sizeof(path), "/d%d/f%d", (i * 5) % 7, i);
+		bad += put(fs, path, 1500, 0, 'o') != 0;
+	}
+	struct fs_stat st;
+	for (int i = 299; i >= 0; i -= 3) { /* reads in another order */
+		snprintf(path, sizeof(path), "/d%d/f%d", (i * 5) % 7, i);
+		bad += fs_stat(fs, path, &st) != 0;
+	}
+	is_int(bad, 0, "order: 300 files in 7 directories, then stat in reverse");
+	size_t from = rec_log_len(log);
+	is_int(fs_sync(fs), 0, "order: sync");
+	uint64_t last = 0;
+	size_t writes = 0, out_of_order = 0;
+	for (size_t i = from; i < rec_log_len(log); i++) {
+		const struct rec_entry *e = rec_log_get(log, i);
+		if (e->op == REC_FLUSH)
+			break;
+		if (e->op != REC_WRITE)
+			continue;
+		out_of_order += writes && e->lba <= last;
+		last = e->lba;
+		writes++;
+	}
+	ok(writes > 20, "order: sync wrote %zu metadata blocks", writes);
+	is_int((int)out_of_order, 0, "order: in ascending block order, before its flush");
+	fs_unmount(fs);
+	blk_close(d);
+	rec_log_free(log);
+}
+
 /* ---- data blocks handed to the device -------------------------------------------- */
 /* On mem, a one-block write of a 4 KiB-block filesystem hands the device a page
  * (write_swap) and reuses the page it gets back. Every file must still read back,
@@ -590,6 +652,7 @@ int main(void)
 	link_limit();
 	htree_full(false);
 	htree_full(true);
+	writeback_order();
 	handed_pages("pages-nojournal", false);
 	handed_pages("pages-ordered", true);
 	tfs_cleanup();
