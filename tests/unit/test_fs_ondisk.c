@@ -55,13 +55,6 @@ static int put(struct fs *fs, const char *path, size_t len, uint64_t off, char f
 	return rc;
 }
 
-static int sh(const char *fmt, const char *a, const char *b)
-{
-	char cmd[2048];
-	snprintf(cmd, sizeof(cmd), fmt, a, b);
-	return system(cmd);
-}
-
 /* The value of a `dumpe2fs -h` field ("Mount count"), or "" if absent. */
 static const char *dumpe2fs(const char *img, const char *field)
 {
@@ -128,7 +121,7 @@ static void state_and_count(void)
 	   "state: while mounted the image needs recovery");
 	/* ext3 journals the superblock: what a power cut leaves is the journalled one */
 	tap_require(snapshot(d, snap) == 0, "state: snapshot while mounted");
-	ok(sh("debugfs -w -R journal_run '%s' >/dev/null 2>&1%s", snap, "") == 0,
+	ok(tfs_sh("debugfs -w -R journal_run '%s' >/dev/null 2>&1%s", snap, "") == 0,
 	   "state: debugfs replays the snapshot's journal");
 	is_str(dumpe2fs(snap, "Filesystem state"), "not clean",
 	       "state: a power cut while mounted leaves it not clean");
@@ -239,7 +232,7 @@ static void resize_inode(const char *tag, bool mke2fs, bool csum)
 	if (mke2fs) {
 		snprintf(img, sizeof(img), "%s/%s", tfs_tmpdir(), tag);
 		tap_require(
-		    sh("mke2fs -q -F -t ext3 -b 1024 '%s' 24M >/dev/null 2>&1%s", img, "") == 0,
+		    tfs_sh("mke2fs -q -F -t ext3 -b 1024 '%s' 24M >/dev/null 2>&1%s", img, "") == 0,
 		    "%s: mke2fs", tag);
 		d = open_file(img);
 	} else {
@@ -335,10 +328,10 @@ static void xattr(const char *tag, int isz)
 	        "ea_set -f %s /f user.big\nea_set -f %s /g user.other\n",
 	        data, data, data, val, val2);
 	fclose(f);
-	tap_require(sh("mke2fs -q -F -t ext3 -b 1024 -N 256 -I %s '%s' 8M >/dev/null 2>&1", isz_s,
-	               img) == 0,
+	tap_require(tfs_sh("mke2fs -q -F -t ext3 -b 1024 -N 256 -I %s '%s' 8M >/dev/null 2>&1",
+	                   isz_s, img) == 0,
 	            "%s: mke2fs", tag);
-	tap_require(sh("debugfs -w -f '%s' '%s' >/dev/null 2>&1", cmds, img) == 0,
+	tap_require(tfs_sh("debugfs -w -f '%s' '%s' >/dev/null 2>&1", cmds, img) == 0,
 	            "%s: debugfs ea_set", tag);
 	uint32_t bf = file_acl(img, "/f"), bg = file_acl(img, "/g");
 	ok(bf && bg && bf != bg, "%s: /f and /g have xattr blocks (%u, %u)", tag, bf, bg);
@@ -355,7 +348,7 @@ static void xattr(const char *tag, int isz)
 	f = fopen(cmds, "w");
 	fputs(sif, f);
 	fclose(f);
-	tap_require(sh("debugfs -w -f '%s' '%s' >/dev/null 2>&1", cmds, img) == 0,
+	tap_require(tfs_sh("debugfs -w -f '%s' '%s' >/dev/null 2>&1", cmds, img) == 0,
 	            "%s: debugfs shares the block", tag);
 	ok(tfs_e2fsck_clean(img), "%s: e2fsck -fn accepts the image debugfs made", tag);
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "blackout/fs.h"
@@ -59,6 +60,16 @@ static inline struct bdev *tfs_image(const char *name, uint64_t size, const stru
 		return NULL;
 	}
 	return d;
+}
+
+/* Runs the shell command fmt (two %s for a and b); its exit status, or -1 when it
+ * did not exit. */
+static inline int tfs_sh(const char *fmt, const char *a, const char *b)
+{
+	char cmd[2048];
+	snprintf(cmd, sizeof(cmd), fmt, a, b);
+	int st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
 /* e2fsck -fn: exit 0 and nothing but the pass headers and the summary. */

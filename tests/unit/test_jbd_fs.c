@@ -47,14 +47,6 @@ static int save(struct bdev *d, const char *path)
 	return rc;
 }
 
-static int sh(const char *fmt, const char *a, const char *b)
-{
-	char cmd[1200];
-	snprintf(cmd, sizeof(cmd), fmt, a, b);
-	int st = system(cmd);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 static void pattern(uint8_t *b, size_t n, unsigned seed)
 {
 	for (size_t i = 0; i < n; i++)
@@ -122,7 +114,7 @@ static int judge(struct bdev *state, const struct fs_mount_opts *mo, const char 
 	blk_pread(state, 1024, 1024, sb);
 	*needed += (get_le32(sb + 0x60) & 0x4) != 0; /* needs_recovery */
 	/* e2fsck's replay alone must leave a consistent filesystem */
-	int st = sh("e2fsck -y -E journal_only '%s' >/dev/null 2>&1%s", a, "");
+	int st = tfs_sh("e2fsck -y -E journal_only '%s' >/dev/null 2>&1%s", a, "");
 	if (st > 1)
 		return diag("%s: e2fsck journal replay exit %d", tag, st), 1;
 	if (!tfs_e2fsck_clean(a))
@@ -147,11 +139,11 @@ static int judge(struct bdev *state, const struct fs_mount_opts *mo, const char 
 		return diag("%s: unmount %d", tag, rc), 1;
 	if (!tfs_e2fsck_clean(b))
 		return diag("%s: e2fsck -fn after blackout's recovery not clean", tag), 1;
-	sh("rm -rf '%s' '%s'", da, db);
-	sh("mkdir -p '%s' '%s'", da, db);
-	sh("debugfs -R 'rdump / %s' '%s' >/dev/null 2>&1", da, a);
-	sh("debugfs -R 'rdump / %s' '%s' >/dev/null 2>&1", db, b);
-	if (sh("diff -r '%s' '%s' >/dev/null", da, db))
+	tfs_sh("rm -rf '%s' '%s'", da, db);
+	tfs_sh("mkdir -p '%s' '%s'", da, db);
+	tfs_sh("debugfs -R 'rdump / %s' '%s' >/dev/null 2>&1", da, a);
+	tfs_sh("debugfs -R 'rdump / %s' '%s' >/dev/null 2>&1", db, b);
+	if (tfs_sh("diff -r '%s' '%s' >/dev/null", da, db))
 		return diag("%s: the two recoveries give different files", tag), 1;
 	return 0;
 }
@@ -304,7 +296,7 @@ static void test_clean_unmount_310(void)
 	snprintf(b, sizeof(b), "%s/310b.img", jdir());
 	save(d, a);
 	save(d, b);
-	int st = sh("e2fsck -fy '%s' >/dev/null 2>&1%s", a, "");
+	int st = tfs_sh("e2fsck -fy '%s' >/dev/null 2>&1%s", a, "");
 	ok(st <= 1, "310: e2fsck -fy recovers (exit %d)", st);
 	char cmd[600];
 	snprintf(cmd, sizeof(cmd),
@@ -487,7 +479,7 @@ int main(void)
 	test_clean_unmount_310();
 	test_crash_compat();
 	if (strncmp(jdir(), "/dev/shm/", 9) == 0)
-		sh("rm -rf '%s'%s", jdir(), "");
+		tfs_sh("rm -rf '%s'%s", jdir(), "");
 	tfs_cleanup();
 	return tap_done();
 }
