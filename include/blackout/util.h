@@ -1,4 +1,5 @@
-/* util.h — small shared helpers: checksums, a seeded RNG, hashing, size parsing. */
+/* util.h — small shared helpers: checksums, a seeded RNG, hashing, size and number
+ * parsing. */
 #ifndef BLACKOUT_UTIL_H
 #define BLACKOUT_UTIL_H
 
@@ -37,6 +38,16 @@ uint64_t bo_hash64(uint64_t h, const void *buf, size_t len);
 /* "4096", "64k", "32M", "1G", "2T" (binary units, case-insensitive, optional B
  * or iB) into bytes. Returns -EINVAL with a message on junk or overflow. */
 int bo_parse_size(const char *s, uint64_t *out, struct bo_err *err);
+/* What bo_parse_num accepts besides plain decimal. */
+#define BO_NUM_HEX  1u /* 0x1f */
+#define BO_NUM_SIZE 2u /* 64k, 32M, as bo_parse_size */
+/* The value s of command-line option opt (e.g. "--seed") as an unsigned number in
+ * [min, max]. Signs, blanks and trailing junk are refused. Errors (-EINVAL: not a
+ * number, -ERANGE: outside the range) name the option, the value and the accepted
+ * range: "--jobs: '99' is out of range (1 to 64)". s == NULL: the option had no
+ * value. */
+int bo_parse_num(const char *opt, const char *s, unsigned flags, uint64_t min, uint64_t max,
+                 uint64_t *out, struct bo_err *err);
 /* Shortest exact rendering: 65536 -> "64k", 1000 -> "1000". buf >= 32 bytes. */
 const char *bo_format_size(uint64_t v, char *buf, size_t len);
 

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct cli_cmd {
 	const char *name;
@@ -22,6 +23,10 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
 int cmd_vmtest_plumbing(int argc, char **argv);
 int cli_fail(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 bool cli_is_help(const char *arg);
+/* The value v of option opt through bo_parse_num (blackout/util.h): 0, or a usage
+ * error naming the option and its accepted range (returns 2). */
+int cli_num(const char *cmd, const char *opt, const char *v, unsigned flags, uint64_t min,
+            uint64_t max, uint64_t *out);
 /* Path of scripts/vmtest (from $BLACKOUT_SRC or beside the executable); sets $BUILD
  * to the executable's directory when unset. -ENOENT when not found. */
 int cli_vm_script(char *script, size_t len);

@@ -24,8 +24,7 @@ static const char corrupt_help[] =
 int cmd_corrupt(int argc, char **argv)
 {
 	const char *image = NULL, *what = NULL;
-	unsigned long long seed = 0;
-	unsigned long count = 1;
+	uint64_t seed = 0, count = 1;
 	bool have_seed = false;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -36,18 +35,15 @@ int cmd_corrupt(int argc, char **argv)
 		if ((!strcmp(a, "--what") || !strcmp(a, "--seed") || !strcmp(a, "--count")) &&
 		    i + 1 >= argc)
 			return cli_usage_error("corrupt", "%s needs a value", a);
-		char *end;
 		if (!strcmp(a, "--what"))
 			what = argv[++i];
 		else if (!strcmp(a, "--seed")) {
-			seed = strtoull(argv[++i], &end, 10);
-			if (*end || !*argv[i])
-				return cli_usage_error("corrupt", "bad seed '%s'", argv[i]);
+			if (cli_num("corrupt", a, argv[++i], 0, 0, UINT64_MAX, &seed))
+				return 2;
 			have_seed = true;
 		} else if (!strcmp(a, "--count")) {
-			count = strtoul(argv[++i], &end, 10);
-			if (*end || !count || count > 100000)
-				return cli_usage_error("corrupt", "bad count '%s'", argv[i]);
+			if (cli_num("corrupt", a, argv[++i], 0, 1, 100000, &count))
+				return 2;
 		} else if (a[0] == '-')
 			return cli_usage_error("corrupt", "unknown option '%s'", a);
 		else if (image)

@@ -118,16 +118,6 @@ static int merge(int n, char **files, const char *json, bool quiet)
 	return status;
 }
 
-static int parse_u64(const char *s, uint64_t *v)
-{
-	char *end;
-	errno = 0;
-	if (!*s || *s == '-')
-		return -1;
-	*v = strtoull(s, &end, 10);
-	return *end || errno ? -1 : 0;
-}
-
 int cmd_explore(int argc, char **argv)
 {
 	struct opts o = {.max_states = 100000};
@@ -177,20 +167,25 @@ int cmd_explore(int argc, char **argv)
 		else if (strcmp(a, "--state") == 0)
 			o.state = v;
 		else if (strcmp(a, "--max-states") == 0) {
-			if (parse_u64(v, &o.max_states) || o.max_states == 0)
-				return cli_usage_error("explore",
-				                       "--max-states: a positive number");
+			if (cli_num("explore", a, v, 0, 1, UINT64_MAX, &o.max_states))
+				return 2;
 		} else if (strcmp(a, "--seed") == 0) {
-			if (parse_u64(v, &o.seed))
-				return cli_usage_error("explore", "--seed: a number");
+			if (cli_num("explore", a, v, 0, 0, UINT64_MAX, &o.seed))
+				return 2;
 		} else if (strcmp(a, "--shard") == 0) {
-			unsigned si, sn;
-			char c;
-			if (sscanf(v, "%u/%u%c", &si, &sn, &c) != 2 || sn == 0 || si >= sn)
+			/* I/N: N first, so I's range can say 0 to N-1 */
+			const char *slash = strchr(v, '/');
+			char i_text[32];
+			uint64_t si, sn;
+			if (!slash || (size_t)(slash - v) >= sizeof(i_text))
 				return cli_usage_error("explore",
 				                       "--shard I/N with 0 <= I < N, e.g. 0/4");
-			o.shard = si;
-			o.nshards = sn;
+			snprintf(i_text, sizeof(i_text), "%.*s", (int)(slash - v), v);
+			if (cli_num("explore", "--shard's N", slash + 1, 0, 1, UINT32_MAX, &sn) ||
+			    cli_num("explore", "--shard's I", i_text, 0, 0, sn - 1, &si))
+				return 2;
+			o.shard = (unsigned)si;
+			o.nshards = (unsigned)sn;
 		} else
 			return cli_usage_error("explore", "unknown option '%s'", a);
 	}

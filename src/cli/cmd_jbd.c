@@ -8,6 +8,7 @@
 
 #include "blackout/blk.h"
 #include "blackout/jbd.h"
+#include "blackout/util.h"
 #include "cli/cli.h"
 
 static void help(void)
@@ -35,13 +36,7 @@ static void help(void)
 
 static int parse_u64(const char *s, uint64_t *out)
 {
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 0);
-	if (errno || end == s || *end || *s == '-')
-		return -EINVAL;
-	*out = v;
-	return 0;
+	return bo_parse_num("block", s, BO_NUM_HEX, 0, UINT64_MAX, out, NULL);
 }
 
 /* "a-b,c,d-e" into extents in logical order */
@@ -201,12 +196,12 @@ int cmd_jbd(int argc, char **argv)
 			help();
 			return 0;
 		} else if (strcmp(a, "--block-size") == 0 && v) {
-			if (parse_u64(v, &bs))
-				return cli_usage_error(cmd, "bad --block-size '%s'", v);
+			if (cli_num(cmd, a, v, BO_NUM_HEX, 1, UINT32_MAX, &bs))
+				return 2;
 			i++;
 		} else if (strcmp(a, "--fs-blocks") == 0 && v) {
-			if (parse_u64(v, &fs_blocks))
-				return cli_usage_error(cmd, "bad --fs-blocks '%s'", v);
+			if (cli_num(cmd, a, v, BO_NUM_HEX, 1, UINT64_MAX, &fs_blocks))
+				return 2;
 			i++;
 		} else if (strcmp(a, "--map") == 0 && v) {
 			map = v;

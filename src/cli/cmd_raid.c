@@ -32,17 +32,6 @@ static void help(FILE *out)
 	        "Exit status: 0 on success, 1 on a bad spec or a failed run, 2 on usage.\n");
 }
 
-static int parse_u64(const char *s, uint64_t *v)
-{
-	char *end;
-	errno = 0;
-	unsigned long long x = strtoull(s, &end, 10);
-	if (errno || end == s || *end || s[0] == '-')
-		return -EINVAL;
-	*v = x;
-	return 0;
-}
-
 static int hole(int argc, char **argv)
 {
 	const char *spec = NULL;
@@ -54,8 +43,11 @@ static int hole(int argc, char **argv)
 		                : !strcmp(argv[i], "--max")   ? &max
 		                                              : NULL;
 		if (dst) {
-			if (i + 1 >= argc || parse_u64(argv[i + 1], dst))
-				return cli_usage_error("raid", "%s needs a whole number", argv[i]);
+			/* --count sizes a 32-bit request */
+			uint64_t top = dst == &count ? UINT32_MAX : UINT64_MAX;
+			if (cli_num("raid", argv[i], i + 1 < argc ? argv[i + 1] : NULL, 0,
+			            dst == &count, top, dst))
+				return 2;
 			i++;
 		} else if (!strcmp(argv[i], "--fail-after")) {
 			fail_after = true;
@@ -67,8 +59,6 @@ static int hole(int argc, char **argv)
 	}
 	if (!spec)
 		return cli_usage_error("raid", "hole needs a stack spec");
-	if (count == 0 || count > UINT32_MAX)
-		return cli_usage_error("raid", "--count must be 1 or more");
 	struct bo_err err = {{0}};
 	struct bdev *d;
 	int rc = dev_stack_open_text(spec, NULL, &d, &err);
@@ -100,9 +90,11 @@ static int layout(int argc, char **argv)
 	static const enum raid_layout vals[] = {RAID_LEFT_SYMMETRIC, RAID_LEFT_ASYMMETRIC,
 	                                        RAID_RIGHT_SYMMETRIC, RAID_RIGHT_ASYMMETRIC};
 	uint64_t level, n, stripes = 0;
-	if (argc < 4 || argc > 6 || parse_u64(argv[2], &level) || parse_u64(argv[3], &n) ||
-	    n > RAID_MAX_MEMBERS)
+	if (argc < 4 || argc > 6)
 		return cli_usage_error("raid", "layout needs LEVEL and MEMBERS");
+	if (cli_num("raid", "LEVEL", argv[2], 0, 0, 6, &level) ||
+	    cli_num("raid", "MEMBERS", argv[3], 0, 1, RAID_MAX_MEMBERS, &n))
+		return 2;
 	enum raid_layout lay = RAID_LEFT_SYMMETRIC;
 	if (argc >= 5) {
 		bool found = false;
@@ -114,8 +106,8 @@ static int layout(int argc, char **argv)
 		if (!found)
 			return cli_usage_error("raid", "unknown layout '%s'", argv[4]);
 	}
-	if (argc == 6 && (parse_u64(argv[5], &stripes) || stripes > 1000))
-		return cli_usage_error("raid", "STRIPES must be 0 to 1000");
+	if (argc == 6 && cli_num("raid", "STRIPES", argv[5], 0, 0, 1000, &stripes))
+		return 2;
 	if (!stripes)
 		stripes = n;
 	unsigned mem;

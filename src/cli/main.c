@@ -1,8 +1,10 @@
 /* main.c — `blackout`: dispatches to a subcommand. */
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "blackout/util.h"
 #include "cli/cli.h"
 
 bool cli_is_help(const char *arg)
@@ -30,6 +32,14 @@ int cli_fail(const char *cmd, const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "\n");
 	return 1;
+}
+
+int cli_num(const char *cmd, const char *opt, const char *v, unsigned flags, uint64_t min,
+            uint64_t max, uint64_t *out)
+{
+	struct bo_err err = {{0}};
+	int rc = bo_parse_num(opt, v, flags, min, max, out, &err);
+	return rc ? cli_usage_error(cmd, "%s", err.msg) : 0;
 }
 
 static void usage(FILE *out)
