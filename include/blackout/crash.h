@@ -178,11 +178,16 @@ struct crash_progress {
 	double seconds;
 };
 
+#define CRASH_MAX_STATES_DEFAULT 100000u
+
+/* What shapes the crash states (stack .. state_id: the rebuild line's fields, see
+ * crash_config_format) and how the run reports (the rest). */
 struct crash_config {
 	const char *stack; /* stack spec; its media are covered by COW overlays */
 	const char *fs;    /* "ext3,data=ordered,barrier=1[,metadata_csum][,bs=1024]" */
 	const struct crash_workload *wl;
-	uint64_t max_states; /* budget of states; 0 = 100000 */
+	const char *workload; /* the name or file wl was loaded from; NULL: wl->name */
+	uint64_t max_states;  /* budget of states; 0 = CRASH_MAX_STATES_DEFAULT */
 	uint64_t seed;
 	unsigned shard, nshards; /* judge only states with hash % nshards == shard; 0,0 = all */
 	const char *state_id;    /* judge only this state (crash_result has it alone) */
@@ -194,10 +199,32 @@ struct crash_config {
 	const char *arm;      /* fault rule armed on the stack's first fault layer once the
 	                       * set-up is on the media (e.g. "write-error every=5") */
 	bool map_damage;      /* with state_id: map the state's sectors (crash_result.damage) */
-	const char *command;  /* the command line that produced this run (for rebuilds) */
 	void (*progress)(void *ctx, const struct crash_progress *p);
 	void *progress_ctx;
 };
+
+/* The `blackout explore` command line that rebuilds cfg's states, into buf: prog
+ * (NULL: "blackout") explore --stack S --fs F --workload W --seed N --max-states N
+ * [--arm RULE] [--shard I/N] [--e2fsck] [--state ID]. Quoted for any POSIX shell:
+ * stack, fs and arm always in single quotes, other values only when they need it.
+ * Returns the length, -EINVAL without stack, fs or workload, -ENAMETOOLONG when buf
+ * is too small (buf then holds a truncated line). */
+int crash_config_format(const struct crash_config *cfg, const char *prog, char *buf, size_t len);
+/* Parses a line crash_config_format wrote (any program name, then explore and the
+ * options above; single/double quotes and backslashes as sh reads them, anything sh
+ * would expand is an error naming its column) into *cfg, equal to the config it was
+ * formatted from. cfg's strings point into *words (free with crash_config_words_free);
+ * cfg->wl is left NULL for the caller to load cfg->workload. */
+int crash_config_parse(const char *line, struct crash_config *cfg, char ***words,
+                       struct bo_err *err);
+void crash_config_words_free(char **words);
+/* One of the options above (opt, and value: the next argument or NULL) into cfg:
+ * returns how many arguments it took (1 or 2), 0 when opt is not one of them, or
+ * -EINVAL/-ERANGE with a message naming the option. Strings are not copied. */
+int crash_config_option(struct crash_config *cfg, const char *opt, const char *value,
+                        struct bo_err *err);
+/* The rebuild fields are the same (0 budget = the default; unsharded = 0/1 = 1/1). */
+bool crash_config_equal(const struct crash_config *a, const struct crash_config *b);
 
 /* One judged crash state that broke something. */
 struct crash_state {

@@ -43,11 +43,10 @@ static const char explore_help[] =
     "\n"
     "Exit status: 0 when no state broke an invariant, 3 when some did, 1 on error.\n";
 
+/* what the explore command adds to the crash_config: where results go */
 struct opts {
-	const char *stack, *fs, *workload, *json, *keep, *state, *arm;
-	uint64_t max_states, seed;
-	unsigned shard, nshards;
-	bool e2fsck, quiet, damage;
+	const char *json, *keep;
+	bool quiet, damage;
 };
 
 static void progress_tty(void *ctx, const struct crash_progress *p)
@@ -120,7 +119,9 @@ static int merge(int n, char **files, const char *json, bool quiet)
 
 int cmd_explore(int argc, char **argv)
 {
-	struct opts o = {.max_states = 100000};
+	struct opts o = {0};
+	struct crash_config cfg = {.max_states = CRASH_MAX_STATES_DEFAULT};
+	struct bo_err err = {{0}};
 	int merge_at = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -137,8 +138,12 @@ int cmd_explore(int argc, char **argv)
 				return cli_usage_error("explore", "--merge needs result files");
 			continue;
 		}
-		if (strcmp(a, "--e2fsck") == 0) {
-			o.e2fsck = true;
+		/* the options that shape the states are the rebuild line's (crash.h) */
+		int used = crash_config_option(&cfg, a, i + 1 < argc ? argv[i + 1] : NULL, &err);
+		if (used < 0)
+			return cli_usage_error("explore", "%s", err.msg);
+		if (used > 0) {
+			i += used - 1;
 			continue;
 		}
 		if (strcmp(a, "--quiet") == 0) {
@@ -149,45 +154,11 @@ int cmd_explore(int argc, char **argv)
 			o.damage = true;
 			continue;
 		}
-		if (i + 1 >= argc)
-			return cli_usage_error("explore", "%s needs a value (or is unknown)", a);
-		const char *v = argv[++i];
-		if (strcmp(a, "--stack") == 0)
-			o.stack = v;
-		else if (strcmp(a, "--fs") == 0)
-			o.fs = v;
-		else if (strcmp(a, "--workload") == 0)
-			o.workload = v;
-		else if (strcmp(a, "--json") == 0)
-			o.json = v;
-		else if (strcmp(a, "--keep") == 0)
-			o.keep = v;
-		else if (strcmp(a, "--arm") == 0)
-			o.arm = v;
-		else if (strcmp(a, "--state") == 0)
-			o.state = v;
-		else if (strcmp(a, "--max-states") == 0) {
-			if (cli_num("explore", a, v, 0, 1, UINT64_MAX, &o.max_states))
-				return 2;
-		} else if (strcmp(a, "--seed") == 0) {
-			if (cli_num("explore", a, v, 0, 0, UINT64_MAX, &o.seed))
-				return 2;
-		} else if (strcmp(a, "--shard") == 0) {
-			/* I/N: N first, so I's range can say 0 to N-1 */
-			const char *slash = strchr(v, '/');
-			char i_text[32];
-			uint64_t si, sn;
-			if (!slash || (size_t)(slash - v) >= sizeof(i_text))
-				return cli_usage_error("explore",
-				                       "--shard I/N with 0 <= I < N, e.g. 0/4");
-			snprintf(i_text, sizeof(i_text), "%.*s", (int)(slash - v), v);
-			if (cli_num("explore", "--shard's N", slash + 1, 0, 1, UINT32_MAX, &sn) ||
-			    cli_num("explore", "--shard's I", i_text, 0, 0, sn - 1, &si))
-				return 2;
-			o.shard = (unsigned)si;
-			o.nshards = (unsigned)sn;
-		} else
+		if (strcmp(a, "--json") != 0 && strcmp(a, "--keep") != 0)
 			return cli_usage_error("explore", "unknown option '%s'", a);
+		if (i + 1 >= argc)
+			return cli_usage_error("explore", "%s needs a value", a);
+		*(a[2] == 'j' ? &o.json : &o.keep) = argv[++i];
 	}
 	if (merge_at) {
 		int n = 0;
@@ -195,45 +166,22 @@ int cmd_explore(int argc, char **argv)
 			n++;
 		return merge(n, argv + merge_at, o.json, o.quiet);
 	}
-	if (!o.stack || !o.fs || !o.workload)
+	if (!cfg.stack || !cfg.fs || !cfg.workload)
 		return cli_usage_error("explore", "--stack, --fs and --workload are required");
-	if (o.damage && !o.state)
+	if (o.damage && !cfg.state_id)
 		return cli_usage_error("explore", "--damage maps one state: give --state ID");
 
 	struct crash_workload *w;
-	struct bo_err err = {{0}};
-	int rc = crash_workload_load(o.workload, &w, &err);
+	int rc = crash_workload_load(cfg.workload, &w, &err);
 	if (rc)
 		return cli_fail("explore", "%s", bo_errstr(&err, rc));
-	/* the command that rebuilds a state: everything that shapes the states */
-	char cmd[4096];
-	snprintf(cmd, sizeof(cmd),
-	         "blackout explore --stack '%s' --fs '%s' --workload '%s' --seed %" PRIu64
-	         " --max-states %" PRIu64 "%s%s%s%s",
-	         o.stack, o.fs, o.workload, o.seed, o.max_states ? o.max_states : 100000,
-	         o.e2fsck ? " --e2fsck" : "", o.arm ? " --arm '" : "", o.arm ? o.arm : "",
-	         o.arm ? "'" : "");
 	double last = -1e9;
 	bool tty = isatty(2);
-	struct crash_config cfg = {
-	    .stack = o.stack,
-	    .fs = o.fs,
-	    .wl = w,
-	    .max_states = o.max_states,
-	    .seed = o.seed,
-	    .shard = o.shard,
-	    .nshards = o.nshards,
-	    .state_id = o.state,
-	    .e2fsck = o.e2fsck,
-	    .keep_dir = o.keep,
-	    .arm = o.arm,
-	    .map_damage = o.damage,
-	    .command = cmd,
-	    .progress = o.quiet ? NULL
-	                : tty   ? progress_tty
-	                        : progress_plain,
-	    .progress_ctx = &last,
-	};
+	cfg.wl = w;
+	cfg.keep_dir = o.keep;
+	cfg.map_damage = o.damage;
+	cfg.progress = o.quiet ? NULL : tty ? progress_tty : progress_plain;
+	cfg.progress_ctx = &last;
 	struct crash_result *r;
 	rc = crash_explore(&cfg, &r, &err);
 	if (tty && !o.quiet)

@@ -458,12 +458,16 @@ static int keep_state(struct explorer *ex, struct bdev *raw, const char *id)
 	int rc = save_image(raw, path, ex->err);
 	if (rc)
 		return rc;
+	struct crash_config one = *ex->cfg;
+	one.state_id = id;
+	char line[4096];
+	if (crash_config_format(&one, NULL, line, sizeof(line)) < 0)
+		return bo_errf(ex->err, -ENAMETOOLONG, "--keep: the rebuild line is too long");
 	snprintf(path, sizeof(path), "%s/%s.cmd", dir, id);
 	FILE *f = fopen(path, "w");
 	if (!f)
 		return bo_errf(ex->err, -errno, "--keep: cannot create %s", path);
-	fprintf(f, "%s --state %s --keep DIR\n",
-	        ex->cfg->command ? ex->cfg->command : "blackout explore ...", id);
+	fprintf(f, "%s --keep DIR\n", line);
 	fclose(f);
 	return 0;
 }

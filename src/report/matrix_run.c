@@ -203,10 +203,10 @@ static void fill_example(const struct crash_config *cfg, const struct crash_resu
 	t->has_example = 1;
 	snprintf(e->workload, sizeof(e->workload), "%s", r->workload);
 	snprintf(e->state_id, sizeof(e->state_id), "%s", pick->id);
-	snprintf(e->rebuild, sizeof(e->rebuild),
-	         "%s explore --stack '%s' --fs '%s' --workload %s --seed %" PRIu64
-	         " --max-states %" PRIu64 " --state %s",
-	         self, cfg->stack, cfg->fs, r->workload, cfg->seed, cfg->max_states, pick->id);
+	struct crash_config one = *cfg;
+	one.state_id = pick->id;
+	if (crash_config_format(&one, self, e->rebuild, sizeof(e->rebuild)) < 0)
+		snprintf(e->rebuild, sizeof(e->rebuild), "(the rebuild line is too long)");
 	size_t o = 0;
 	for (int i = 0; i < CRASH_INV_N; i++)
 		if (pick->broken & (1u << i))
@@ -285,6 +285,7 @@ static int task_config(const struct matrix_run_opts *o, const struct matrix *m,
 	    .fs = fs,
 	    .arm = spec->arm,
 	    .wl = *wl,
+	    .workload = m->workloads[tk->wl],
 	    .max_states = spec->budget_div > 1 && o->max_states / spec->budget_div
 	                      ? o->max_states / spec->budget_div
 	                      : o->max_states,
