@@ -71,11 +71,46 @@ struct matrix_cell {
 	struct matrix_example *example; /* the first silent failure, else the first failure */
 };
 
+/* Every row and column the runner can show, as typed ids: code that reads a cell
+ * (the verdict rules, the verify-row filter, the real-kernel rows) names it by these;
+ * the strings in struct matrix_row/col are what the JSON and the report print. */
+enum matrix_row_key {
+	MR_NOCACHE,
+	MR_CACHE,
+	MR_CACHE_LYING,
+	MR_TORN,
+	MR_FLASH_CHEAP_128K,
+	MR_FLASH_CHEAP_128K_VERIFY,
+	MR_FLASH_CHEAP_4M,
+	MR_FLASH_CAREFUL,
+	MR_RAID5,
+	MR_RAID5_DEGRADED,
+	MR_RAID5_DEGRADED_VERIFY,
+	MR_RAID5_DEGRADED_JOURNAL,
+	MR_RAID6_2MISSING,
+	MR_WRITE_ERRORS,
+	MR_VM_CACHE, /* real-kernel rows (--vm) */
+	MR_VM_CACHE_LYING,
+	MR_VM_FLASH_CHEAP,
+	MR_N
+};
+
+enum matrix_col_key {
+	MC_EXT2,
+	MC_EXT3_ORDERED_B0,
+	MC_EXT3_ORDERED_B1,
+	MC_EXT3_JOURNAL_B1,
+	MC_EXT3_WRITEBACK_B1,
+	MC_EXT3_CSUM,
+	MC_N
+};
+
 struct matrix_row {
 	const char *id;    /* "nocache" */
 	const char *label; /* "no write cache" */
 	const char *stack; /* the stack spec */
 	const char *what;  /* which expectation this row tests */
+	enum matrix_row_key key;
 };
 
 struct matrix_col {
@@ -83,6 +118,7 @@ struct matrix_col {
 	const char *label; /* "ext3 ordered barrier=1" */
 	const char *mkfs;  /* "ext3" or "ext3,metadata_csum" */
 	const char *mount; /* "data=ordered,barrier=1" */
+	enum matrix_col_key key;
 };
 
 struct matrix {
@@ -103,6 +139,9 @@ static inline struct matrix_cell *matrix_cell(const struct matrix *m, size_t r, 
 	return &m->cells[r * m->ncols + c];
 }
 const struct matrix_cell *matrix_find(const struct matrix *m, const char *row, const char *col);
+/* The cell of row `row` and column `col` by typed ids; NULL when this run has not got it. */
+const struct matrix_cell *matrix_cell_at(const struct matrix *m, enum matrix_row_key row,
+                                         enum matrix_col_key col);
 
 /* Verdicts: one sentence per expectation of the seeds, computed from the cells. */
 struct matrix_verdict {

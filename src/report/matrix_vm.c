@@ -24,23 +24,26 @@ struct vm_rowspec {
 
 static const struct vm_rowspec vm_rows[] = {
     {{"vm-cache", "Linux: flush honoured", "cache(size=1M,flush=honor) > mem(size=64M)",
-      "the real kernel on a write cache: barriers keep fsync's promise"},
+      "the real kernel on a write cache: barriers keep fsync's promise", MR_VM_CACHE},
      "append-fsync", /* an explorer workload: judged by the explorer's oracle */
      "12"},
     {{"vm-cache-lying", "Linux: lying cache",
       "cache(size=1M,flush=ignore,fua=ignore) > mem(size=64M)",
-      "the real kernel when the drive ignores flushes"},
+      "the real kernel when the drive ignores flushes", MR_VM_CACHE_LYING},
      "append-fsync",
      "12"},
     {{"vm-flash-cheap", "Linux: cheap flash 128k", "flash(ftl=cheap,eb=128k,page=4k,size=64M)",
-      "the real kernel on a cheap flash card: bystanders in shared erase blocks"},
+      "the real kernel on a cheap flash card: bystanders in shared erase blocks",
+      MR_VM_FLASH_CHEAP},
      "overwrite", /* the harness's: many bystanders beside the rewritten files */
      "16"},
 };
 
-/* column id -> vmtest --fs */
-static const char *const vm_cols[][2] = {{"ext3-ordered-b0", "ext3,barrier=0"},
-                                         {"ext3-ordered-b1", "ext3,barrier=1"}};
+/* the columns the real kernel runs, and their vmtest --fs */
+static const struct {
+	enum matrix_col_key col;
+	const char *fs;
+} vm_cols[] = {{MC_EXT3_ORDERED_B0, "ext3,barrier=0"}, {MC_EXT3_ORDERED_B1, "ext3,barrier=1"}};
 
 static int mkdir_p(const char *path)
 {
@@ -136,8 +139,8 @@ int matrix_vm_run(const struct matrix_run_opts *o, struct matrix *m, struct matr
 			struct matrix_cell *x = matrix_cell(m, nr + i, c);
 			const char *fs = NULL;
 			for (size_t k = 0; k < sizeof(vm_cols) / sizeof(vm_cols[0]); k++)
-				if (strcmp(m->cols[c].id, vm_cols[k][0]) == 0)
-					fs = vm_cols[k][1];
+				if (m->cols[c].key == vm_cols[k].col)
+					fs = vm_cols[k].fs;
 			if (!fs) {
 				snprintf(x->note, sizeof(x->note),
 				         "real-kernel rows run ext3 data=ordered, barrier=0 and 1");

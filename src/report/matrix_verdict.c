@@ -1,0 +1,359 @@
+/* matrix_verdict.c — the verdict rules: one sentence per expectation of the seeds,
+ * each rule a row of a table that names the cells it compares by typed ids
+ * (matrix.h) beside the row and column tables of matrix_run.c and matrix_vm.c. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "blackout/matrix.h"
+
+const struct matrix_cell *matrix_cell_at(const struct matrix *m, enum matrix_row_key row,
+                                         enum matrix_col_key col)
+{
+	for (size_t r = 0; r < m->nrows; r++)
+		if (m->rows[r].key == row)
+			for (size_t c = 0; c < m->ncols; c++)
+				if (m->cols[c].key == col)
+					return matrix_cell(m, r, c);
+	return NULL;
+}
+
+static uint64_t violating(const struct matrix_cell *c)
+{
+	return c->states - c->ok;
+}
+
+/* "lost synced data in 3 of 120 states" / "never lost synced data (120 states)" */
+static const char *measure(const struct matrix_cell *c, uint64_t k, const char *verb,
+                           const char *what, char *buf, size_t len)
+{
+	if (k == 0)
+		snprintf(buf, len, "never %s %s (%" PRIu64 " states)", verb, what, c->states);
+	else
+		snprintf(buf, len, "%s %s in %" PRIu64 " of %" PRIu64 " states", verb, what, k,
+		         c->states);
+	return buf;
+}
+
+#define RULE_CELLS 3
+
+/* A rule's sentence from its cells (c[i] is the rule's cells[i]; an optional cell that
+ * did not run is NULL); false: these cells allow no verdict. `arg` is the rule's. */
+typedef bool (*say_fn)(const struct matrix_cell *const *c, const char *arg, char *t, size_t n);
+
+struct cell_ref {
+	enum matrix_row_key row;
+	enum matrix_col_key col;
+};
+
+struct verdict_rule {
+	const char *expectation;
+	struct cell_ref cells[RULE_CELLS];
+	unsigned ncells;
+	unsigned optional; /* bit i: cells[i] may be missing */
+	say_fn say;
+	const char *arg; /* what the sentence calls the stack, for rules used twice */
+};
+
+static bool say_cache_barriers(const struct matrix_cell *const *c, const char *arg, char *t,
+                               size_t n)
+{
+	(void)arg;
+	const struct matrix_cell *hb0 = c[0], *hb1 = c[1];
+	char a[96], b[96];
+	const char *concl = hb1->viol[MI_DURABLE] == 0 && hb0->viol[MI_DURABLE] > 0
+	                        ? "flushes honoured and barrier=1 are enough; barrier=0 is not."
+	                    : hb1->viol[MI_DURABLE] < hb0->viol[MI_DURABLE]
+	                        ? "barriers help but did not close the gap."
+	                    : hb0->viol[MI_DURABLE] == 0 ? "neither setting lost synced data here."
+	                                                 : "barriers made no difference here.";
+	snprintf(t, n,
+	         "With a write cache that honours flushes, ext3 data=ordered %s with barrier=0 "
+	         "and %s with barrier=1: %s",
+	         measure(hb0, hb0->viol[MI_DURABLE], "lost", "synced data", a, sizeof(a)),
+	         measure(hb1, hb1->viol[MI_DURABLE], "lost", "synced data", b, sizeof(b)), concl);
+	return true;
+}
+
+static bool say_cache_lying(const struct matrix_cell *const *c, const char *arg, char *t, size_t n)
+{
+	(void)arg;
+	char a[96];
+	snprintf(t, n, "A cache that ignores flushes, ext3 barrier=1: %s%s.",
+	         measure(c[0], c[0]->viol[MI_DURABLE], "lost", "synced data", a, sizeof(a)),
+	         c[0]->viol[MI_DURABLE] ? " — barriers cannot help when the drive lies" : "");
+	return true;
+}
+
+static bool say_nocache_b0(const struct matrix_cell *const *c, const char *arg, char *t, size_t n)
+{
+	(void)arg;
+	char a[96];
+	snprintf(t, n, "Without a write cache (atomic sectors), ext3 barrier=0 %s%s.",
+	         measure(c[0], c[0]->viol[MI_DURABLE], "lost", "synced data", a, sizeof(a)),
+	         c[0]->viol[MI_DURABLE] ? ""
+	                                : ": barriers matter only when something can hold or "
+	                                  "reorder writes");
+	return true;
+}
+
+static bool say_torn(const struct matrix_cell *const *c, const char *arg, char *t, size_t n)
+{
+	(void)arg;
+	const struct matrix_cell *torn = c[0], *atom = c[1];
+	char a[96], s[96] = "";
+	if (torn->silent)
+		snprintf(s, sizeof(s), "; %" PRIu64 " torn states silently", torn->silent);
+	snprintf(t, n,
+	         "Torn sectors (ext3 ordered, barrier=1): %s, against %" PRIu64 " of %" PRIu64
+	         " on atomic sectors%s.",
+	         measure(torn, violating(torn), "broke", "an invariant", a, sizeof(a)),
+	         violating(atom), atom->states, s);
+	return true;
+}
+
+static bool say_cheap_bystanders(const struct matrix_cell *const *c, const char *eb, char *t,
+                                 size_t n)
+{
+	const struct matrix_cell *ch = c[0];
+	char a[96];
+	snprintf(t, n,
+	         "Cheap flash (%s erase blocks), ext3 ordered barrier=1: %s; %" PRIu64
+	         " of the %" PRIu64 " failing states were silent.",
+	         eb,
+	         measure(ch, ch->viol[MI_BYSTANDER], "damaged", "files nobody was writing", a,
+	                 sizeof(a)),
+	         ch->silent, violating(ch));
+	return true;
+}
+
+static bool say_cheap_csum(const struct matrix_cell *const *c, const char *eb, char *t, size_t n)
+{
+	const struct matrix_cell *ch = c[0], *cs = c[1];
+	if (!violating(cs) || !violating(ch))
+		return false;
+	double fs = (double)cs->silent / (double)violating(cs),
+	       fn = (double)ch->silent / (double)violating(ch);
+	snprintf(t, n,
+	         "%s on cheap flash (%s) with metadata_csum, %" PRIu64 " of %" PRIu64
+	         " failing states were silent (without: %" PRIu64 " of %" PRIu64 ").",
+	         fs < fn ? "Checksums turn silent damage into detected damage:"
+	                 : "Checksums did not make the damage visible here:",
+	         eb, cs->silent, violating(cs), ch->silent, violating(ch));
+	return true;
+}
+
+static bool say_cheap_ext2(const struct matrix_cell *const *c, const char *eb, char *t, size_t n)
+{
+	const struct matrix_cell *ch = c[0], *e2 = c[1];
+	snprintf(t, n,
+	         "On cheap flash (%s), ext2 — checked in full after every cut — had %" PRIu64
+	         " of %" PRIu64 " failing states detected; ext3, trusting its journal, had %" PRIu64
+	         " of %" PRIu64 ".",
+	         eb, e2->detected, violating(e2), ch->detected, violating(ch));
+	return true;
+}
+
+static bool say_careful(const struct matrix_cell *const *c, const char *arg, char *t, size_t n)
+{
+	(void)arg;
+	char a[96];
+	snprintf(t, n,
+	         "Careful flash firmware (page-mapped, atomic map commit), ext3 ordered "
+	         "barrier=1: %s%s.",
+	         measure(c[0], violating(c[0]), "broke", "an invariant", a, sizeof(a)),
+	         c[0]->viol[MI_BYSTANDER] == 0 ? ", and never touched a bystander" : "");
+	return true;
+}
+
+static bool say_degraded(const struct matrix_cell *const *c, const char *arg, char *t, size_t n)
+{
+	(void)arg;
+	const struct matrix_cell *r5d = c[0], *atom = c[1];
+	char a[96], b[96];
+	double fd = (double)violating(r5d) / (double)r5d->states,
+	       fa = (double)violating(atom) / (double)atom->states;
+	snprintf(t, n,
+	         "Degraded RAID5 (ext3 ordered, barrier=1) %s, %" PRIu64
+	         " of them silently (bystander files: %" PRIu64 "); a single disk %s: %s",
+	         measure(r5d, violating(r5d), "broke", "an invariant", a, sizeof(a)), r5d->silent,
+	         r5d->viol[MI_BYSTANDER],
+	         measure(atom, violating(atom), "broke", "one", b, sizeof(b)),
+	         fd <= fa ? "not worse than a single disk in these workloads."
+	         : r5d->viol[MI_BYSTANDER]
+	             ? "the write hole makes a degraded array worse than one disk, "
+	               "damaging files nobody was writing."
+	             : "the write hole makes a degraded array worse than one disk.");
+	return true;
+}
+
+/* "<arg> never broke an invariant (N states)." */
+static bool say_broke(const struct matrix_cell *const *c, const char *what, char *t, size_t n)
+{
+	char a[96];
+	snprintf(t, n, "%s %s.", what,
+	         measure(c[0], violating(c[0]), "broke", "an invariant", a, sizeof(a)));
+	return true;
+}
+
+static bool say_raid_journal(const struct matrix_cell *const *c, const char *arg, char *t, size_t n)
+{
+	(void)arg;
+	const struct matrix_cell *r5j = c[0], *r5d = c[1]; /* r5d optional */
+	char a[96];
+	snprintf(t, n, "Degraded RAID5 with md's write journal %s%s.",
+	         measure(r5j, violating(r5j), "broke", "an invariant", a, sizeof(a)),
+	         r5d && violating(r5j) < violating(r5d) ? ": the journal closes the write hole"
+	                                                : "");
+	return true;
+}
+
+static bool say_verify(const struct matrix_cell *const *c, const char *stack, char *t, size_t n)
+{
+	const struct matrix_cell *base = c[0], *ver = c[1];
+	snprintf(t, n,
+	         "Verifying at mount (fsck --fast after journal replay) on %s: %" PRIu64
+	         " of %" PRIu64 " failing states silent, against %" PRIu64 " of %" PRIu64
+	         " when ext3 trusts its journal.",
+	         stack, ver->silent, violating(ver), base->silent, violating(base));
+	return true;
+}
+
+static bool say_writeback(const struct matrix_cell *const *c, const char *arg, char *t, size_t n)
+{
+	(void)arg;
+	const struct matrix_cell *wb = c[0], *od = c[1];
+	snprintf(t, n,
+	         "ext3 data=writeback on a write cache honouring flush: %" PRIu64 " of %" PRIu64
+	         " states showed file data the file was never given (what a deleted file "
+	         "left in its blocks; the mode allows it), data=ordered %" PRIu64 " of %" PRIu64
+	         ".",
+	         wb->allowed + wb->viol[MI_STALE], wb->states, od->allowed + od->viol[MI_STALE],
+	         od->states);
+	return true;
+}
+
+static bool say_vm(const struct matrix_cell *const *c, const char *stack, char *t, size_t n)
+{
+	const struct matrix_cell *v0 = c[0], *v1 = c[1];
+	char a[96], b[96], d[96];
+	snprintf(t, n,
+	         "Linux ext3 in qemu on %s (cuts, not enumerated states): barrier=1 %s and "
+	         "%s; barrier=0 %s.",
+	         stack, measure(v1, v1->viol[MI_DURABLE], "lost", "synced data", a, sizeof(a)),
+	         measure(v1, v1->viol[MI_BYSTANDER], "damaged", "bystanders", b, sizeof(b)),
+	         measure(v0, v0->viol[MI_DURABLE], "lost", "synced data", d, sizeof(d)));
+	return true;
+}
+
+static bool say_write_errors(const struct matrix_cell *const *c, const char *arg, char *t, size_t n)
+{
+	(void)arg;
+	char a[96];
+	snprintf(t, n,
+	         "Write errors after set-up (ext3 ordered, barrier=1): %s; %" PRIu64
+	         " of the failing states were silent.",
+	         measure(c[0], c[0]->viol[MI_DURABLE], "lost", "synced data", a, sizeof(a)),
+	         c[0]->silent);
+	return true;
+}
+
+#define B0 MC_EXT3_ORDERED_B0
+#define B1 MC_EXT3_ORDERED_B1
+/* In the order the verdicts are printed. */
+static const struct verdict_rule rules[] = {
+    {"WRITE-CACHE", {{MR_CACHE, B0}, {MR_CACHE, B1}}, 2, 0, say_cache_barriers, NULL},
+    {"WRITE-CACHE", {{MR_CACHE_LYING, B1}}, 1, 0, say_cache_lying, NULL},
+    {"WRITE-CACHE", {{MR_NOCACHE, B0}}, 1, 0, say_nocache_b0, NULL},
+    {"ATOMIC-SECTORS", {{MR_TORN, B1}, {MR_NOCACHE, B1}}, 2, 0, say_torn, NULL},
+    {"ATOMIC-SECTORS", {{MR_FLASH_CHEAP_128K, B1}}, 1, 0, say_cheap_bystanders, "128 KiB"},
+    {"JOURNAL-HIDES-DAMAGE",
+     {{MR_FLASH_CHEAP_128K, B1}, {MR_FLASH_CHEAP_128K, MC_EXT3_CSUM}},
+     2,
+     0,
+     say_cheap_csum,
+     "128 KiB"},
+    {"JOURNAL-HIDES-DAMAGE",
+     {{MR_FLASH_CHEAP_128K, B1}, {MR_FLASH_CHEAP_128K, MC_EXT2}},
+     2,
+     0,
+     say_cheap_ext2,
+     "128 KiB"},
+    {"ATOMIC-SECTORS", {{MR_FLASH_CHEAP_4M, B1}}, 1, 0, say_cheap_bystanders, "4 MiB"},
+    {"JOURNAL-HIDES-DAMAGE",
+     {{MR_FLASH_CHEAP_4M, B1}, {MR_FLASH_CHEAP_4M, MC_EXT3_CSUM}},
+     2,
+     0,
+     say_cheap_csum,
+     "4 MiB"},
+    {"JOURNAL-HIDES-DAMAGE",
+     {{MR_FLASH_CHEAP_4M, B1}, {MR_FLASH_CHEAP_4M, MC_EXT2}},
+     2,
+     0,
+     say_cheap_ext2,
+     "4 MiB"},
+    {"ATOMIC-SECTORS", {{MR_FLASH_CAREFUL, B1}}, 1, 0, say_careful, NULL},
+    {"DEGRADED-RAID", {{MR_RAID5_DEGRADED, B1}, {MR_NOCACHE, B1}}, 2, 0, say_degraded, NULL},
+    {"DEGRADED-RAID", {{MR_RAID5, B1}}, 1, 0, say_broke, "Healthy RAID5"},
+    {"DEGRADED-RAID",
+     {{MR_RAID5_DEGRADED_JOURNAL, B1}, {MR_RAID5_DEGRADED, B1}},
+     2,
+     1u << 1,
+     say_raid_journal,
+     NULL},
+    {"DEGRADED-RAID", {{MR_RAID6_2MISSING, B1}}, 1, 0, say_broke, "RAID6 with two members missing"},
+    {"JOURNAL-HIDES-DAMAGE",
+     {{MR_FLASH_CHEAP_128K, B1}, {MR_FLASH_CHEAP_128K_VERIFY, B1}},
+     2,
+     0,
+     say_verify,
+     "cheap flash (128 KiB)"},
+    {"JOURNAL-HIDES-DAMAGE",
+     {{MR_RAID5_DEGRADED, B1}, {MR_RAID5_DEGRADED_VERIFY, B1}},
+     2,
+     0,
+     say_verify,
+     "degraded RAID5"},
+    {"WRITEBACK", {{MR_CACHE, MC_EXT3_WRITEBACK_B1}, {MR_CACHE, B1}}, 2, 0, say_writeback, NULL},
+    {"REAL-KERNEL",
+     {{MR_VM_CACHE, B0}, {MR_VM_CACHE, B1}},
+     2,
+     0,
+     say_vm,
+     "a write cache honouring flush"},
+    {"REAL-KERNEL",
+     {{MR_VM_CACHE_LYING, B0}, {MR_VM_CACHE_LYING, B1}},
+     2,
+     0,
+     say_vm,
+     "a cache ignoring flush"},
+    {"REAL-KERNEL",
+     {{MR_VM_FLASH_CHEAP, B0}, {MR_VM_FLASH_CHEAP, B1}},
+     2,
+     0,
+     say_vm,
+     "cheap flash (128 KiB)"},
+    {"NO-WRITE-ERRORS", {{MR_WRITE_ERRORS, B1}}, 1, 0, say_write_errors, NULL},
+};
+
+size_t matrix_verdicts(const struct matrix *m, struct matrix_verdict *out, size_t max)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]) && n < max; i++) {
+		const struct verdict_rule *r = &rules[i];
+		const struct matrix_cell *c[RULE_CELLS] = {NULL};
+		bool usable = true;
+		for (unsigned k = 0; k < r->ncells; k++) {
+			const struct matrix_cell *x =
+			    matrix_cell_at(m, r->cells[k].row, r->cells[k].col);
+			/* a cell that did not run, or judged nothing, supports no sentence */
+			c[k] = x && x->ran && x->states ? x : NULL;
+			usable = usable && (c[k] || (r->optional & (1u << k)));
+		}
+		if (!usable || !r->say(c, r->arg, out[n].text, sizeof(out[n].text)))
+			continue;
+		snprintf(out[n].expectation, sizeof(out[n].expectation), "%s", r->expectation);
+		n++;
+	}
+	return n;
+}
