@@ -20,7 +20,7 @@ static const char matrix_help[] =
     "which configurations lose synced data, damage files nobody was writing, or do so\n"
     "silently; then one verdict per expectation of the seeds, computed from the cells.\n"
     "\n"
-    "  --quick          four workloads, a small state budget: under 2 minutes (default)\n"
+    "  --quick          five workloads, a small state budget: under 2 minutes (default)\n"
     "  --full           every built-in workload and every row, a larger budget\n"
     "  --out DIR        write matrix.json, matrix.md and report.html there\n"
     "                   (default ./blackout-report)\n"
@@ -31,7 +31,8 @@ static const char matrix_help[] =
     "  --vm             add real-kernel rows: Linux ext3 (barrier=0 and 1) in qemu on\n"
     "                   a write cache, a lying cache and cheap flash, one blackout\n"
     "                   vmtest run per cell (docs/vmtest.md); logs under DIR/vm\n"
-    "  --vm-cuts N      power cuts per real-kernel cell (default 4; ~10 s each)\n"
+    "  --vm-cuts N      power cuts per real-kernel cell (default 4; about 10 s each\n"
+    "                   under TCG: docs/vmtest.md measured 3 cuts in 33 s)\n"
     "\n"
     "The JSON schema and how to read the table: docs/matrix.md.\n";
 

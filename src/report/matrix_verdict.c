@@ -101,14 +101,12 @@ static bool say_torn(const struct matrix_cell *const *c, const char *arg, char *
 {
 	(void)arg;
 	const struct matrix_cell *torn = c[0], *atom = c[1];
-	char a[96], s[96] = "";
-	if (torn->silent)
-		snprintf(s, sizeof(s), "; %" PRIu64 " torn states silently", torn->silent);
-	snprintf(t, n,
-	         "Torn sectors (ext3 ordered, barrier=1): %s, against %" PRIu64 " of %" PRIu64
-	         " on atomic sectors%s.",
-	         measure(torn, violating(torn), "broke", "an invariant", a, sizeof(a)),
-	         violating(atom), atom->states, s);
+	char a[96], b[96], s[64] = "";
+	if (violating(torn))
+		snprintf(s, sizeof(s), ", %" PRIu64 " of them silently", torn->silent);
+	snprintf(t, n, "Torn sectors (ext3 ordered, barrier=1) %s%s; atomic sectors %s.",
+	         measure(torn, violating(torn), "broke", "an invariant", a, sizeof(a)), s,
+	         measure(atom, violating(atom), "broke", "one", b, sizeof(b)));
 	return true;
 }
 
@@ -249,12 +247,13 @@ static bool say_vm(const struct matrix_cell *const *c, const char *stack, char *
 static bool say_write_errors(const struct matrix_cell *const *c, const char *arg, char *t, size_t n)
 {
 	(void)arg;
-	char a[96];
-	snprintf(t, n,
-	         "Write errors after set-up (ext3 ordered, barrier=1): %s; %" PRIu64
-	         " of the failing states were silent.",
-	         measure(c[0], c[0]->viol[MI_DURABLE], "lost", "synced data", a, sizeof(a)),
-	         c[0]->silent);
+	char a[96], s[96] = "; no state broke an invariant";
+	if (violating(c[0]))
+		snprintf(s, sizeof(s),
+		         "; %" PRIu64 " of the %" PRIu64 " failing states were silent",
+		         c[0]->silent, violating(c[0]));
+	snprintf(t, n, "Write errors after set-up (ext3 ordered, barrier=1): %s%s.",
+	         measure(c[0], c[0]->viol[MI_DURABLE], "lost", "synced data", a, sizeof(a)), s);
 	return true;
 }
 
