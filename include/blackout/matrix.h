@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "blackout/crash.h"
 #include "blackout/err.h"
 
 /* The oracle's invariants (DESIGN.md), in report order. */
@@ -156,6 +157,26 @@ int matrix_write_md(const struct matrix *m, FILE *f);
 int matrix_write_html(const struct matrix *m, FILE *f);
 /* Writes matrix.json, matrix.md and report.html into dir (created if missing). */
 int matrix_write_all(const struct matrix *m, const char *dir, struct bo_err *err);
+
+/* Running the explorations that fill a struct matrix (src/report/matrix_run.c). */
+struct matrix_run_opts {
+	bool full;
+	unsigned jobs;
+	uint64_t seed;
+	uint64_t max_states; /* per exploration */
+	const char *self;    /* how to call blackout in rebuild commands */
+	crash_fsck_fn fsck;  /* own fsck for the consistency invariant, or NULL */
+	void *fsck_ctx;
+	void (*progress)(void *ctx, size_t done, size_t total, double seconds);
+	void *progress_ctx;
+	/* --vm: real-kernel rows, one scripts/vmtest run per cell (matrix_vm.c) */
+	bool vm;
+	unsigned vm_cuts;      /* power cuts per cell */
+	const char *vm_script; /* path of scripts/vmtest */
+	const char *vm_out;    /* where each run keeps its logs; NULL: build/vm-matrix */
+};
+
+int matrix_run(const struct matrix_run_opts *o, struct matrix *m, struct bo_err *err);
 
 void matrix_example_free(struct matrix_example *e);
 void matrix_free_cells(struct matrix *m);

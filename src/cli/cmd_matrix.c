@@ -9,7 +9,6 @@
 #include "blackout/matrix.h"
 #include "blackout/util.h"
 #include "cli/cli.h"
-#include "report/matrix_run.h"
 
 static const char matrix_help[] =
     "usage: blackout matrix [--quick|--full] [--out DIR] [--json] [--jobs N] [--seed S]\n"
