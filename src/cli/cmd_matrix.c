@@ -24,7 +24,7 @@ static const char matrix_help[] =
     "  --out DIR        write matrix.json, matrix.md and report.html there\n"
     "                   (default ./blackout-report)\n"
     "  --json           print matrix.json on standard output instead of the table\n"
-    "  --jobs N         worker processes (default: the number of online cores)\n"
+    "  --jobs N         worker processes, 1 to 64 (default: the online cores, at most 64)\n"
     "  --seed S         seed for sampled explorations (default 1)\n"
     "  --max-states N   crash states per exploration (default 300 quick, 3000 full)\n"
     "  --vm             add real-kernel rows: Linux ext3 (barrier=0 and 1) in qemu on\n"

@@ -76,7 +76,9 @@ int crash_config_format(const struct crash_config *cfg, const char *prog, char *
 	if (!cfg->stack || !cfg->fs || !wl || !len)
 		return -EINVAL;
 	struct out o = {buf, len - 1, 0};
-	word(&o, prog ? prog : "blackout", false);
+	/* a first word with '=' would be a shell variable assignment */
+	prog = prog ? prog : "blackout";
+	word(&o, prog, strchr(prog, '=') != NULL);
 	puts_(&o, " explore");
 	opt(&o, "--stack", cfg->stack, true);
 	opt(&o, "--fs", cfg->fs, true);

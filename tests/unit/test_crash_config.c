@@ -136,6 +136,8 @@ int main(void)
 	crash_config_format(&we, "/opt/my blackout", line, sizeof(line));
 	ok(strncmp(line, "'/opt/my blackout' explore ", 27) == 0, "the program is quoted: %s",
 	   line);
+	crash_config_format(&we, "A=b", line, sizeof(line));
+	ok(strncmp(line, "'A=b' explore ", 14) == 0, "a program with '=' is quoted: %s", line);
 	we.nshards = 2;
 	we.shard = 1;
 	we.e2fsck = true;
