@@ -79,7 +79,12 @@ ok $? "make uninstall leaves no file behind"
 
 # ---- the Debian package -------------------------------------------------------------
 mkdir -p "$SCRATCH/pkg/blackout"
-(cd "$SRC" && git ls-files -co --exclude-standard | cpio -pdm --quiet "$SCRATCH/pkg/blackout")
+if git -C "$SRC" rev-parse --git-dir >/dev/null 2>&1; then # committed and new files
+	(cd "$SRC" && git ls-files -co --exclude-standard | cpio -pdm --quiet "$SCRATCH/pkg/blackout")
+else
+	(cd "$SRC" && tar --exclude=./build --exclude=./blackout-report -cf - .) |
+		tar -xf - -C "$SCRATCH/pkg/blackout"
+fi
 (cd "$SCRATCH/pkg/blackout" && DEB_BUILD_OPTIONS="parallel=2 nocheck" \
 	dpkg-buildpackage -b -uc -us >"$SCRATCH/pkg/build.log" 2>&1)
 rc=$?
