@@ -27,7 +27,7 @@ struct fscmd {
 
 #define ALL_PATHS UINT64_MAX
 
-/* An image that cannot be opened or mounted. The lower layers usually name the file
+/* An image file that cannot be opened. The block layer usually names the file
  * already ("x.img: No such file or directory"); a bare errno gets the name added. */
 static int image_fail(const char *cmd, const char *image, const struct bo_err *err, int rc,
                       const char *hint)
