@@ -1,6 +1,7 @@
 # blackout — plain Makefile. `make` builds build/libblackout.a and build/blackout.
 # Targets: all, check, check-unit, check-compat, check-asan, check-format, bench,
-# fuzz, demo, clean. BUILD=dir builds elsewhere (check-asan uses build/asan).
+# fuzz, demo, man, install, uninstall, clean. BUILD=dir builds elsewhere (check-asan
+# uses build/asan). PREFIX (/usr/local) and DESTDIR as usual: see "install" below.
 
 BUILD    ?= build
 CC       ?= cc
@@ -36,7 +37,7 @@ PROVE ?= prove
 PROVE_FLAGS ?= -j2 --timer
 
 .PHONY: all deps check check-unit check-compat check-vm check-asan check-format check-fuzz \
-	bench fuzz demo clean format unit
+	bench fuzz demo clean format unit man install uninstall
 
 all: $(LIB) $(CLI)
 
@@ -170,6 +171,50 @@ bench: deps all $(BENCH_BINS)
 
 demo: deps all
 	scripts/demo
+
+# ---- install (docs/install.md) ---------------------------------------------------
+# The binary; the vmtest harness in LIBEXECDIR (found by the binary through
+# BINDIR/../lib/blackout, else the path compiled in below); the nbdkit plugin as
+# nbdkit-blackout-plugin.so in nbdkit's plugin directory with its /usr prefix
+# swapped for PREFIX (with PREFIX=/usr, `nbdkit blackout` finds it by name); man pages
+# made from the --help texts; the docs.
+VERSION    := 0.1
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+LIBEXECDIR ?= $(PREFIX)/lib/blackout
+MANDIR     ?= $(PREFIX)/share/man
+DOCDIR     ?= $(PREFIX)/share/doc/blackout
+NBDKIT_PLUGINDIR ?= $(or $(shell nbdkit --dump-config 2>/dev/null | \
+	sed -n 's|^plugindir=/usr/|$(PREFIX)/|p'),$(PREFIX)/lib/nbdkit/plugins)
+$(BUILD)/obj/src/cli/cmd_vmtest.o: CPPFLAGS += -DBLACKOUT_LIBEXECDIR='"$(LIBEXECDIR)"'
+
+MAN_STAMP := $(BUILD)/man/.stamp
+man: $(MAN_STAMP)
+$(MAN_STAMP): $(CLI) scripts/gen-man
+	rm -rf $(BUILD)/man
+	scripts/gen-man $(CLI) $(BUILD)/man $(VERSION) $(DOCDIR)
+	touch $@
+
+install: all man
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DOCDIR) \
+	  $(DESTDIR)$(LIBEXECDIR)/scripts $(DESTDIR)$(LIBEXECDIR)/tests/vm
+	install -m 755 $(CLI) $(DESTDIR)$(BINDIR)/blackout
+	install -m 755 scripts/vmtest scripts/vm-build $(DESTDIR)$(LIBEXECDIR)/scripts/
+	install -m 755 tests/vm/guest-init $(DESTDIR)$(LIBEXECDIR)/tests/vm/
+	install -m 644 $(BUILD)/man/*.1 $(DESTDIR)$(MANDIR)/man1/
+	cp -R docs $(DESTDIR)$(DOCDIR)/
+	install -m 644 README.md $(DESTDIR)$(DOCDIR)/
+	@if [ -f $(NBD_PLUGIN) ]; then set -x; \
+	  install -d $(DESTDIR)$(NBDKIT_PLUGINDIR); \
+	  install -m 755 $(NBD_PLUGIN) $(DESTDIR)$(NBDKIT_PLUGINDIR)/nbdkit-blackout-plugin.so; \
+	  ln -sfr $(DESTDIR)$(NBDKIT_PLUGINDIR)/nbdkit-blackout-plugin.so \
+	    $(DESTDIR)$(LIBEXECDIR)/blackout-nbdkit.so; \
+	else echo "install: no nbdkit plugin (nbdkit-plugin-dev missing): not installed"; fi
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/blackout $(DESTDIR)$(NBDKIT_PLUGINDIR)/nbdkit-blackout-plugin.so
+	rm -f $(DESTDIR)$(MANDIR)/man1/blackout.1 $(DESTDIR)$(MANDIR)/man1/blackout-*.1
+	rm -rf $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(DOCDIR)
 
 clean:
 	rm -rf build

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "blackout/fs.h"
@@ -20,8 +21,22 @@ struct fscmd {
 	int min_args, max_args; /* after IMAGE */
 	bool writes;
 	int (*run)(const char *cmd, struct fs *fs, int argc, char **argv, bool flag);
-	char flag; /* one optional single-letter flag, e.g. 'l' for ls -l, 'p' mkdir -p */
+	char flag;      /* one optional single-letter flag, e.g. 'l' for ls -l, 'p' mkdir -p */
+	uint64_t paths; /* bit i: argument i after IMAGE is a path inside the image */
 };
+
+#define ALL_PATHS UINT64_MAX
+
+/* An image file that cannot be opened. The block layer usually names the file
+ * already ("x.img: No such file or directory"); a bare errno gets the name added. */
+static int image_fail(const char *cmd, const char *image, const struct bo_err *err, int rc,
+                      const char *hint)
+{
+	const char *why = bo_errstr(err, rc);
+	bool named = err->msg[0] != 0;
+	return cli_fail(cmd, "%s%s%s%s", named ? "" : image, named ? "" : ": ", why,
+	                rc == -ENOENT ? hint : "");
+}
 
 static int fail_rc(const char *cmd, struct fs *fs, const char *what, int rc)
 {
@@ -117,6 +132,19 @@ static int run_ls(const char *cmd, struct fs *fs, int argc, char **argv, bool l)
 	return rc < 0 ? op_fail(cmd, fs, path, rc) : 0;
 }
 
+/* UTC, so that the same image prints the same on every machine; the raw seconds
+ * follow in brackets for scripts. */
+static void print_time(const char *label, uint32_t t)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+	char buf[64];
+	if (gmtime_r(&tt, &tm) && strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S UTC", &tm))
+		printf("%s: %s (%u)\n", label, buf, t);
+	else
+		printf("%s: %u\n", label, t);
+}
+
 static int run_stat(const char *cmd, struct fs *fs, int argc, char **argv, bool f)
 {
 	(void)f;
@@ -128,9 +156,11 @@ static int run_stat(const char *cmd, struct fs *fs, int argc, char **argv, bool 
 	char m[11];
 	mode_str(st.mode, m);
 	printf("path: %s\ninode: %u\nmode: %s (0%o)\nlinks: %u\nuid: %u\ngid: %u\n"
-	       "size: %" PRIu64 "\nblocks: %" PRIu64 "\natime: %u\nmtime: %u\nctime: %u\n",
-	       argv[0], st.ino, m, st.mode, st.nlink, st.uid, st.gid, st.size, st.blocks, st.atime,
-	       st.mtime, st.ctime);
+	       "size: %" PRIu64 "\nblocks: %" PRIu64 "\n",
+	       argv[0], st.ino, m, st.mode, st.nlink, st.uid, st.gid, st.size, st.blocks);
+	print_time("atime", st.atime);
+	print_time("mtime", st.mtime);
+	print_time("ctime", st.ctime);
 	return 0;
 }
 
@@ -336,28 +366,31 @@ static int run_df(const char *cmd, struct fs *fs, int argc, char **argv, bool f)
 static const struct fscmd fscmds[] = {
     {"ls", "ls [-l] IMAGE [PATH]",
      "List a directory (one name a line; -l: mode, links, uid, gid, size, inode, name).", 0, 1,
-     false, run_ls, 'l'},
+     false, run_ls, 'l', 1},
     {"stat", "stat IMAGE PATH", "Print the inode of PATH (not following a final symlink).", 1, 1,
-     false, run_stat, 0},
+     false, run_stat, 0, 1},
     {"cat", "cat IMAGE PATH...", "Write the contents of files to standard output.", 1, 64, false,
-     run_cat, 0},
-    {"get", "get IMAGE PATH LOCALFILE", "Copy a file out of the image.", 2, 2, false, run_get, 0},
+     run_cat, 0, ALL_PATHS},
+    {"get", "get IMAGE PATH LOCALFILE", "Copy a file out of the image.", 2, 2, false, run_get, 0,
+     1},
     {"put", "put IMAGE LOCALFILE PATH", "Copy a local file into the image (created or replaced).",
-     2, 2, true, run_put, 0},
+     2, 2, true, run_put, 0, 2},
     {"mkdir", "mkdir [-p] IMAGE PATH...",
-     "Create directories (-p: with parents, no error if existing).", 1, 64, true, run_mkdir, 'p'},
-    {"rm", "rm IMAGE PATH...", "Remove files (unlink).", 1, 64, true, run_rm, 0},
-    {"rmdir", "rmdir IMAGE PATH...", "Remove empty directories.", 1, 64, true, run_rmdir, 0},
+     "Create directories (-p: with parents, no error if existing).", 1, 64, true, run_mkdir, 'p',
+     ALL_PATHS},
+    {"rm", "rm IMAGE PATH...", "Remove files (unlink).", 1, 64, true, run_rm, 0, ALL_PATHS},
+    {"rmdir", "rmdir IMAGE PATH...", "Remove empty directories.", 1, 64, true, run_rmdir, 0,
+     ALL_PATHS},
     {"mv", "mv IMAGE FROM TO", "Rename FROM to TO (replacing TO, as rename(2)).", 2, 2, true,
-     run_mv, 0},
+     run_mv, 0, 3},
     {"ln", "ln [-s] IMAGE TARGET LINKPATH", "Make a hard link (-s: a symbolic link).", 2, 2, true,
-     run_ln, 's'},
+     run_ln, 's', 3},
     {"symlink", "symlink IMAGE TARGET LINKPATH",
-     "Make a symbolic link LINKPATH pointing to TARGET.", 2, 2, true, run_symlink, 0},
+     "Make a symbolic link LINKPATH pointing to TARGET.", 2, 2, true, run_symlink, 0, 2},
     {"truncate", "truncate IMAGE PATH SIZE",
      "Set the size of a file (grow sparse or shrink); SIZE like 4k, 6G.", 2, 2, true, run_truncate,
-     0},
-    {"df", "df IMAGE", "Print block and inode counts (statfs).", 0, 0, false, run_df, 0},
+     0, 1},
+    {"df", "df IMAGE", "Print block and inode counts (statfs).", 0, 0, false, run_df, 0, 0},
 };
 
 static void fs_help(const struct fscmd *c)
@@ -393,6 +426,13 @@ static int run_fscmd(const struct fscmd *c, int argc, char **argv)
 	if (i >= argc || nargs < c->min_args || nargs > c->max_args)
 		return cli_usage_error(c->name, "usage: blackout %s", c->usage);
 	const char *image = argv[i];
+	/* a hard link's TARGET is in the image; a symbolic link's is any text */
+	uint64_t paths = c->run == run_ln && flag ? c->paths & ~1ull : c->paths;
+	for (int k = 0; k < nargs && k < 64; k++)
+		if ((paths >> k & 1) && argv[i + 1 + k][0] != '/')
+			return cli_usage_error(
+			    c->name, "%s: paths inside the image must be absolute (\"/%s\")",
+			    argv[i + 1 + k], argv[i + 1 + k]);
 	struct bo_err err = {{0}};
 	struct fs_mount_opts mo;
 	int rc = fs_mount_opts_parse(mopts, &mo, &err);
@@ -403,7 +443,8 @@ static int run_fscmd(const struct fscmd *c, int argc, char **argv)
 	struct bdev *d;
 	rc = blk_file_open(image, 512, 0, mo.read_only ? BLK_FILE_RDONLY : 0, &d, &err);
 	if (rc < 0)
-		return cli_fail(c->name, "%s: %s", image, bo_errstr(&err, rc));
+		return image_fail(c->name, image, &err, rc,
+		                  " (make an image first: blackout mkfs IMAGE --size 64M)");
 	struct fs *fs;
 	rc = fs_mount(d, &mo, &fs, &err);
 	if (rc < 0) {
@@ -450,14 +491,41 @@ static void mkfs_help(void)
 {
 	printf("usage: blackout mkfs IMAGE [--size SIZE] [-t ext2|ext3] [-b BLOCKSIZE] [-I "
 	       "INODESIZE]\n"
-	       "                     [-O metadata_csum] [-J size=MIB] [-N INODES] [-L LABEL]\n\n"
+	       "                     [-O metadata_csum] [-J size=MIB] [-N INODES] [-L LABEL] "
+	       "[-q]\n\n"
 	       "Make an ext2 or ext3 filesystem (default ext3) on IMAGE, laid out as mke2fs\n"
 	       "does: block groups, sparse_super backups, reserved GDT blocks and the resize\n"
 	       "inode, an empty JBD2 journal in inode 8 (ext3), lost+found. --size creates or\n"
 	       "extends the image file (SIZE like 64M, 1G); without it the file's size is used.\n"
 	       "-b: 1024, 2048 or 4096 (default: 1024 under 512 MiB, else 4096). -J size= is in\n"
 	       "MiB, as mke2fs. -O metadata_csum adds ext4 crc32c checksums to all metadata.\n"
-	       "The result is checked by `e2fsck -fn`.\n");
+	       "On success it prints one line: the type, the size, the block and inode counts\n"
+	       "(-q: nothing). The result is checked by `e2fsck -fn`.\n");
+}
+
+/* What mkfs made, read back through a read-only mount (it names what was really
+ * written, not what was asked for). Returns the exit status. */
+static int mkfs_summary(struct bdev *d, const char *image, int type)
+{
+	struct fs_mount_opts mo;
+	struct bo_err err = {{0}};
+	struct fs *fs;
+	int rc = fs_mount_opts_parse("ro", &mo, &err);
+	if (rc == 0)
+		rc = fs_mount(d, &mo, &fs, &err);
+	if (rc < 0)
+		return cli_fail("mkfs", "%s: made, but cannot be mounted back: %s", image,
+		                bo_errstr(&err, rc));
+	struct fs_statfs st;
+	rc = fs_statfs(fs, &st);
+	fs_unmount(fs);
+	if (rc < 0)
+		return cli_fail("mkfs", "%s: made, but statfs failed: %s", image, strerror(-rc));
+	uint64_t kib = st.blocks * st.block_size / 1024;
+	printf("%s: ext%d, %" PRIu64 " %s: %" PRIu64 " blocks of %u bytes, %" PRIu64 " inodes\n",
+	       image, type, kib % 1024 ? kib : kib / 1024, kib % 1024 ? "KiB" : "MiB", st.blocks,
+	       st.block_size, st.inodes);
+	return 0;
 }
 
 int cmd_mkfs(int argc, char **argv)
@@ -466,6 +534,7 @@ int cmd_mkfs(int argc, char **argv)
 	fs_mkfs_opts_default(&o);
 	const char *image = NULL;
 	uint64_t size = 0, jmib = 0;
+	bool quiet = false;
 	struct bo_err err = {{0}};
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -478,6 +547,10 @@ int cmd_mkfs(int argc, char **argv)
 			if (image)
 				return cli_usage_error("mkfs", "more than one IMAGE");
 			image = a;
+			continue;
+		}
+		if (!strcmp(a, "-q")) {
+			quiet = true;
 			continue;
 		}
 		if (!v)
@@ -531,15 +604,21 @@ int cmd_mkfs(int argc, char **argv)
 	struct bdev *d;
 	int rc = blk_file_open(image, 512, size, size ? BLK_FILE_CREATE : 0, &d, &err);
 	if (rc < 0)
-		return cli_fail("mkfs", "%s: %s", image, bo_errstr(&err, rc));
+		return image_fail("mkfs", image, &err, rc,
+		                  " (to create the image, give its size: --size 64M)");
 	if (jmib) {
 		uint32_t bs = o.block_size ? o.block_size
 		                           : (blk_size_bytes(d) < (512ull << 20) ? 1024 : 4096);
 		o.journal_blocks = (jmib << 20) / bs;
 	}
 	rc = fs_mkfs(d, &o, &err);
+	/* the library's messages start with "mkfs: ", which the CLI's prefix already says */
+	const char *why = bo_errstr(&err, rc);
+	if (!strncmp(why, "mkfs: ", 6))
+		why += 6;
+	int ret = rc < 0  ? cli_fail("mkfs", "%s: %s", image, why)
+	          : quiet ? 0
+	                  : mkfs_summary(d, image, o.type);
 	blk_close(d);
-	if (rc < 0)
-		return cli_fail("mkfs", "%s: %s", image, bo_errstr(&err, rc));
-	return 0;
+	return ret;
 }

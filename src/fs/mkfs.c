@@ -496,7 +496,15 @@ int fs_mkfs(struct bdev *d, const struct fs_mkfs_opts *o, struct bo_err *err)
 	uint64_t jblocks = 0;
 	if (rc == 0 && o->type == 3) {
 		jblocks = o->journal_blocks ? o->journal_blocks : default_journal_blocks(m->blocks);
-		if (jblocks < JBD2_MIN_JOURNAL_BLOCKS || jblocks > m->blocks / 2)
+		/* mke2fs's table gives no journal below 2048 blocks: say the image is small */
+		if (!o->journal_blocks && jblocks == 0)
+			rc = bo_errf(
+			    err, -EINVAL,
+			    "mkfs: the image is too small for ext3: %llu blocks of %u bytes, "
+			    "and a journal needs at least 2048 blocks (2 MiB with 1 KiB "
+			    "blocks); give a larger size, or make ext2",
+			    (unsigned long long)m->blocks, m->bs);
+		else if (jblocks < JBD2_MIN_JOURNAL_BLOCKS || jblocks > m->blocks / 2)
 			rc = bo_errf(err, -EINVAL,
 			             "mkfs: journal of %llu blocks (at least %u, at most half the "
 			             "filesystem)",
