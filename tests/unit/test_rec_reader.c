@@ -59,7 +59,8 @@ static void record(struct file *f, const struct rec *r)
 	put_le64(p + 16, r->lba);
 	put_le32(p + 24, r->count);
 	put_le32(p + 28, r->plen);
-	memcpy(p + 36, r->payload, r->plen);
+	if (r->plen)
+		memcpy(p + 36, r->payload, r->plen);
 	uint32_t crc = ~crc32c_raw(~0u, p, 32);
 	put_le32(p + 32, ~crc32c_raw(~crc, p + 36, r->plen));
 	f->len += 36 + r->plen;
