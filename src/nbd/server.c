@@ -450,6 +450,69 @@ static void do_stats(struct nbd_srv *s, struct out *o)
 	stats_walk(o, s->dev, &index, 0);
 }
 
+/* cut, cut-at, settle, replug: the power commands. Caller holds the lock. */
+static void do_power(struct nbd_srv *s, const struct nbd_ctl_cmd *cmd, struct out *o)
+{
+	int rc;
+	switch (cmd->op) {
+	case NBD_CTL_CUT: {
+		char *msg = NULL;
+		rc = do_cut(s, &cmd->outcome, NULL, &msg);
+		if (rc < 0)
+			putf(o, "error: cut: %s\n", bo_errstr(&s->err, rc));
+		else if (msg) {
+			/* The outcome list may be long: send it without the line cap. */
+			put(o, "ok cut ", 7);
+			put(o, msg, strlen(msg));
+			put(o, "\n", 1);
+		} else
+			putf(o, "ok cut\n");
+		free(msg);
+		break;
+	}
+	case NBD_CTL_CUT_AT: {
+		if (s->dev->powered_off) {
+			putf(o, "error: cut-at: the power is already off (replug first)\n");
+			break;
+		}
+		s->cut_armed = true;
+		s->cut_countdown = cmd->count;
+		s->cut_outcome = cmd->outcome;
+		char given[64];
+		nbd_ctl_outcome_format(&cmd->outcome, given, sizeof given);
+		putf(o, "ok cut-at %" PRIu64 " %s\n", cmd->count,
+		     cmd->outcome.kind == NBD_CTL_OUTCOME_LIST ? "list" : given);
+		break;
+	}
+	case NBD_CTL_SETTLE:
+		if (s->dev->powered_off) {
+			putf(o, "error: settle: the power is off (replug first)\n");
+			break;
+		}
+		rc = blk_settle(s->dev);
+		if (rc < 0)
+			putf(o, "error: settle: %s\n", bo_errstr(&s->dev->err, rc));
+		else
+			putf(o, "ok settle\n");
+		break;
+	case NBD_CTL_REPLUG:
+		if (!s->dev->powered_off) {
+			putf(o, "error: replug: the power is on (cut first)\n");
+			break;
+		}
+		rc = blk_power_restore(s->dev);
+		if (rc < 0) {
+			putf(o, "error: replug: %s\n", bo_errstr(&s->dev->err, rc));
+			break;
+		}
+		s->c.replugs++;
+		s->cut_armed = false;
+		putf(o, "ok replug\n");
+		break;
+	default: break;
+	}
+}
+
 int nbd_srv_control(struct nbd_srv *s, const char *line, size_t len, struct nbd_srv_reply *reply)
 {
 	struct out o = {reply};
@@ -468,60 +531,10 @@ int nbd_srv_control(struct nbd_srv *s, const char *line, size_t len, struct nbd_
 	int quit = 0;
 	pthread_mutex_lock(&s->lock);
 	switch (cmd->op) {
-	case NBD_CTL_CUT: {
-		char *msg = NULL;
-		rc = do_cut(s, &cmd->outcome, NULL, &msg);
-		if (rc < 0)
-			putf(&o, "error: cut: %s\n", bo_errstr(&s->err, rc));
-		else if (msg) {
-			/* The outcome list may be long: send it without the line cap. */
-			put(&o, "ok cut ", 7);
-			put(&o, msg, strlen(msg));
-			put(&o, "\n", 1);
-		} else
-			putf(&o, "ok cut\n");
-		free(msg);
-		break;
-	}
-	case NBD_CTL_CUT_AT: {
-		if (s->dev->powered_off) {
-			putf(&o, "error: cut-at: the power is already off (replug first)\n");
-			break;
-		}
-		s->cut_armed = true;
-		s->cut_countdown = cmd->count;
-		s->cut_outcome = cmd->outcome;
-		char given[64];
-		nbd_ctl_outcome_format(&cmd->outcome, given, sizeof given);
-		putf(&o, "ok cut-at %" PRIu64 " %s\n", cmd->count,
-		     cmd->outcome.kind == NBD_CTL_OUTCOME_LIST ? "list" : given);
-		break;
-	}
+	case NBD_CTL_CUT:
+	case NBD_CTL_CUT_AT:
 	case NBD_CTL_SETTLE:
-		if (s->dev->powered_off) {
-			putf(&o, "error: settle: the power is off (replug first)\n");
-			break;
-		}
-		rc = blk_settle(s->dev);
-		if (rc < 0)
-			putf(&o, "error: settle: %s\n", bo_errstr(&s->dev->err, rc));
-		else
-			putf(&o, "ok settle\n");
-		break;
-	case NBD_CTL_REPLUG:
-		if (!s->dev->powered_off) {
-			putf(&o, "error: replug: the power is on (cut first)\n");
-			break;
-		}
-		rc = blk_power_restore(s->dev);
-		if (rc < 0) {
-			putf(&o, "error: replug: %s\n", bo_errstr(&s->dev->err, rc));
-			break;
-		}
-		s->c.replugs++;
-		s->cut_armed = false;
-		putf(&o, "ok replug\n");
-		break;
+	case NBD_CTL_REPLUG: do_power(s, cmd, &o); break;
 	case NBD_CTL_STATS:
 		do_stats(s, &o);
 		putf(&o, "ok stats\n");
