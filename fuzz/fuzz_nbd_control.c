@@ -1,5 +1,6 @@
 /* fuzz_nbd_control.c — libFuzzer target for the nbd plugin's control-line parser
- * (src/nbd/control.c): any bytes must parse or be refused, never crash or overrun. */
+ * (src/nbd/control.c): any bytes must parse or be refused with a printable reason,
+ * never crash or overrun. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -19,6 +20,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(line, data, size);
 	int rc = nbd_ctl_parse(line, size, &cmd, &err);
+	if (rc < 0) {
+		/* the reason goes back to the client as one line: no control bytes */
+		if (!err.msg[0])
+			abort();
+		for (const char *m = err.msg; *m; m++)
+			if ((unsigned char)*m < 0x20 || (unsigned char)*m >= 0x7f)
+				abort();
+	}
 	if (rc == 0 && (cmd.op == NBD_CTL_CUT || cmd.op == NBD_CTL_CUT_AT)) {
 		/* what parses must format back into something that parses the same */
 		static char buf[BLK_CHOICES_MAX * 22 + 16];

@@ -34,6 +34,11 @@ struct rec_entry {
 	int result;       /* what the lower device returned (0 or -errno) */
 };
 
+/* Longest mark name (bytes, no NUL); an empty name is refused as well. */
+#define REC_MARK_MAX 255
+/* Largest log file rec_log_load reads (the whole file is held in memory twice). */
+#define REC_LOG_FILE_MAX (1ull << 30)
+
 struct rec_log;
 int rec_log_new(uint32_t sector_size, uint64_t nr_sectors, struct rec_log **out);
 void rec_log_free(struct rec_log *log);
@@ -41,6 +46,8 @@ size_t rec_log_len(const struct rec_log *log);
 const struct rec_entry *rec_log_get(const struct rec_log *log, size_t i);
 uint32_t rec_log_sector_size(const struct rec_log *log);
 uint64_t rec_log_nr_sectors(const struct rec_log *log);
+/* Copies e (its data and mark) into the log. A mark must have a name of 1 to
+ * REC_MARK_MAX bytes (-EINVAL, -ENAMETOOLONG). */
 int rec_log_append(struct rec_log *log, const struct rec_entry *e);
 int rec_log_mark(struct rec_log *log, const char *name);
 const char *rec_op_name(enum rec_op op);
@@ -60,9 +67,13 @@ int rec_replay(const struct rec_log *log, size_t n, struct bdev *target, struct 
 /* Applies one entry. */
 int rec_apply(const struct rec_entry *e, struct bdev *target);
 
-/* Serialised form (docs/log-format.md). */
+/* Serialised form (docs/log-format.md), src/blk/rec_file.c. */
 int rec_log_save(const struct rec_log *log, const char *path, struct bo_err *err);
+/* Reads a regular file of at most REC_LOG_FILE_MAX bytes (anything else, a FIFO or
+ * a device such as /dev/zero, is refused at once) and parses it. */
 int rec_log_load(const char *path, struct rec_log **out, struct bo_err *err);
+/* Every field is checked as docs/log-format.md says; an error names the record,
+ * its byte offset and the field. */
 int rec_log_parse(const void *buf, size_t len, struct rec_log **out, struct bo_err *err);
 /* Serialises into a malloc'd buffer. */
 int rec_log_serialize(const struct rec_log *log, void **buf, size_t *len);

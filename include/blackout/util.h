@@ -56,6 +56,10 @@ const char *bo_format_size(uint64_t v, char *buf, size_t len);
  * byte >= 0x7f as \u00XX (names from damaged directories need not be UTF-8; the
  * result reader turns each back into its byte). */
 void bo_json_str(FILE *f, const char *s);
+/* Renders len bytes of s on one line: printable ASCII as is, a backslash doubled,
+ * \n \t \r, every other byte (controls, >= 0x7f) as \xHH. Writes at most size
+ * bytes, NUL included; returns the length of the whole rendering (like snprintf). */
+size_t bo_escape(char *out, size_t size, const char *s, size_t len);
 
 /* Reads the whole file at path into *buf (malloc'd, *len bytes; the caller frees).
  * Errors name the file: cannot open, read error, or larger than max bytes. */

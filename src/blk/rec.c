@@ -1,16 +1,11 @@
 /* rec.c — the recorder (a pass-through bdev that logs every operation), the
- * in-memory log, replay of a prefix, and the log file format (docs/log-format.md).
- * Not a tracer of timing: order and content only, which is what crash states need. */
+ * in-memory log and replay of a prefix; the file format is rec_file.c. Not a tracer
+ * of timing: order and content only, which is what crash states need. */
 #include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "blackout/endian.h"
 #include "blackout/rec.h"
-#include "blackout/util.h"
 
 struct rec_log {
 	uint32_t sector_size;
@@ -86,6 +81,14 @@ int rec_log_append(struct rec_log *l, const struct rec_entry *src)
 		l->e = e;
 		l->cap = cap;
 	}
+	if (src->op == REC_MARK) {
+		/* a name the file format cannot hold would make the log unsaveable */
+		size_t n = src->mark ? strlen(src->mark) : 0;
+		if (n == 0)
+			return -EINVAL;
+		if (n > REC_MARK_MAX)
+			return -ENAMETOOLONG;
+	}
 	struct rec_entry e = *src;
 	e.data = NULL;
 	e.mark = NULL;
@@ -97,7 +100,7 @@ int rec_log_append(struct rec_log *l, const struct rec_entry *src)
 		memcpy(d, src->data, n);
 		e.data = d;
 	} else if (src->op == REC_MARK) {
-		e.mark = strdup(src->mark ? src->mark : "");
+		e.mark = strdup(src->mark);
 		if (!e.mark)
 			return -ENOMEM;
 	}
@@ -244,221 +247,4 @@ int rec_replay(const struct rec_log *l, size_t n, struct bdev *t, struct bo_err 
 			               t->name, bo_errstr(&t->err, rc));
 	}
 	return 0;
-}
-
-/* ---- file format ------------------------------------------------------------- */
-
-static const char LOG_MAGIC[8] = {'B', 'L', 'K', 'O', 'U', 'T', 'L', 'G'};
-#define LOG_VERSION 1
-#define LOG_HDR_LEN 44
-#define REC_MAGIC   0x31434552u /* "REC1" */
-#define REC_HDR_LEN 36
-#define MARK_MAX    255
-
-static size_t payload_len(const struct rec_log *l, const struct rec_entry *e)
-{
-	if (e->op == REC_WRITE)
-		return (size_t)e->count * l->sector_size;
-	if (e->op == REC_MARK)
-		return strlen(e->mark);
-	return 0;
-}
-
-int rec_log_serialize(const struct rec_log *l, void **bufp, size_t *lenp)
-{
-	size_t total = LOG_HDR_LEN;
-	for (size_t i = 0; i < l->len; i++) {
-		if (l->e[i].op == REC_MARK && strlen(l->e[i].mark) > MARK_MAX)
-			return -ENAMETOOLONG;
-		total += REC_HDR_LEN + payload_len(l, &l->e[i]);
-	}
-	unsigned char *b = malloc(total), *p = b;
-	if (!b)
-		return -ENOMEM;
-	memcpy(p, LOG_MAGIC, 8);
-	put_le32(p + 8, LOG_VERSION);
-	put_le32(p + 12, LOG_HDR_LEN);
-	put_le32(p + 16, l->sector_size);
-	put_le32(p + 20, 0);
-	put_le64(p + 24, l->nr_sectors);
-	put_le64(p + 32, l->len);
-	put_le32(p + 40, crc32c(p, 40));
-	p += LOG_HDR_LEN;
-	for (size_t i = 0; i < l->len; i++) {
-		const struct rec_entry *e = &l->e[i];
-		size_t plen = payload_len(l, e);
-		memset(p, 0, REC_HDR_LEN);
-		put_le32(p, REC_MAGIC);
-		p[4] = (unsigned char)e->op;
-		put_le32(p + 8, e->flags);
-		put_le32(p + 12, (uint32_t)e->result);
-		put_le64(p + 16, e->lba);
-		put_le32(p + 24, e->count);
-		put_le32(p + 28, (uint32_t)plen);
-		if (plen)
-			memcpy(p + REC_HDR_LEN,
-			       e->op == REC_WRITE ? e->data : (const void *)e->mark, plen);
-		uint32_t crc = ~crc32c_raw(~0u, p, 32);
-		crc = ~crc32c_raw(~crc, p + REC_HDR_LEN, plen);
-		put_le32(p + 32, crc);
-		p += REC_HDR_LEN + plen;
-	}
-	*bufp = b;
-	*lenp = total;
-	return 0;
-}
-
-int rec_log_parse(const void *buf, size_t len, struct rec_log **out, struct bo_err *err)
-{
-	const unsigned char *b = buf;
-	*out = NULL;
-	if (len < LOG_HDR_LEN)
-		return bo_errf(err, -EINVAL, "log: %zu bytes is shorter than the %d-byte header",
-		               len, LOG_HDR_LEN);
-	if (memcmp(b, LOG_MAGIC, 8) != 0)
-		return bo_errf(err, -EINVAL, "log: bad magic at byte 0 (not a blackout I/O log)");
-	if (get_le32(b + 40) != crc32c(b, 40))
-		return bo_errf(err, -EINVAL, "log: header checksum mismatch at byte 40");
-	if (get_le32(b + 8) != LOG_VERSION)
-		return bo_errf(err, -EINVAL, "log: version %u at byte 8 (this blackout reads %d)",
-		               get_le32(b + 8), LOG_VERSION);
-	if (get_le32(b + 12) != LOG_HDR_LEN)
-		return bo_errf(err, -EINVAL, "log: header length %u at byte 12 (expected %d)",
-		               get_le32(b + 12), LOG_HDR_LEN);
-	uint32_t ss = get_le32(b + 16);
-	uint64_t nr = get_le64(b + 24), count = get_le64(b + 32);
-	if (ss != 512 && ss != 4096)
-		return bo_errf(err, -EINVAL, "log: sector size %u at byte 16", ss);
-	if (nr == 0 || nr > (UINT64_MAX / 4096))
-		return bo_errf(err, -EINVAL, "log: device size %llu sectors at byte 24",
-		               (unsigned long long)nr);
-	struct rec_log *l;
-	int rc = rec_log_new(ss, nr, &l);
-	if (rc)
-		return rc;
-	size_t off = LOG_HDR_LEN;
-	for (uint64_t i = 0; i < count; i++) {
-		if (len - off < REC_HDR_LEN) {
-			rc =
-			    bo_errf(err, -EINVAL,
-			            "log: truncated at byte %zu: record %llu of %llu is incomplete",
-			            off, (unsigned long long)i, (unsigned long long)count);
-			goto fail;
-		}
-		const unsigned char *p = b + off;
-		if (get_le32(p) != REC_MAGIC) {
-			rc = bo_errf(err, -EINVAL, "log: record %llu at byte %zu: bad magic",
-			             (unsigned long long)i, off);
-			goto fail;
-		}
-		struct rec_entry e = {.op = p[4],
-		                      .flags = get_le32(p + 8),
-		                      .result = (int)get_le32(p + 12),
-		                      .lba = get_le64(p + 16),
-		                      .count = get_le32(p + 24)};
-		uint32_t plen = get_le32(p + 28);
-		if (plen > len - off - REC_HDR_LEN) {
-			rc = bo_errf(
-			    err, -EINVAL,
-			    "log: truncated at byte %zu: record %llu needs %u payload bytes", off,
-			    (unsigned long long)i, plen);
-			goto fail;
-		}
-		uint32_t crc = ~crc32c_raw(~0u, p, 32);
-		crc = ~crc32c_raw(~crc, p + REC_HDR_LEN, plen);
-		if (crc != get_le32(p + 32)) {
-			rc =
-			    bo_errf(err, -EINVAL, "log: record %llu at byte %zu: checksum mismatch",
-			            (unsigned long long)i, off);
-			goto fail;
-		}
-		const char *why = NULL;
-		char mark[MARK_MAX + 1];
-		switch (e.op) {
-		case REC_WRITE:
-		case REC_DISCARD:
-		case REC_READ:
-			if (e.count == 0 || e.lba >= nr || e.count > nr - e.lba)
-				why = "range outside the device";
-			else if (e.op == REC_WRITE && plen != (uint64_t)e.count * ss)
-				why = "payload length does not match the sector count";
-			else if (e.op != REC_WRITE && plen)
-				why = "unexpected payload";
-			else if (e.flags & ~(unsigned)BLK_FUA)
-				why = "unknown flags";
-			e.data = p + REC_HDR_LEN;
-			break;
-		case REC_FLUSH:
-			if (plen || e.count || e.lba || e.flags)
-				why = "a flush carries no range, flags or payload";
-			break;
-		case REC_MARK:
-			if (plen > MARK_MAX || memchr(p + REC_HDR_LEN, 0, plen))
-				why = "marker name too long or contains NUL";
-			else {
-				memcpy(mark, p + REC_HDR_LEN, plen);
-				mark[plen] = 0;
-				e.mark = mark;
-			}
-			break;
-		default: why = "unknown operation"; break;
-		}
-		if (why) {
-			rc = bo_errf(err, -EINVAL, "log: record %llu at byte %zu: %s",
-			             (unsigned long long)i, off, why);
-			goto fail;
-		}
-		rc = rec_log_append(l, &e);
-		if (rc)
-			goto fail;
-		off += REC_HDR_LEN + plen;
-	}
-	if (off != len) {
-		rc = bo_errf(err, -EINVAL,
-		             "log: %zu bytes of junk after the last record at byte %zu", len - off,
-		             off);
-		goto fail;
-	}
-	*out = l;
-	return 0;
-fail:
-	rec_log_free(l);
-	return rc;
-}
-
-int rec_log_save(const struct rec_log *l, const char *path, struct bo_err *err)
-{
-	void *buf;
-	size_t len;
-	int rc = rec_log_serialize(l, &buf, &len);
-	if (rc)
-		return bo_errf(err, rc, "log: cannot serialise: %s", strerror(-rc));
-	FILE *f = fopen(path, "wb");
-	if (!f) {
-		rc = -errno;
-		free(buf);
-		return bo_errf(err, rc, "%s: %s", path, strerror(-rc));
-	}
-	size_t n = fwrite(buf, 1, len, f);
-	free(buf);
-	if (n != len || fclose(f) != 0) {
-		return bo_errf(err, -EIO, "%s: write failed", path);
-	}
-	return 0;
-}
-
-int rec_log_load(const char *path, struct rec_log **out, struct bo_err *err)
-{
-	char *buf;
-	size_t len;
-	int rc = bo_read_file(path, SIZE_MAX, &buf, &len, err);
-	if (rc)
-		return rc;
-	rc = rec_log_parse(buf, len, out, err);
-	free(buf);
-	if (rc && err) {
-		struct bo_err inner = *err;
-		bo_errf(err, rc, "%.200s: %.300s", path, inner.msg);
-	}
-	return rc;
 }

@@ -14,9 +14,31 @@ static const char log_help[] =
     "Prints an I/O log written by the recorder (format: docs/log-format.md), one\n"
     "operation per line: index, operation, first sector, sector count, flags, the\n"
     "result the device gave, and a 64-bit hash of written data (or a marker's name).\n"
-    "A truncated or corrupted log is reported with the byte offset of the damage.\n"
+    "Control bytes in marker names are printed escaped (\\n, \\xHH). A truncated,\n"
+    "corrupted or malformed log is reported with the record, the byte offset and\n"
+    "the field at fault; LOG must be a regular file of at most 1 GiB.\n"
     "\n"
     "  --json   one JSON object: geometry and an array of operations\n";
+
+/* " result=-5 (Input/output error)"; never negates a result that is no errno. */
+static void print_result(int result)
+{
+	if (result == 0)
+		return;
+	printf(" result=%d", result);
+	if (result < 0 && result >= -4095)
+		printf(" (%s)", strerror(-result));
+	else
+		printf(" (not an errno)");
+}
+
+/* A mark name on one line, control and non-ASCII bytes escaped. */
+static void print_mark(const char *name)
+{
+	char buf[4 * REC_MARK_MAX + 1];
+	bo_escape(buf, sizeof buf, name, strlen(name));
+	printf(" %s", buf);
+}
 
 static int dump(const char *path, bool json)
 {
@@ -54,13 +76,12 @@ static int dump(const char *path, bool json)
 		}
 		printf("%6zu %-7s", i, rec_op_name(e->op));
 		if (e->op == REC_MARK)
-			printf(" %s", e->mark);
+			print_mark(e->mark);
 		else if (e->op != REC_FLUSH)
 			printf(" lba=%" PRIu64 " count=%u", e->lba, e->count);
 		if (e->op == REC_WRITE)
 			printf("%s data=%016" PRIx64, e->flags & BLK_FUA ? " fua" : "", h);
-		if (e->result)
-			printf(" result=%d (%s)", e->result, strerror(-e->result));
+		print_result(e->result);
 		putchar('\n');
 	}
 	if (json)

@@ -107,7 +107,10 @@ static int parse_outcome(const struct tok *t, struct nbd_ctl_outcome *o, struct 
 		return 0;
 	}
 	o->kind = NBD_CTL_OUTCOME_SEED;
-	if (parse_u64(p, len, &o->seed) < 0)
+	int rc = parse_u64(p, len, &o->seed);
+	if (rc == -ERANGE)
+		return bo_errf(err, -EINVAL, "column %zu: seed larger than 2^64-1", t->col);
+	if (rc < 0)
 		return bo_errf(err, -EINVAL,
 		               "column %zu: outcome must be zero, SEED, seed:SEED or list:D,D,...",
 		               t->col);
@@ -194,7 +197,13 @@ int nbd_ctl_parse(const char *line, size_t len, struct nbd_ctl_cmd *out, struct 
 		out->op = NBD_CTL_CUT_AT;
 		if ((rc = want_args(t, ntok, 1, 2, err)) < 0)
 			return rc;
-		if (parse_u64(t[1].p, t[1].len, &out->count) < 0 || out->count == 0)
+		rc = parse_u64(t[1].p, t[1].len, &out->count);
+		if (rc == -ERANGE)
+			return bo_errf(
+			    err, -EINVAL,
+			    "column %zu: write count larger than 2^64-1 (18446744073709551615)",
+			    t[1].col);
+		if (rc < 0 || out->count == 0)
 			return bo_errf(err, -EINVAL,
 			               "column %zu: cut-at needs a write count of at least 1",
 			               t[1].col);

@@ -16,19 +16,29 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "blackout/util.h"
 #include "nbd/server.h"
 
 /* Every request goes through one non-thread-safe stack; the control thread takes
- * the server's lock as well. */
+ * the server's lock as well, only while a command runs (never while it talks to a
+ * client). */
 #define THREAD_MODEL NBDKIT_THREAD_MODEL_SERIALIZE_ALL_REQUESTS
 
 #define CTL_CLIENTS 8
+/* Replies a client has not read yet, beyond which its further commands wait unread. */
+#define CTL_OUT_MAX (1u << 20)
 
+/* One control connection. Its socket is non-blocking: replies wait in `out` until
+ * the client reads them, so neither the device lock nor the control thread ever
+ * waits on a client. */
 struct ctl_client {
 	int fd;
 	size_t len;
 	bool discarding; /* inside an over-long line: drop bytes until its newline */
+	bool closing;    /* quit or end of input: close once the replies are sent */
 	char *buf;       /* NBD_CTL_LINE_MAX + 1 */
+	char *out;       /* replies not yet sent: out[out_off, out_len) */
+	size_t out_off, out_len, out_cap;
 };
 
 /* nbdkit's plugin API passes no context to config/get_ready/cleanup and a process
@@ -45,6 +55,13 @@ static struct {
 	pthread_t thread;
 	struct ctl_client cl[CTL_CLIENTS];
 } P = {.lfd = -1, .wake = {-1, -1}};
+
+/* A user-given string fit for one log line (control bytes escaped). */
+static const char *esc(char *buf, size_t size, const char *s)
+{
+	bo_escape(buf, size, s, strlen(s));
+	return buf;
+}
 
 static int bo_config(const char *key, const char *value)
 {
@@ -65,7 +82,9 @@ static int bo_config(const char *key, const char *value)
 		P.control = strdup(value);
 		return P.control ? 0 : -1;
 	}
-	nbdkit_error("unknown parameter '%s' (expected stack=, size=, control=)", key);
+	char k[256];
+	nbdkit_error("unknown parameter '%s' (expected stack=, size=, control=)",
+	             esc(k, sizeof k, key));
 	return -1;
 }
 
@@ -78,7 +97,9 @@ static int bo_config_complete(void)
 	struct bo_err err = {{0}};
 	int rc = nbd_srv_open(P.stack, P.size, &P.srv, &err);
 	if (rc < 0) {
-		nbdkit_error("stack=%s: %s", P.stack, bo_errstr(&err, rc));
+		char spec[1024], msg[4 * sizeof err.msg];
+		nbdkit_error("stack=%s: %s", esc(spec, sizeof spec, P.stack),
+		             esc(msg, sizeof msg, bo_errstr(&err, rc)));
 		return -1;
 	}
 	return 0;
@@ -90,9 +111,11 @@ static int bo_get_ready(void)
 {
 	if (!P.control)
 		return 0;
+	char path[1024];
+	esc(path, sizeof path, P.control);
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	if (strlen(P.control) >= sizeof sa.sun_path) {
-		nbdkit_error("control=%s: path longer than %zu bytes", P.control,
+		nbdkit_error("control=%s: path longer than %zu bytes", path,
 		             sizeof sa.sun_path - 1);
 		return -1;
 	}
@@ -100,7 +123,7 @@ static int bo_get_ready(void)
 	struct stat st;
 	if (lstat(P.control, &st) == 0) {
 		if (!S_ISSOCK(st.st_mode)) {
-			nbdkit_error("control=%s: exists and is not a socket", P.control);
+			nbdkit_error("control=%s: exists and is not a socket", path);
 			return -1;
 		}
 		unlink(P.control); /* a stale socket from an earlier run */
@@ -108,7 +131,7 @@ static int bo_get_ready(void)
 	P.lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (P.lfd < 0 || bind(P.lfd, (struct sockaddr *)&sa, sizeof sa) < 0 ||
 	    listen(P.lfd, 8) < 0) {
-		nbdkit_error("control=%s: %m", P.control);
+		nbdkit_error("control=%s: %m", path);
 		return -1;
 	}
 	if (pipe2(P.wake, O_CLOEXEC) < 0) {
@@ -118,65 +141,138 @@ static int bo_get_ready(void)
 	return 0;
 }
 
-static void send_all(void *ctx, const char *text, size_t len)
-{
-	int fd = *(int *)ctx;
-	while (len > 0) {
-		ssize_t n = send(fd, text, len, MSG_NOSIGNAL);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return; /* the peer went away or stalled past SO_SNDTIMEO */
-		text += n;
-		len -= (size_t)n;
-	}
-}
-
 static void client_close(struct ctl_client *c)
 {
 	close(c->fd);
 	c->fd = -1;
 	c->len = 0;
 	c->discarding = false;
+	c->closing = false;
+	c->out_off = c->out_len = 0;
+}
+
+static size_t client_backlog(const struct ctl_client *c)
+{
+	return c->out_len - c->out_off;
+}
+
+static int client_queue(struct ctl_client *c, const char *text, size_t len)
+{
+	if (c->out_off == c->out_len)
+		c->out_off = c->out_len = 0;
+	if (len > c->out_cap - c->out_len) {
+		if (c->out_off) { /* reuse the room already sent */
+			memmove(c->out, c->out + c->out_off, client_backlog(c));
+			c->out_len -= c->out_off;
+			c->out_off = 0;
+		}
+		size_t cap = c->out_cap ? c->out_cap : 4096;
+		while (cap - c->out_len < len)
+			cap *= 2;
+		if (cap != c->out_cap) {
+			char *o = realloc(c->out, cap);
+			if (!o)
+				return -ENOMEM;
+			c->out = o;
+			c->out_cap = cap;
+		}
+	}
+	memcpy(c->out + c->out_len, text, len);
+	c->out_len += len;
+	return 0;
+}
+
+/* Sends what the socket takes now, never waiting. */
+static void client_flush(struct ctl_client *c)
+{
+	while (client_backlog(c) > 0) {
+		ssize_t n = send(c->fd, c->out + c->out_off, client_backlog(c),
+		                 MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return; /* the client is slow: poll says when it has room again */
+		if (n <= 0) {
+			client_close(c); /* the peer went away */
+			return;
+		}
+		c->out_off += (size_t)n;
+	}
+	if (c->closing)
+		client_close(c);
+}
+
+/* Runs one complete line; the reply is queued, not sent, under no lock. */
+static void client_line(struct ctl_client *c)
+{
+	int rc;
+	if (c->discarding) {
+		static const char msg[] = "error: line longer than 65536 bytes\n";
+		rc = client_queue(c, msg, sizeof msg - 1);
+		c->discarding = false;
+	} else {
+		struct nbd_srv_reply r = {0};
+		if (nbd_srv_control(P.srv, c->buf, c->len, &r))
+			c->closing = true;
+		if (r.oom) {
+			static const char msg[] = "error: out of memory building the reply\n";
+			rc = client_queue(c, msg, sizeof msg - 1);
+		} else {
+			rc = client_queue(c, r.text, r.len);
+		}
+		free(r.text);
+	}
+	c->len = 0;
+	if (rc < 0)
+		client_close(c);
 }
 
 /* Reads what is available; runs each complete line. */
 static void client_input(struct ctl_client *c)
 {
 	char tmp[4096];
-	ssize_t n = recv(c->fd, tmp, sizeof tmp, 0);
-	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+	ssize_t n = recv(c->fd, tmp, sizeof tmp, MSG_DONTWAIT);
+	if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
 		return;
-	if (n <= 0) {
+	if (n < 0) {
 		client_close(c);
 		return;
 	}
-	for (ssize_t i = 0; i < n; i++) {
+	if (n == 0) {
+		c->closing = true; /* end of input: the replies still go out */
+		client_flush(c);
+		return;
+	}
+	for (ssize_t i = 0; i < n && c->fd >= 0 && !c->closing; i++) {
 		char ch = tmp[i];
-		if (ch != '\n') {
-			if (c->discarding)
-				continue;
-			if (c->len == NBD_CTL_LINE_MAX) {
-				c->discarding = true;
-				continue;
-			}
-			c->buf[c->len++] = ch;
+		if (ch == '\n') {
+			client_line(c);
+		} else if (c->discarding) {
 			continue;
-		}
-		int quit = 0;
-		if (c->discarding) {
-			static const char msg[] = "error: line longer than 65536 bytes\n";
-			send_all(&c->fd, msg, sizeof msg - 1);
-			c->discarding = false;
+		} else if (c->len == NBD_CTL_LINE_MAX) {
+			c->discarding = true;
 		} else {
-			quit = nbd_srv_control(P.srv, c->buf, c->len, send_all, &c->fd);
-		}
-		c->len = 0;
-		if (quit) {
-			client_close(c);
-			return;
+			c->buf[c->len++] = ch;
 		}
 	}
+	if (c->fd >= 0)
+		client_flush(c);
+}
+
+static void accept_client(void)
+{
+	int fd = accept4(P.lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	if (fd < 0)
+		return;
+	for (int i = 0; i < CTL_CLIENTS; i++)
+		if (P.cl[i].fd < 0) {
+			P.cl[i].fd = fd;
+			return;
+		}
+	static const char msg[] = "error: too many control connections\n";
+	ssize_t w = send(fd, msg, sizeof msg - 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+	(void)w;
+	close(fd);
 }
 
 static void *control_thread(void *arg)
@@ -190,11 +286,20 @@ static void *control_thread(void *arg)
 		map[n++] = -2;
 		pfd[n] = (struct pollfd){.fd = P.lfd, .events = POLLIN};
 		map[n++] = -1;
-		for (int i = 0; i < CTL_CLIENTS; i++)
-			if (P.cl[i].fd >= 0) {
-				pfd[n] = (struct pollfd){.fd = P.cl[i].fd, .events = POLLIN};
-				map[n++] = i;
-			}
+		for (int i = 0; i < CTL_CLIENTS; i++) {
+			struct ctl_client *c = &P.cl[i];
+			if (c->fd < 0)
+				continue;
+			/* A client with a full backlog is not read: its next commands wait
+			 * in its own socket until it reads its replies. */
+			short ev = 0;
+			if (!c->closing && client_backlog(c) < CTL_OUT_MAX)
+				ev |= POLLIN;
+			if (client_backlog(c) > 0)
+				ev |= POLLOUT;
+			pfd[n] = (struct pollfd){.fd = c->fd, .events = ev};
+			map[n++] = i;
+		}
 		if (poll(pfd, n, -1) < 0) {
 			if (errno == EINTR)
 				continue;
@@ -203,33 +308,20 @@ static void *control_thread(void *arg)
 		if (pfd[0].revents)
 			return NULL; /* unload */
 		for (nfds_t k = 1; k < n; k++) {
-			if (!pfd[k].revents)
+			short re = pfd[k].revents;
+			if (!re)
 				continue;
-			if (map[k] >= 0) {
-				client_input(&P.cl[map[k]]);
-				continue;
-			}
-			int fd = accept4(P.lfd, NULL, NULL, SOCK_CLOEXEC);
-			if (fd < 0)
-				continue;
-			int slot = -1;
-			for (int i = 0; i < CTL_CLIENTS; i++)
-				if (P.cl[i].fd < 0) {
-					slot = i;
-					break;
-				}
-			if (slot < 0) {
-				static const char msg[] = "error: too many control connections\n";
-				send_all(&fd, msg, sizeof msg - 1);
-				close(fd);
+			if (map[k] < 0) {
+				accept_client();
 				continue;
 			}
-			/* A client that stops reading must not wedge the control thread. */
-			struct timeval tv = {.tv_sec = 2};
-			setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-			P.cl[slot].fd = fd;
-			P.cl[slot].len = 0;
-			P.cl[slot].discarding = false;
+			struct ctl_client *c = &P.cl[map[k]];
+			if (re & POLLOUT)
+				client_flush(c);
+			if (c->fd >= 0 && (re & POLLIN))
+				client_input(c);
+			else if (c->fd >= 0 && (re & (POLLERR | POLLHUP | POLLNVAL)))
+				client_close(c);
 		}
 	}
 }
@@ -267,6 +359,7 @@ static void bo_unload(void)
 		if (P.thread_started && P.cl[i].fd >= 0)
 			close(P.cl[i].fd);
 		free(P.cl[i].buf);
+		free(P.cl[i].out);
 	}
 	if (P.lfd >= 0) {
 		close(P.lfd);

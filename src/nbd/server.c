@@ -12,6 +12,7 @@
 
 #include "blackout/dev.h"
 #include "blackout/raid.h"
+#include "blackout/util.h"
 
 int nbd_srv_open(const char *spec, uint64_t size, struct nbd_srv **out, struct bo_err *err)
 {
@@ -342,14 +343,37 @@ static struct bdev *find_dev(struct bdev *d, bool (*want)(const struct bdev *), 
 }
 
 struct out {
-	void (*put)(void *ctx, const char *text, size_t len);
-	void *ctx;
+	struct nbd_srv_reply *r;
 };
 
+/* Appends to the reply; memory only, so it is safe under the device lock. */
+static void put(struct out *o, const char *text, size_t len)
+{
+	struct nbd_srv_reply *r = o->r;
+	if (r->oom)
+		return;
+	if (len > r->cap - r->len) {
+		size_t cap = r->cap ? r->cap : 256;
+		while (cap - r->len < len)
+			cap *= 2;
+		char *t = realloc(r->text, cap);
+		if (!t) {
+			r->oom = true;
+			return;
+		}
+		r->text = t;
+		r->cap = cap;
+	}
+	memcpy(r->text + r->len, text, len);
+	r->len += len;
+}
+
+/* One reply line. Whatever it quotes (a device's message, a rule) is escaped, so a
+ * reply is always exactly one line of printable text. */
 static void putf(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void putf(struct out *o, const char *fmt, ...)
 {
-	char line[1024];
+	char line[1024], esc[4 * sizeof line];
 	va_list ap;
 	va_start(ap, fmt);
 	int n = vsnprintf(line, sizeof line, fmt, ap);
@@ -358,7 +382,13 @@ static void putf(struct out *o, const char *fmt, ...)
 		return;
 	if ((size_t)n >= sizeof line)
 		n = sizeof line - 1;
-	o->put(o->ctx, line, (size_t)n);
+	if (n > 0 && line[n - 1] == '\n')
+		n--;
+	size_t e = bo_escape(esc, sizeof esc - 1, line, (size_t)n);
+	if (e > sizeof esc - 2)
+		e = sizeof esc - 2;
+	esc[e] = '\n';
+	put(o, esc, e + 1);
 }
 
 struct stat_ctx {
@@ -420,10 +450,72 @@ static void do_stats(struct nbd_srv *s, struct out *o)
 	stats_walk(o, s->dev, &index, 0);
 }
 
-int nbd_srv_control(struct nbd_srv *s, const char *line, size_t len,
-                    void (*put)(void *ctx, const char *text, size_t len), void *ctx)
+/* cut, cut-at, settle, replug: the power commands. Caller holds the lock. */
+static void do_power(struct nbd_srv *s, const struct nbd_ctl_cmd *cmd, struct out *o)
 {
-	struct out o = {put, ctx};
+	int rc;
+	switch (cmd->op) {
+	case NBD_CTL_CUT: {
+		char *msg = NULL;
+		rc = do_cut(s, &cmd->outcome, NULL, &msg);
+		if (rc < 0)
+			putf(o, "error: cut: %s\n", bo_errstr(&s->err, rc));
+		else if (msg) {
+			/* The outcome list may be long: send it without the line cap. */
+			put(o, "ok cut ", 7);
+			put(o, msg, strlen(msg));
+			put(o, "\n", 1);
+		} else
+			putf(o, "ok cut\n");
+		free(msg);
+		break;
+	}
+	case NBD_CTL_CUT_AT: {
+		if (s->dev->powered_off) {
+			putf(o, "error: cut-at: the power is already off (replug first)\n");
+			break;
+		}
+		s->cut_armed = true;
+		s->cut_countdown = cmd->count;
+		s->cut_outcome = cmd->outcome;
+		char given[64];
+		nbd_ctl_outcome_format(&cmd->outcome, given, sizeof given);
+		putf(o, "ok cut-at %" PRIu64 " %s\n", cmd->count,
+		     cmd->outcome.kind == NBD_CTL_OUTCOME_LIST ? "list" : given);
+		break;
+	}
+	case NBD_CTL_SETTLE:
+		if (s->dev->powered_off) {
+			putf(o, "error: settle: the power is off (replug first)\n");
+			break;
+		}
+		rc = blk_settle(s->dev);
+		if (rc < 0)
+			putf(o, "error: settle: %s\n", bo_errstr(&s->dev->err, rc));
+		else
+			putf(o, "ok settle\n");
+		break;
+	case NBD_CTL_REPLUG:
+		if (!s->dev->powered_off) {
+			putf(o, "error: replug: the power is on (cut first)\n");
+			break;
+		}
+		rc = blk_power_restore(s->dev);
+		if (rc < 0) {
+			putf(o, "error: replug: %s\n", bo_errstr(&s->dev->err, rc));
+			break;
+		}
+		s->c.replugs++;
+		s->cut_armed = false;
+		putf(o, "ok replug\n");
+		break;
+	default: break;
+	}
+}
+
+int nbd_srv_control(struct nbd_srv *s, const char *line, size_t len, struct nbd_srv_reply *reply)
+{
+	struct out o = {reply};
 	struct bo_err perr = {{0}};
 	struct nbd_ctl_cmd *cmd = malloc(sizeof *cmd);
 	if (!cmd) {
@@ -439,60 +531,10 @@ int nbd_srv_control(struct nbd_srv *s, const char *line, size_t len,
 	int quit = 0;
 	pthread_mutex_lock(&s->lock);
 	switch (cmd->op) {
-	case NBD_CTL_CUT: {
-		char *msg = NULL;
-		rc = do_cut(s, &cmd->outcome, NULL, &msg);
-		if (rc < 0)
-			putf(&o, "error: cut: %s\n", bo_errstr(&s->err, rc));
-		else if (msg) {
-			/* The outcome list may be long: send it without the line cap. */
-			o.put(o.ctx, "ok cut ", 7);
-			o.put(o.ctx, msg, strlen(msg));
-			o.put(o.ctx, "\n", 1);
-		} else
-			putf(&o, "ok cut\n");
-		free(msg);
-		break;
-	}
-	case NBD_CTL_CUT_AT: {
-		if (s->dev->powered_off) {
-			putf(&o, "error: cut-at: the power is already off (replug first)\n");
-			break;
-		}
-		s->cut_armed = true;
-		s->cut_countdown = cmd->count;
-		s->cut_outcome = cmd->outcome;
-		char given[64];
-		nbd_ctl_outcome_format(&cmd->outcome, given, sizeof given);
-		putf(&o, "ok cut-at %" PRIu64 " %s\n", cmd->count,
-		     cmd->outcome.kind == NBD_CTL_OUTCOME_LIST ? "list" : given);
-		break;
-	}
+	case NBD_CTL_CUT:
+	case NBD_CTL_CUT_AT:
 	case NBD_CTL_SETTLE:
-		if (s->dev->powered_off) {
-			putf(&o, "error: settle: the power is off (replug first)\n");
-			break;
-		}
-		rc = blk_settle(s->dev);
-		if (rc < 0)
-			putf(&o, "error: settle: %s\n", bo_errstr(&s->dev->err, rc));
-		else
-			putf(&o, "ok settle\n");
-		break;
-	case NBD_CTL_REPLUG:
-		if (!s->dev->powered_off) {
-			putf(&o, "error: replug: the power is on (cut first)\n");
-			break;
-		}
-		rc = blk_power_restore(s->dev);
-		if (rc < 0) {
-			putf(&o, "error: replug: %s\n", bo_errstr(&s->dev->err, rc));
-			break;
-		}
-		s->c.replugs++;
-		s->cut_armed = false;
-		putf(&o, "ok replug\n");
-		break;
+	case NBD_CTL_REPLUG: do_power(s, cmd, &o); break;
 	case NBD_CTL_STATS:
 		do_stats(s, &o);
 		putf(&o, "ok stats\n");
@@ -558,7 +600,7 @@ int nbd_srv_control(struct nbd_srv *s, const char *line, size_t len,
 	}
 	case NBD_CTL_PING: putf(&o, "ok pong\n"); break;
 	case NBD_CTL_HELP:
-		o.put(o.ctx, nbd_ctl_help, strlen(nbd_ctl_help));
+		put(&o, nbd_ctl_help, strlen(nbd_ctl_help));
 		putf(&o, "ok help\n");
 		break;
 	case NBD_CTL_QUIT:

@@ -50,10 +50,18 @@ int nbd_srv_flush(struct nbd_srv *s);
 int nbd_srv_trim(struct nbd_srv *s, uint32_t count, uint64_t off, bool fua);
 int nbd_srv_zero(struct nbd_srv *s, uint32_t count, uint64_t off, bool fua);
 
+/* A control reply being built: text malloc'd and grown as needed. */
+struct nbd_srv_reply {
+	char *text;
+	size_t len, cap;
+	bool oom; /* an append failed: the reply is incomplete (send an error instead) */
+};
+
 /* Runs one control request line and appends its reply (data lines, then one final
- * "ok ..." or "error: ..." line, each ending in '\n') through put(). Returns 1 when
- * the client asked to quit, else 0. */
-int nbd_srv_control(struct nbd_srv *s, const char *line, size_t len,
-                    void (*put)(void *ctx, const char *text, size_t len), void *ctx);
+ * "ok ..." or "error: ..." line, each ending in '\n', control bytes escaped) to r.
+ * The device lock is held only while the command runs; the reply is the caller's
+ * to send afterwards, so a client that does not read can never hold up NBD I/O.
+ * Returns 1 when the client asked to quit, else 0. */
+int nbd_srv_control(struct nbd_srv *s, const char *line, size_t len, struct nbd_srv_reply *reply);
 
 #endif

@@ -2,9 +2,7 @@
 # dev_stack.t — `blackout stack` from the command line: describe, format, probe
 # verdicts, models, a parse error with its caret, each action's --help and the
 # exit statuses of usage errors. TAP.
-B=${BLACKOUT:?set BLACKOUT to the blackout binary}
-n=0; fail=0
-t() { n=$((n+1)); if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=1; fi; }
+. "$(dirname "$0")/../test-lib.sh"
 
 out=$("$B" stack format 'cache(flush=ignore)>disk>mem(size=1048576)')
 t "format prints the canonical spec" \
@@ -59,5 +57,4 @@ usage "an unknown option" probe --fast 'mem(size=64k)'
 err=$("$B" stack 2>&1 >/dev/null); rc=$?
 t "no action exits 2, the usage on stderr" \
   '[ $rc -eq 2 ] && echo "$err" | grep -q "^usage: blackout stack describe SPEC"'
-echo "1..$n"
-exit $fail
+done_testing

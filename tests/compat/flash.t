@@ -2,9 +2,7 @@
 # flash.t — flash stacks from the command line: describe lists the model's parameters,
 # format round-trips, and probe infers the erase block of the cheap FTL from
 # collateral damage and finds none under the careful one. TAP.
-B=${BLACKOUT:?set BLACKOUT to the blackout binary}
-n=0; fail=0
-t() { n=$((n+1)); if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=1; fi; }
+. "$(dirname "$0")/../test-lib.sh"
 
 out=$("$B" stack format 'flash(ftl=cheap,eb=128k,page=4k,size=256M)')
 t "format spells every parameter" \
@@ -27,5 +25,4 @@ t "probe: a lying cache in front" 'echo "$out" | grep -q "honours flush: *no"'
 err=$("$B" stack probe 'flash(eb=64k,size=4M) > mem(size=4M)' 2>&1); rc=$?
 t "a too-small medium fails (exit 1)" '[ $rc -eq 1 ]'
 t "saying how much it needs" 'echo "$err" | grep -q "needs"'
-echo "1..$n"
-exit $fail
+done_testing

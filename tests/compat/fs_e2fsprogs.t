@@ -4,18 +4,7 @@
 # stay e2fsck-clean after blackout changes them; blackout mkfs images match mke2fs's
 # geometry and pass e2fsck -fn. TAP on stdout.
 set -u
-B=${BLACKOUT:?set BLACKOUT to the blackout binary}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-n=0
-failed=0
-ok() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else
-		echo "not ok $n - $2"
-		failed=1
-	fi
-}
+. "$(dirname "$0")/../test-lib.sh"
 # e2fsck -fn may exit 0 while printing problems: any line but the headers fails.
 clean() {
 	out=$(e2fsck -fn "$1" 2>&1)
@@ -198,5 +187,4 @@ done
 "$B" df "$T/b.img" | grep -q "free blocks"
 ok $? "df prints counts"
 
-echo "1..$n"
-exit $failed
+done_testing

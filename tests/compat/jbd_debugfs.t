@@ -5,8 +5,6 @@
 set -u
 . "$(dirname "$0")/jbd_lib.sh"
 B=${BLACKOUT:-build/blackout}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
 
 
 # mkimg NAME MKE2FS-OPTS
@@ -182,4 +180,4 @@ for mk in "" "-O metadata_csum"; do
 	ok $? "fs mount${mk:+ ($mk)}: the image is e2fsck-clean with the new directory"
 done
 
-echo "1..$_n"
+done_testing

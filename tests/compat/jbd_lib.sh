@@ -1,5 +1,8 @@
-# jbd_lib.sh — shell helpers for the journal compat tests (sourced, not run):
-# the journal inode's block map from debugfs, and image comparison.
+# jbd_lib.sh — shell helpers for the journal compat tests (sourced, not run), on top of
+# the one harness (tests/test-lib.sh): the journal inode's block map from debugfs, and
+# image comparison.
+
+. "$(dirname "$0")/../test-lib.sh"
 
 # jmap IMAGE: the journal's device blocks in logical order, "a-b,c-d,...", from
 # debugfs 'stat <8>' (indirect blocks left out).
@@ -31,7 +34,3 @@ jsame_home() {
 	[ "$(cmp -l "$1" "$2" | awk -v bs="$3" -v j="$4" '($1 <= 1024 || $1 > 2048) &&
 		int(($1 - 1) / bs) != j' | wc -l)" = 0 ]
 }
-
-# TAP
-_n=0
-ok() { _n=$((_n + 1)); if [ "$1" = 0 ]; then echo "ok $_n - $2"; else echo "not ok $_n - $2"; fi; }

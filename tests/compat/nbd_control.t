@@ -45,6 +45,9 @@ expect_error "cut 1 2" "cut with two outcomes"
 expect_error "cut-at" "cut-at without a count"
 expect_error "cut-at 0" "cut-at 0"
 expect_error "cut-at x" "cut-at with a word"
+got=$(ctl_last "cut-at 99999999999999999999999")
+is "$got" "error: column 8: write count larger than 2^64-1 (18446744073709551615)" \
+	"cut-at with a count past 64 bits says so (not 'at least 1')"
 expect_error "replug now" "replug with an argument"
 expect_error "stats please" "stats with an argument"
 expect_error "fail" "fail without a member"
@@ -122,5 +125,14 @@ ok $? "NBD service unaffected by all of the above"
 nbd_alive
 ok $? "nbdkit still running"
 stop_nbd
+
+# A stack spec with control bytes: nbdkit refuses it, and its message shows them
+# escaped instead of writing them to the terminal.
+start_nbd "$(printf 'm\033[2Jem(size=1M)')" 2>/dev/null
+ok $((!$?)) "a stack spec with an escape byte is refused"
+grep -q 'm\\x1b\[2Jem' "$T/nbdkit.log"
+ok $? "the error shows it as \\x1b"
+tr -d '\n' <"$T/nbdkit.log" | grep -q "$(printf '\033')"
+ok $((!$?)) "and holds no raw escape byte"
 
 done_testing

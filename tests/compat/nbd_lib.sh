@@ -1,54 +1,13 @@
-# nbd_lib.sh — shared helpers for tests/compat/nbd_*.t: a TAP counter, an nbdkit
-# serving the blackout plugin on Unix sockets, and the control-socket client.
-# Sourced, not run. Every process is bounded by `timeout` and killed by the trap.
+# nbd_lib.sh — shared helpers for tests/compat/nbd_*.t on top of the one harness
+# (tests/test-lib.sh): an nbdkit serving the blackout plugin on Unix sockets, and the
+# control-socket client. Sourced, not run. Every process is bounded by `timeout` and
+# stopped on exit.
 
-: "${BUILD:?BUILD must point at the build directory}"
+. "$(dirname "$0")/../test-lib.sh"
 PLUGIN="$BUILD/blackout-nbdkit.so"
-T=$(mktemp -d "${TMPDIR:-/tmp}/blackout-nbd.XXXXXX")
 NBD_PID=
-TAP_N=0
-TAP_FAIL=0
 
-cleanup() {
-	if [ -n "$NBD_PID" ]; then
-		kill "$NBD_PID" 2>/dev/null
-		wait "$NBD_PID" 2>/dev/null
-	fi
-	NBD_PID=
-	rm -rf "$T"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
-
-ok() { # ok COND-EXIT-STATUS DESCRIPTION
-	TAP_N=$((TAP_N + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $TAP_N - $2"
-	else
-		echo "not ok $TAP_N - $2"
-		TAP_FAIL=$((TAP_FAIL + 1))
-	fi
-}
-is() { # is GOT WANT DESCRIPTION
-	if [ "$1" = "$2" ]; then ok 0 "$3"; else
-		ok 1 "$3"
-		echo "#   got: '$1'"
-		echo "#  want: '$2'"
-	fi
-}
-diag() { echo "# $*"; }
-done_testing() {
-	echo "1..$TAP_N"
-	[ "$TAP_N" -gt 0 ] && [ "$TAP_FAIL" -eq 0 ]
-}
-bail() {
-	echo "Bail out! $*"
-	exit 1
-}
-
-for tool in nbdkit qemu-io nbdinfo socat; do
-	command -v "$tool" >/dev/null || bail "$tool missing: run scripts/install-deps"
-done
+need_tool nbdkit qemu-io nbdinfo socat
 [ -f "$PLUGIN" ] || bail "$PLUGIN not built (make all with nbdkit-plugin-dev)"
 
 NBD_SOCK="$T/nbd.sock"
@@ -85,6 +44,7 @@ stop_nbd() {
 	fi
 	NBD_PID=
 }
+at_exit stop_nbd
 
 nbd_alive() { [ -n "$NBD_PID" ] && kill -0 "$NBD_PID" 2>/dev/null; }
 

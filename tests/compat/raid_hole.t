@@ -2,10 +2,8 @@
 # raid_hole.t — `blackout raid hole` and `blackout raid layout` from the command line:
 # the write hole on a degraded RAID5, closed by the journal; md's layout table.
 set -u
-B=${BLACKOUT:?set BLACKOUT to the blackout binary}
-n=0
-fail=0
-t() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fail=1; fi; }
+. "$(dirname "$0")/../test-lib.sh"
+t() { ok "$@"; } # here t takes a status first, as ok does
 
 out=$("$B" raid hole 'raid5(chunk=4k,missing=1) > [mem(size=64k)] x4' --lba 3)
 t $? "raid hole runs on a degraded raid5"
@@ -31,5 +29,4 @@ t $? "a missing spec is a usage error (status 2)"
 "$B" raid --help | grep -q 'usage: blackout raid hole'
 t $? "--help describes the command"
 
-echo "1..$n"
-exit $fail
+done_testing

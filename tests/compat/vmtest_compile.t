@@ -2,11 +2,7 @@
 # vmtest_compile.t — `blackout vmtest compile`: an explorer workload as guest shell and
 # data files (no VM needed); workloads that cannot be replayed in a guest are refused,
 # and an explorer workload needs --fs ext3. TAP.
-B=${BLACKOUT:?set BLACKOUT to the blackout binary}
-T=$(mktemp -d "${TMPDIR:-/tmp}/blackout-vmc.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-n=0; fail=0
-t() { n=$((n+1)); if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=1; fi; }
+. "$(dirname "$0")/../test-lib.sh"
 
 "$B" vmtest compile append-fsync "$T/a"; rc=$?
 t "compile a built-in (exit 0)" '[ $rc -eq 0 ]'
@@ -30,5 +26,4 @@ err=$("$B" vmtest judge append-fsync "$T/none.img" 3 2>&1); rc=$?
 t "judge: a missing image is an error naming it" '[ $rc -eq 1 ] && echo "$err" | grep -q none.img'
 err=$("$B" vmtest --stack 'mem(size=64M)' --fs ext4 --workload append-fsync 2>&1); rc=$?
 t "an explorer workload on ext4 is refused: blackout cannot read extents back" '[ $rc -ne 0 ] && echo "$err" | grep -q "needs --fs ext3"'
-echo "1..$n"
-exit $fail
+done_testing

@@ -1,21 +1,8 @@
-# vm_lib.sh — shared by tests/vm/*.t: runs `blackout vmtest` and reads its JSON summary.
-# Sourced, not run. Each run is bounded (timeout) and vmtest cleans up its processes.
-: "${BLACKOUT:?BLACKOUT must name the CLI}"
-: "${BUILD:?BUILD must point at the build directory}"
-T=$(mktemp -d "${TMPDIR:-/tmp}/blackout-vm.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-TAP_N=0 TAP_FAIL=0
-ok() {
-	TAP_N=$((TAP_N + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $TAP_N - $2"; else
-		echo "not ok $TAP_N - $2"
-		TAP_FAIL=$((TAP_FAIL + 1))
-	fi
-}
-done_testing() {
-	echo "1..$TAP_N"
-	[ "$TAP_N" -gt 0 ] && [ "$TAP_FAIL" -eq 0 ]
-}
+# vm_lib.sh — shared by tests/vm/*.t, on top of the one harness (tests/test-lib.sh):
+# runs `blackout vmtest` and reads its JSON summary. Sourced, not run. Each run is
+# bounded (timeout) and vmtest cleans up its processes.
+. "$(dirname "$0")/../test-lib.sh"
+need_tool jq
 # vmtest NAME ARGS...: runs a vmtest into $T/NAME; summary fields via `field NAME KEY`.
 vmtest() {
 	local name=$1

@@ -1,0 +1,61 @@
+#!/bin/sh
+# test_lib.t — the shell harness itself (tests/test-lib.sh): the plan line, exit
+# statuses (a failure, or no test at all, fails the script), skip, bail, the scratch
+# directory removed on exit and at_exit hooks run, even when a script dies.
+. "$(dirname "$0")/../test-lib.sh"
+
+# A throwaway script at tests/compat/x.t of a copy of the tree, so that it finds
+# the harness the way the real ones do.
+mkdir -p "$T/w/tests/compat"
+cp "$BLACKOUT_SRC/tests/test-lib.sh" "$T/w/tests/test-lib.sh"
+run() { # run BODY: runs a script of BODY after the harness; output in $T/out, status in rc
+	printf '#!/bin/sh\n. "$(dirname "$0")/../test-lib.sh"\n%s\n' "$1" >"$T/w/tests/compat/x.t"
+	TMPDIR="$T/tmp" sh "$T/w/tests/compat/x.t" >"$T/out" 2>&1
+	rc=$?
+}
+mkdir -p "$T/tmp"
+
+run 'ok 0 "a"; is x x "b"; t "c" "[ 1 = 1 ]"; done_testing'
+t "three passing tests: exit 0" '[ $rc -eq 0 ]'
+is "$(cat "$T/out")" "ok 1 - a
+ok 2 - b
+ok 3 - c
+1..3" "numbered ok lines, then the plan"
+
+run 'ok 1 "a"; ok 0 "b"; done_testing'
+t "one failure: exit 1" '[ $rc -eq 1 ]'
+t "reported as not ok 1, plan 1..2" \
+	'grep -qx "not ok 1 - a" "$T/out" && tail -n 1 "$T/out" | grep -qx "1..2"'
+
+run 'done_testing'
+t "no test at all: exit 1" '[ $rc -eq 1 ]'
+t "and a failing test line says why" 'grep -qx "not ok 1 - the script ran no test" "$T/out"'
+
+run 'ok junk "a"; done_testing'
+t "a status that is not a number is a failure, not a shell error" \
+	'[ $rc -eq 1 ] && grep -qx "not ok 1 - a" "$T/out"'
+
+run 'is "1" "2" "cmp"; done_testing'
+t "is shows got and want" 'grep -q "got: .1." "$T/out" && grep -q "want: .2." "$T/out"'
+
+run 'skip "later" "no tool"; ok 0 "a"; done_testing'
+t "skip is an ok line with a SKIP directive" \
+	'[ $rc -eq 0 ] && grep -qx "ok 1 - later # SKIP no tool" "$T/out"'
+
+run 'skip_all "needs a unicorn"; ok 1 "never"'
+t "skip_all: plan 1..0 with the reason, exit 0, nothing after" \
+	'[ $rc -eq 0 ] && [ "$(cat "$T/out")" = "1..0 # SKIP needs a unicorn" ]'
+
+run 'need_tool sh no-such-tool-xyz; ok 0 "never"'
+t "need_tool bails naming the missing tool" \
+	'[ $rc -ne 0 ] && grep -q "^Bail out! no-such-tool-xyz missing" "$T/out" && ! grep -q never "$T/out"'
+
+run 'echo "$T" >"$TMPDIR/t"; at_exit "echo hook ran"; touch "$T/f"; ok 0 a; done_testing'
+t "at_exit hooks run on exit" 'grep -qx "hook ran" "$T/out"'
+t "the scratch directory is gone afterwards" '[ -s "$T/tmp/t" ] && [ ! -e "$(cat "$T/tmp/t")" ]'
+
+run 'echo "$T" >"$TMPDIR/t2"; ok 0 a; kill -TERM $$; ok 0 never; done_testing'
+t "killed mid-run: a failure, and no plan" '[ $rc -ne 0 ] && ! grep -q "^1\.\." "$T/out"'
+t "the scratch directory is gone all the same" '[ ! -e "$(cat "$T/tmp/t2")" ]'
+
+done_testing

@@ -1,0 +1,114 @@
+# test-lib.sh — the one TAP harness for every script test (tests/compat, tests/vm),
+# after git's t/test-lib.sh. POSIX sh; sourced first, never run:
+#   . "$(dirname "$0")/../test-lib.sh"
+#
+#   ok STATUS DESC         "ok N - DESC" when STATUS is 0, else "not ok N - DESC"
+#   is GOT WANT DESC       ok when the strings are equal; shows both when not
+#   t DESC 'CONDITION'     ok when the shell CONDITION (eval'd) is true
+#   skip DESC REASON       "ok N - DESC # SKIP REASON"
+#   skip_all REASON        skips the whole script ("1..0 # SKIP REASON"); before any test
+#   diag TEXT...           a "# " comment line
+#   bail REASON            "Bail out! REASON": stops the script and the run
+#   need_tool TOOL...      bails when a tool is missing (scripts/install-deps has them)
+#   have_tool TOOL         true when TOOL is on PATH
+#   at_exit COMMAND        runs COMMAND (eval'd) on exit, before $T is removed
+#   done_testing           the closing plan line; exits non-zero when a test failed or
+#                          when none ran (a script that tests nothing is a failure)
+#
+# Sets T (alias SCRATCH), a scratch directory removed on exit; BLACKOUT_SRC, BUILD and
+# BLACKOUT (alias B), defaulting to this checkout and its build/ directory.
+
+TEST_N=0
+TEST_FAIL=0
+TEST_AT_EXIT=
+
+BLACKOUT_SRC=${BLACKOUT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
+BUILD=${BUILD:-$BLACKOUT_SRC/build}
+BLACKOUT=${BLACKOUT:-$BUILD/blackout}
+B=$BLACKOUT
+export BLACKOUT_SRC BUILD BLACKOUT
+
+# A status that is not a number counts as a failure (never as a shell error).
+ok() {
+	TEST_N=$((TEST_N + 1))
+	if [ "$1" -eq 0 ] 2>/dev/null; then
+		echo "ok $TEST_N - $2"
+		return 0
+	fi
+	echo "not ok $TEST_N - $2"
+	TEST_FAIL=$((TEST_FAIL + 1))
+	return 0
+}
+
+is() {
+	if [ "$1" = "$2" ]; then
+		ok 0 "$3"
+		return
+	fi
+	ok 1 "$3"
+	echo "#   got: '$1'"
+	echo "#  want: '$2'"
+}
+
+t() {
+	if eval "$2"; then ok 0 "$1"; else ok 1 "$1"; fi
+}
+
+skip() {
+	TEST_N=$((TEST_N + 1))
+	echo "ok $TEST_N - $1 # SKIP ${2:-}"
+}
+
+skip_all() {
+	[ "$TEST_N" -eq 0 ] || bail "skip_all after $TEST_N tests: $*"
+	echo "1..0 # SKIP $*"
+	exit 0
+}
+
+diag() { echo "# $*"; }
+
+bail() {
+	echo "Bail out! $*"
+	exit 1
+}
+
+have_tool() { command -v "$1" >/dev/null 2>&1; }
+
+need_tool() {
+	for tool in "$@"; do
+		have_tool "$tool" || bail "$tool missing: run scripts/install-deps"
+	done
+}
+
+at_exit() { TEST_AT_EXIT="$TEST_AT_EXIT
+$1"; }
+
+done_testing() {
+	if [ "$TEST_N" -eq 0 ]; then
+		echo "not ok 1 - the script ran no test"
+		echo "1..1"
+		exit 1
+	fi
+	echo "1..$TEST_N"
+	[ "$TEST_FAIL" -eq 0 ] || exit 1
+	exit 0
+}
+
+test_cleanup() {
+	eval "$TEST_AT_EXIT"
+	TEST_AT_EXIT=
+	[ -n "${T:-}" ] && rm -rf "$T"
+}
+
+test_exit() {
+	rc=$?
+	test_cleanup
+	exit "$rc"
+}
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/blackout-test.XXXXXX") || bail "mktemp failed"
+SCRATCH=$T
+trap test_exit EXIT
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
