@@ -219,6 +219,18 @@ static int open_count(struct fs *fs, uint32_t ino)
 	return n;
 }
 
+/* Before the first change of an operation that drops a link of ino: if that frees
+ * the inode, every block it frees must be its own (rm must never leave a file half
+ * removed); damage found here is recorded and changes nothing. */
+static int check_drop(struct fs *fs, uint32_t ino, bool whole_dir)
+{
+	struct fs_inode in;
+	int rc = fs_iget(fs, ino, &in);
+	if (rc == 0 && (whole_dir || ino_links(in.raw) <= 1) && !open_count(fs, ino))
+		rc = fs_inode_check_release(fs, &in, 0);
+	return rc == -EUCLEAN ? fs_error(fs, rc) : rc;
+}
+
 /* Drops one link; frees the inode or puts it on the orphan list when it is open. */
 static int drop_link(struct fs *fs, uint32_t ino, bool whole_dir)
 {
@@ -270,17 +282,14 @@ static int create_at(struct fs *fs, struct walk *w, uint16_t mode, uint32_t *out
 		return rc;
 	inode_init(fs, in, ino, mode);
 	put_le16(in->raw + I_LINKS_COUNT, isdir ? 2 : 1);
-	if (isdir && (rc = fs_dir_init(fs, in, w->parent)) < 0)
-		return rc;
-	if ((rc = fs_iput(fs, in)) < 0)
-		return rc;
-	/* `dir` is still the parent as it is on disk: nothing above wrote it (the new
-	 * inode is another one), and fs_dir_add writes the changes it makes to it
-	 * through `dir` itself, so it stays so */
-	if ((rc = fs_dir_add(fs, &dir, w->name, w->nlen, ino, mode_to_ftype(mode))) < 0) {
+	if ((isdir && (rc = fs_dir_init(fs, in, w->parent)) < 0) || (rc = fs_iput(fs, in)) < 0 ||
+	    /* `dir` is still the parent as it is on disk: nothing above wrote it
+	     * (the new inode is another one), and fs_dir_add writes the changes it
+	     * makes to it through `dir` itself, so it stays so */
+	    (rc = fs_dir_add(fs, &dir, w->name, w->nlen, ino, mode_to_ftype(mode))) < 0) {
 		/* no room for the name (the directory's index is full, or no block for
-		 * it): the inode goes again with its blocks, as in ext3, rather than
-		 * stay allocated with no name */
+		 * it, or a damaged bitmap): the inode goes again with its blocks, as in
+		 * ext3, rather than stay allocated with no name */
 		struct bo_err why = fs->err;
 		if (fs_inode_release(fs, in) == 0)
 			fs->err = why;
@@ -639,6 +648,8 @@ int fs_unlink(struct fs *fs, const char *path)
 		return rc;
 	if (mode_is_dir(ino_mode(in.raw)))
 		return -EISDIR;
+	if ((rc = check_drop(fs, w.ino, false)) < 0)
+		return rc;
 	if ((rc = fs_op_begin(fs, 32)) < 0)
 		return rc;
 	struct fs_inode dir;
@@ -676,6 +687,8 @@ int fs_rmdir(struct fs *fs, const char *path)
 		return rc;
 	if (!empty)
 		return -ENOTEMPTY;
+	if ((rc = check_drop(fs, w.ino, true)) < 0)
+		return rc;
 	if ((rc = fs_op_begin(fs, 32)) < 0)
 		return rc;
 	struct fs_inode dir;
@@ -775,6 +788,8 @@ int fs_rename(struct fs *fs, const char *from, const char *to)
 		return rc;
 	if (fdir && !exists && tw.parent != fw.parent && ino_links(tp.raw) >= link_max(fs))
 		return -EMLINK;
+	if (exists && (rc = check_drop(fs, tw.ino, tdir)) < 0)
+		return rc;
 	if ((rc = fs_op_begin(fs, 64)) < 0)
 		return rc;
 	uint8_t ft = mode_to_ftype(ino_mode(fin.raw));
