@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "blackout/fs.h"
-#include "fs/format.h"
+#include "blackout/ext2_format.h"
 #include "fs/journal_hook.h"
 
 /* A cached metadata block. Pointers to buffers are valid until the end of the

@@ -1,8 +1,9 @@
-/* format.h — the ext2/ext3/ext4 on-disk format as offsets and little-endian accessors.
- * Shared by fs/, fsck/ and the journal glue; it knows layout only, never policy or I/O.
+/* ext2_format.h — the ext2/ext3/ext4 on-disk format as offsets, little-endian accessors
+ * and pure codecs (directory hash). The one definition fs/, fsck/ and the journal glue
+ * include; it knows layout only, never policy or I/O.
  * Buffers are never cast to structs: every field goes through get_le / put_le here. */
-#ifndef BLACKOUT_FS_FORMAT_H
-#define BLACKOUT_FS_FORMAT_H
+#ifndef BLACKOUT_EXT2_FORMAT_H
+#define BLACKOUT_EXT2_FORMAT_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -699,5 +700,12 @@ static inline bool ext2_bg_has_super(const uint8_t *sb, uint32_t g)
 		return true;
 	return ext2_group_sparse(g);
 }
+
+/* ---- pure codecs ---- */
+/* ext4's directory hash (legacy, half_md4, tea; signed and unsigned variants: the
+ * EXT2_HASH_* version, with 3 added for unsigned). seed: the superblock's s_hash_seed
+ * (all zero: the default). Returns -EINVAL for an unknown version. src/fs/ext2_hash.c. */
+int ext2_dx_hash(int version, const uint32_t seed[4], const char *name, size_t len, uint32_t *hash,
+                 uint32_t *minor);
 
 #endif
