@@ -502,6 +502,11 @@ int fs_held_fetch(struct fs *fs, uint64_t blk, void *buf, bool release)
 		b->held = false;
 	return 0;
 }
+void fs_sb_set_error(struct fs *fs)
+{
+	sb_put16(fs->sb, SB_STATE, sb_get16(fs->sb, SB_STATE) | EXT2_ERROR_FS);
+	fs_sb_dirty(fs, SB_STATE);
+}
 struct bo_err *fs_errp(struct fs *fs)
 {
 	return &fs->err;

@@ -143,8 +143,6 @@ struct fs {
 	uint32_t now_override; /* nonzero: fixed clock (tests) */
 };
 
-uint32_t fs_now(struct fs *fs);
-
 /* ---- buffer cache (fs.c) ---- */
 int fs_bread(struct fs *fs, uint64_t blk, struct fs_buf **out);
 /* A buffer for a block about to be completely overwritten (no read). */
