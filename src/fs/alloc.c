@@ -86,7 +86,7 @@ static void synth_block_bitmap(struct fs *fs, uint32_t g, uint8_t *bm)
 
 static uint32_t bitmap_csum(struct fs *fs, const uint8_t *bm, uint32_t bits)
 {
-	return crc32c_raw(fs->csum_seed, bm, bits / 8);
+	return ext2_bitmap_csum(fs->csum_seed, bm, bits / 8);
 }
 
 static uint32_t count_zero(const uint8_t *bm, uint32_t n)

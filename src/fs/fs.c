@@ -23,11 +23,7 @@ uint32_t fs_csum(const struct fs *fs, uint32_t seed, const void *p, size_t n)
 
 uint32_t fs_inode_csum_seed(const struct fs *fs, uint32_t ino, uint32_t gen)
 {
-	uint8_t le[4];
-	put_le32(le, ino);
-	uint32_t c = crc32c_raw(fs->csum_seed, le, 4);
-	put_le32(le, gen);
-	return crc32c_raw(c, le, 4);
+	return ext2_inode_csum_seed(fs->csum_seed, ino, gen);
 }
 
 bool fs_blk_valid(const struct fs *fs, uint64_t blk)
@@ -51,7 +47,7 @@ static void write_error_bit(struct fs *fs)
 	if (sb_get16(sb, SB_MAGIC) == EXT2_MAGIC) {
 		sb_put16(sb, SB_STATE, sb_get16(sb, SB_STATE) | EXT2_ERROR_FS);
 		if (fs->csum)
-			sb_put32(sb, SB_CHECKSUM, crc32c_raw(~0u, sb, SB_CHECKSUM));
+			sb_put32(sb, SB_CHECKSUM, ext2_sb_csum(sb));
 		if (blk_pwrite(fs->dev, 0, len, tmp, BLK_FUA) == 0)
 			(void)blk_flush(fs->dev);
 	}
@@ -341,7 +337,7 @@ static int flush_sb(struct fs *fs)
 	if ((rc = fs_baccess(fs, b)) < 0)
 		return rc;
 	if (fs->csum) {
-		sb_put32(fs->sb, SB_CHECKSUM, crc32c_raw(~0u, fs->sb, SB_CHECKSUM));
+		sb_put32(fs->sb, SB_CHECKSUM, ext2_sb_csum(fs->sb));
 		fs->sb_stale |= (uint16_t)(1u << (SB_CHECKSUM / 64));
 	}
 	uint8_t *to = b->data + EXT2_SB_OFFSET % fs->bs;
@@ -356,14 +352,7 @@ static int flush_sb(struct fs *fs)
 
 static uint16_t gd_csum(const struct fs *fs, uint32_t g, const uint8_t *gd)
 {
-	uint8_t le[4], zero[2] = {0, 0};
-	put_le32(le, g);
-	uint32_t c = crc32c_raw(fs->csum_seed, le, 4);
-	c = crc32c_raw(c, gd, GD_CHECKSUM);
-	c = crc32c_raw(c, zero, 2);
-	if (fs->desc_size > GD_CHECKSUM + 2)
-		c = crc32c_raw(c, gd + GD_CHECKSUM + 2, fs->desc_size - GD_CHECKSUM - 2);
-	return (uint16_t)c;
+	return ext2_gd_csum(fs->csum_seed, g, gd, fs->desc_size);
 }
 
 static int flush_gds(struct fs *fs)
@@ -546,7 +535,7 @@ int fs_set_needs_recovery(struct fs *fs, bool on, unsigned flags)
 	inc = on ? inc | EXT3_FEATURE_INCOMPAT_RECOVER : inc & ~EXT3_FEATURE_INCOMPAT_RECOVER;
 	sb_put32(fs->sb, SB_FEATURE_INCOMPAT, inc);
 	if (fs->csum)
-		sb_put32(fs->sb, SB_CHECKSUM, crc32c_raw(~0u, fs->sb, SB_CHECKSUM));
+		sb_put32(fs->sb, SB_CHECKSUM, ext2_sb_csum(fs->sb));
 	struct fs_buf *b;
 	int rc = fs_bread(fs, sb_block(fs), &b);
 	if (rc < 0)
@@ -571,7 +560,7 @@ static int check_sb(struct fs *fs, const struct fs_mount_opts *o, struct bo_err 
 		if (sb[SB_CHECKSUM_TYPE] != EXT4_CRC32C_CHKSUM)
 			return bo_errf(err, -EUCLEAN, "superblock: unknown checksum type %u",
 			               sb[SB_CHECKSUM_TYPE]);
-		uint32_t want = crc32c_raw(~0u, sb, SB_CHECKSUM);
+		uint32_t want = ext2_sb_csum(sb);
 		if (want != sb_get32(sb, SB_CHECKSUM))
 			return bo_errf(err, -EUCLEAN,
 			               "superblock (block %u): checksum mismatch (stored 0x%08x, "
@@ -639,9 +628,7 @@ static int check_sb(struct fs *fs, const struct fs_mount_opts *o, struct bo_err 
 		fs->hash_seed[i] = sb_get32(sb, SB_HASH_SEED + 4 * i);
 	fs->def_hash = sb[SB_DEF_HASH_VERSION];
 	if (fs->csum)
-		fs->csum_seed = sb_has_incompat(sb, EXT4_FEATURE_INCOMPAT_CSUM_SEED)
-		                    ? sb_get32(sb, SB_CHECKSUM_SEED)
-		                    : crc32c_raw(~0u, sb + SB_UUID, 16);
+		fs->csum_seed = ext2_csum_seed(sb);
 	uint32_t ro = sb_get32(sb, SB_FEATURE_RO_COMPAT);
 	if ((ro & ~BO_FS_SUPP_RO_COMPAT) && !o->read_only)
 		return bo_errf(err, -EROFS, "unsupported read-only features 0x%x: mount read-only",

@@ -218,9 +218,6 @@ int fs_verify_bitmaps(struct fs *fs, uint32_t g);
 uint64_t fs_group_first_block(const struct fs *fs, uint32_t g);
 
 /* ---- inodes (inode.c) ---- */
-uint32_t fs_raw_inode_csum(uint32_t csum_seed, uint32_t inode_size, uint32_t ino,
-                           const uint8_t *raw);
-void fs_raw_inode_set_csum(uint32_t csum_seed, uint32_t inode_size, uint32_t ino, uint8_t *raw);
 struct fs_inode {
 	uint32_t ino;
 	uint8_t raw[1024];

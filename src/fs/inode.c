@@ -36,40 +36,9 @@ int fs_inode_linked(struct fs *fs, uint32_t ino, bool *linked)
 	return rc;
 }
 
-uint32_t fs_raw_inode_csum(uint32_t csum_seed, uint32_t inode_size, uint32_t ino,
-                           const uint8_t *raw)
-{
-	uint8_t zero[2] = {0, 0}, le[4];
-	put_le32(le, ino);
-	uint32_t c = crc32c_raw(csum_seed, le, 4);
-	c = crc32c_raw(c, raw + I_GENERATION, 4);
-	c = crc32c_raw(c, raw, I_CHECKSUM_LO);
-	c = crc32c_raw(c, zero, 2);
-	c = crc32c_raw(c, raw + I_CHECKSUM_LO + 2, EXT2_GOOD_OLD_INODE_SIZE - I_CHECKSUM_LO - 2);
-	if (inode_size > EXT2_GOOD_OLD_INODE_SIZE) {
-		uint32_t off = I_CHECKSUM_HI;
-		c = crc32c_raw(c, raw + EXT2_GOOD_OLD_INODE_SIZE, off - EXT2_GOOD_OLD_INODE_SIZE);
-		if (get_le16(raw + I_EXTRA_ISIZE) >= EXT4_INODE_CSUM_HI_EXTRA_END) {
-			c = crc32c_raw(c, zero, 2);
-			off += 2;
-		}
-		c = crc32c_raw(c, raw + off, inode_size - off);
-	}
-	return c;
-}
-
-void fs_raw_inode_set_csum(uint32_t csum_seed, uint32_t inode_size, uint32_t ino, uint8_t *raw)
-{
-	uint32_t c = fs_raw_inode_csum(csum_seed, inode_size, ino, raw);
-	put_le16(raw + I_CHECKSUM_LO, (uint16_t)c);
-	if (inode_size > EXT2_GOOD_OLD_INODE_SIZE &&
-	    get_le16(raw + I_EXTRA_ISIZE) >= EXT4_INODE_CSUM_HI_EXTRA_END)
-		put_le16(raw + I_CHECKSUM_HI, (uint16_t)(c >> 16));
-}
-
 static uint32_t inode_csum(struct fs *fs, uint32_t ino, const uint8_t *raw)
 {
-	return fs_raw_inode_csum(fs->csum_seed, fs->inode_size, ino, raw);
+	return ext2_inode_csum(fs->csum_seed, ino, raw, fs->inode_size);
 }
 
 static bool csum_hi(const struct fs *fs, const uint8_t *raw)
