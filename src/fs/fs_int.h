@@ -276,6 +276,8 @@ int fs_dir_iterate(struct fs *fs, struct fs_inode *dir,
                    void *ctx);
 int fs_dir_is_empty(struct fs *fs, struct fs_inode *dir, bool *empty);
 int fs_dir_init(struct fs *fs, struct fs_inode *dir, uint32_t parent);
+/* Whether directory anc is d or above it (following '..'); -EUCLEAN on a loop. */
+int fs_dir_is_ancestor(struct fs *fs, uint32_t anc, uint32_t d, bool *yes);
 /* A directory just made (empty): the name cache knows all of it from now on. */
 void fs_dcache_new_dir(struct fs *fs, uint32_t dir);
 int fs_dirblock_check(struct fs *fs, struct fs_inode *dir, uint64_t lblk, uint8_t *data);

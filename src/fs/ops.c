@@ -706,40 +706,6 @@ int fs_rmdir(struct fs *fs, const char *path)
 	return fs_op_end(fs, rc);
 }
 
-/* Is directory `anc` an ancestor of (or equal to) directory `d`? */
-/* Whether directory `anc` is d or above it, following '..' up to the root. A
- * corrupted image may loop ('..' of a directory below pointing back down): Brent's
- * cycle detection finds that within about twice the loop's depth, so a loop costs
- * no more than a walk of that length. */
-static int is_ancestor(struct fs *fs, uint32_t anc, uint32_t d, bool *yes)
-{
-	*yes = false;
-	uint32_t mark = d, power = 1, since = 0;
-	for (;;) {
-		if (d == anc) {
-			*yes = true;
-			return 0;
-		}
-		if (d == EXT2_ROOT_INO)
-			return 0;
-		struct fs_inode in;
-		int rc = get_dir(fs, d, &in);
-		if (rc < 0)
-			return rc;
-		uint32_t up;
-		if ((rc = fs_dir_lookup(fs, &in, "..", 2, &up, NULL)) < 0)
-			return rc;
-		d = up;
-		if (d == mark)
-			return bo_errf(&fs->err, -EUCLEAN, "directory loop above inode %u", d);
-		if (++since == power) {
-			mark = d;
-			power *= 2;
-			since = 0;
-		}
-	}
-}
-
 int fs_rename(struct fs *fs, const char *from, const char *to)
 {
 	struct walk fw, tw;
@@ -778,7 +744,7 @@ int fs_rename(struct fs *fs, const char *from, const char *to)
 	}
 	if (fdir) {
 		bool inside;
-		if ((rc = is_ancestor(fs, fw.ino, tw.parent, &inside)) < 0)
+		if ((rc = fs_dir_is_ancestor(fs, fw.ino, tw.parent, &inside)) < 0)
 			return rc;
 		if (inside)
 			return -EINVAL;
