@@ -343,7 +343,7 @@ int fs_inode_check_release(struct fs *fs, struct fs_inode *in, uint64_t from)
 	}
 	if (rc == 0 && from == 0 && ino_file_acl(in->raw))
 		rc = rel_add(&c, ino_file_acl(in->raw), "xattr block");
-	if (rc == 0) {
+	if (rc == 0 && c.n > 1) { /* qsort must not get NULL, even for 0 items */
 		qsort(c.v, c.n, sizeof(*c.v), cmp_u64);
 		for (size_t i = 1; i < c.n && rc == 0; i++)
 			if (c.v[i] == c.v[i - 1])
