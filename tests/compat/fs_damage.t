@@ -94,6 +94,9 @@ for b in ext2 ext3 bo; do
 				rc=$?
 				after=$(problems "$W/c.img")
 				tag="$b/$k/$s/x$cnt/$name"
+				if [ $rc -ge 128 ] || grep -q -E 'Sanitizer|runtime error:' "$W/out"; then
+					echo "crash $tag: exit $rc: $(grep -m1 -E 'Sanitizer|runtime error:' "$W/out")"
+				fi
 				if [ "$after" -gt "$before" ] && [ -n "$aliased" ]; then
 					echo "aliased $tag: $before -> $after problems (exit $rc)"
 				elif [ "$after" -gt "$before" ]; then
@@ -117,6 +120,7 @@ worse=$(grep -c '^worse ' "$W/log")
 moved=$(grep -c '^moved ' "$W/log")
 aliased=$(grep -c '^aliased ' "$W/log")
 unnamed=$(grep -c '^unnamed ' "$W/log")
+crashed=$(grep -c '^crash ' "$W/log")
 patherr=$(grep -c '^patherr ' "$W/log")
 diag "$damaged damaged images, $runs command runs, $refused refused ($patherr of them with" \
 	"the path error Linux would give: damage hid or changed a name on the way)"
@@ -129,6 +133,8 @@ grep -v -E '^(run|patherr) ' "$W/log" | head -40 | sed 's/^/# /'
 ok $? "damaged images were made and commands run on them"
 [ "$worse" -eq 0 ]
 ok $? "no command, failing or succeeding, raised e2fsck's problem count ($worse did)"
+[ "$crashed" -eq 0 ]
+ok $? "no command crashed or drew a sanitizer report ($crashed did)"
 [ "$unnamed" -eq 0 ]
 ok $? "every refusal names the damaged structure ($unnamed did not)"
 done_testing
