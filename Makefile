@@ -11,8 +11,6 @@ CFLAGS_WARN := -std=c11 -Wall -Wextra -Werror -Wshadow -Wno-missing-field-initia
 ISAL_CFLAGS := $(shell pkg-config --cflags libisal 2>/dev/null)
 ISAL_LIBS   := $(shell pkg-config --libs libisal 2>/dev/null || echo -lisal)
 CPPFLAGS += -D_GNU_SOURCE -Iinclude -Isrc
-# The journal glue (src/fs/fs_jbd.c, from the jbd work) is built in when present.
-CPPFLAGS += $(if $(wildcard src/fs/fs_jbd.c),-DBLACKOUT_HAVE_FS_JBD)
 CFLAGS   += $(CFLAGS_WARN) $(OPT) -g $(SAN) $(ISAL_CFLAGS) -MMD -MP
 LDFLAGS  += $(SAN)
 LDLIBS   += $(ISAL_LIBS) -lm

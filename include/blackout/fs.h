@@ -34,7 +34,11 @@ void fs_mkfs_opts_default(struct fs_mkfs_opts *o);
 int fs_mkfs(struct bdev *d, const struct fs_mkfs_opts *o, struct bo_err *err);
 
 enum fs_data_mode { FS_DATA_ORDERED, FS_DATA_WRITEBACK, FS_DATA_JOURNAL };
-enum fs_errors { FS_ERRORS_CONTINUE, FS_ERRORS_RO };
+/* What a mount does when it finds damage (errors=), as ext3: the superblock records
+ * it always; continue goes on, remount-ro and panic drop the operation that met it
+ * and write nothing more (remount-ro refuses changes with -EROFS, panic, which a
+ * library cannot do, fails every change and sync with -EIO). */
+enum fs_errors { FS_ERRORS_CONTINUE, FS_ERRORS_RO, FS_ERRORS_PANIC };
 
 struct fs_mount_opts {
 	enum fs_data_mode data;
@@ -47,7 +51,7 @@ struct fs_mount_opts {
 	uint32_t now;    /* fixed clock for timestamps (reproducible images); 0 = time(NULL) */
 };
 void fs_mount_opts_default(struct fs_mount_opts *o);
-/* "data=ordered,barrier=1,commit=5,errors=remount-ro,ro" */
+/* "data=ordered,barrier=1,commit=5,errors=continue|remount-ro|panic,ro" */
 int fs_mount_opts_parse(const char *text, struct fs_mount_opts *o, struct bo_err *err);
 
 /* Mount: replays the journal if the image needs recovery, then processes orphans. */

@@ -1,5 +1,5 @@
 /* fsck.h — blackout's own checker (and repairer of crash damage) for ext2/ext3 images,
- * read straight from a struct bdev through src/fs/format.h, never through a mount; and
+ * read straight from a struct bdev through include/blackout/ext2_format.h, never through a mount; and
  * the seeded corruption injector its agreement tests with e2fsck are built on. */
 #ifndef BLACKOUT_FSCK_H
 #define BLACKOUT_FSCK_H

@@ -50,6 +50,9 @@ static int op_fail(const char *cmd, struct fs *fs, const char *what, int rc)
 	const char *detail = NULL;
 	if (rc == -EUCLEAN || rc == -EIO)
 		detail = fs_err(fs)->msg;
+	if (detail && detail[0] && rc == -EUCLEAN)
+		return cli_fail(cmd, "%s: %s: the filesystem is damaged; run `blackout fsck IMAGE`",
+		                what, detail);
 	if (detail && detail[0])
 		return cli_fail(cmd, "%s: %s", what, detail);
 	return cli_fail(cmd, "%s: %s", what, strerror(-rc));
@@ -449,6 +452,10 @@ static int run_fscmd(const struct fscmd *c, int argc, char **argv)
 	rc = fs_mount(d, &mo, &fs, &err);
 	if (rc < 0) {
 		blk_close(d);
+		if (rc == -EUCLEAN)
+			return cli_fail(c->name,
+			                "%s: %s: the filesystem is damaged; run `blackout fsck %s`",
+			                image, bo_errstr(&err, rc), image);
 		return cli_fail(c->name, "%s: %s", image, bo_errstr(&err, rc));
 	}
 	int ret = c->run(c->name, fs, nargs, argv + i + 1, flag);

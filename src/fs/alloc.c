@@ -37,6 +37,30 @@ static void clear_bit(uint8_t *b, uint32_t i)
 	b[i >> 3] &= (uint8_t) ~(1u << (i & 7));
 }
 
+/* Blocks at the start of group g that hold a superblock, the descriptors and the
+ * reserved descriptors (0 in a group without a backup). */
+static uint32_t super_area(const struct fs *fs, uint32_t g)
+{
+	if (!ext2_bg_has_super(fs->sb, g))
+		return 0;
+	return 1 + fs->desc_blocks + sb_get16(fs->sb, SB_RESERVED_GDT_BLOCKS);
+}
+
+bool fs_in_system_zone(const struct fs *fs, uint64_t blk)
+{
+	if (blk < fs->first_data_block || blk >= fs->blocks)
+		return true;
+	uint32_t g = (uint32_t)((blk - fs->first_data_block) / fs->bpg);
+	uint64_t first = fs_group_first_block(fs, g);
+	if (blk < first + super_area(fs, g))
+		return true;
+	const uint8_t *gd = fs->gdt + (size_t)g * fs->desc_size;
+	uint64_t it = gd_inode_table(gd, fs->desc_size);
+	return blk == gd_block_bitmap(gd, fs->desc_size) ||
+	       blk == gd_inode_bitmap(gd, fs->desc_size) ||
+	       (blk >= it && blk < it + fs->itb_per_group);
+}
+
 /* The bitmap of a group whose BLOCK_UNINIT flag says it was never written. */
 static void synth_block_bitmap(struct fs *fs, uint32_t g, uint8_t *bm)
 {
@@ -62,7 +86,60 @@ static void synth_block_bitmap(struct fs *fs, uint32_t g, uint8_t *bm)
 
 static uint32_t bitmap_csum(struct fs *fs, const uint8_t *bm, uint32_t bits)
 {
-	return crc32c_raw(fs->csum_seed, bm, bits / 8);
+	return ext2_bitmap_csum(fs->csum_seed, bm, bits / 8);
+}
+
+static uint32_t count_zero(const uint8_t *bm, uint32_t n)
+{
+	uint32_t used = 0, i = 0;
+	for (; i + 64 <= n; i += 64)
+		used += (uint32_t)__builtin_popcountll(get_le64(bm + i / 8));
+	for (; i < n; i++)
+		used += test_bit(bm, i);
+	return n - used;
+}
+
+/* Group g's bitmap is damaged (fs->err says how): the group is left alone from now on. */
+static int bad_bitmap(struct fs *fs, uint32_t g, bool inode)
+{
+	fs->bad_group[g] |= inode ? FS_BAD_IBITMAP : FS_BAD_BBITMAP;
+	return fs_error(fs, -EUCLEAN);
+}
+
+/* A bitmap just read must agree with its descriptor's free count and, for blocks,
+ * mark the group's own metadata in use (ext4_valid_block_bitmap): else a flipped
+ * bit hands out a block or inode that something still owns. */
+static int check_bitmap(struct fs *fs, uint32_t g, bool inode, uint64_t blk, const uint8_t *bm)
+{
+	const uint8_t *gd = fs_gd(fs, g);
+	const char *what = inode ? "inode" : "block";
+	uint32_t fr = count_zero(bm, inode ? fs->ipg : group_nblocks(fs, g));
+	uint32_t want =
+	    inode ? gd_free_inodes(gd, fs->desc_size) : gd_free_blocks(gd, fs->desc_size);
+	if (fr != want) {
+		bo_errf(&fs->err, -EUCLEAN,
+		        "%s bitmap of group %u (block %llu): %u free, the descriptor says %u", what,
+		        g, (unsigned long long)blk, fr, want);
+		return bad_bitmap(fs, g, inode);
+	}
+	if (inode)
+		return 0;
+	uint64_t first = fs_group_first_block(fs, g);
+	uint64_t it = gd_inode_table(gd, fs->desc_size);
+	uint64_t start[4] = {first, gd_block_bitmap(gd, fs->desc_size),
+	                     gd_inode_bitmap(gd, fs->desc_size), it};
+	uint32_t len[4] = {super_area(fs, g), 1, 1, fs->itb_per_group};
+	for (int k = 0; k < 4; k++)
+		for (uint32_t j = 0; j < len[k]; j++)
+			if (!test_bit(bm, (uint32_t)(start[k] + j - first))) {
+				bo_errf(&fs->err, -EUCLEAN,
+				        "block bitmap of group %u (block %llu): system zone block "
+				        "%llu marked free",
+				        g, (unsigned long long)blk,
+				        (unsigned long long)(start[k] + j));
+				return bad_bitmap(fs, g, false);
+			}
+	return 0;
 }
 
 static int load_bitmap(struct fs *fs, uint32_t g, bool inode, struct fs_buf **out)
@@ -70,6 +147,10 @@ static int load_bitmap(struct fs *fs, uint32_t g, bool inode, struct fs_buf **ou
 	uint8_t *gd = fs_gd(fs, g);
 	uint64_t blk =
 	    inode ? gd_inode_bitmap(gd, fs->desc_size) : gd_block_bitmap(gd, fs->desc_size);
+	if (fs->bad_group[g] & (inode ? FS_BAD_IBITMAP : FS_BAD_BBITMAP))
+		return bo_errf(&fs->err, -EUCLEAN,
+		               "%s bitmap of group %u (block %llu): found damaged earlier",
+		               inode ? "inode" : "block", g, (unsigned long long)blk);
 	struct fs_buf *b;
 	int rc = fs_bread(fs, blk, &b);
 	if (rc < 0)
@@ -92,16 +173,43 @@ static int load_bitmap(struct fs *fs, uint32_t g, bool inode, struct fs_buf **ou
 				          << 16;
 			else
 				c &= 0xffff;
-			if (c != stored)
-				return bo_errf(
-				    &fs->err, -EUCLEAN,
-				    "%s bitmap of group %u (block %llu): checksum mismatch",
-				    inode ? "inode" : "block", g, (unsigned long long)blk);
+			if (c != stored) {
+				bo_errf(&fs->err, -EUCLEAN,
+				        "%s bitmap of group %u (block %llu): checksum mismatch",
+				        inode ? "inode" : "block", g, (unsigned long long)blk);
+				return bad_bitmap(fs, g, inode);
+			}
 		}
+		if ((rc = check_bitmap(fs, g, inode, blk, b->data)) < 0)
+			return rc;
 		b->checked = true;
 	}
 	*out = b;
 	return 0;
+}
+
+int fs_block_in_use(struct fs *fs, uint64_t blk, bool *used)
+{
+	if (!fs_blk_valid(fs, blk))
+		return bo_errf(&fs->err, -EUCLEAN, "block %llu is outside the filesystem",
+		               (unsigned long long)blk);
+	uint32_t g = (uint32_t)((blk - fs->first_data_block) / fs->bpg);
+	struct fs_buf *b;
+	int rc = load_bitmap(fs, g, false, &b);
+	if (rc == 0)
+		*used = test_bit(b->data, (uint32_t)((blk - fs->first_data_block) % fs->bpg));
+	return rc;
+}
+
+int fs_inode_in_use(struct fs *fs, uint32_t ino, bool *used)
+{
+	if (ino < 1 || ino > fs->inodes_count)
+		return bo_errf(&fs->err, -EUCLEAN, "inode %u is out of range", ino);
+	struct fs_buf *b;
+	int rc = load_bitmap(fs, (ino - 1) / fs->ipg, true, &b);
+	if (rc == 0)
+		*used = test_bit(b->data, (ino - 1) % fs->ipg);
+	return rc;
 }
 
 int fs_verify_bitmaps(struct fs *fs, uint32_t g)
@@ -297,6 +405,13 @@ static uint32_t find_free(struct fs *fs, uint32_t g, const uint8_t *bm, uint32_t
 
 static int take_block(struct fs *fs, uint32_t g, uint32_t bit, struct fs_buf *b, uint64_t *out)
 {
+	uint64_t blk = fs_group_first_block(fs, g) + bit;
+	if (fs_in_system_zone(fs, blk)) {
+		bo_errf(&fs->err, -EUCLEAN,
+		        "block bitmap of group %u: allocating block %llu in the system zone", g,
+		        (unsigned long long)blk);
+		return bad_bitmap(fs, g, false);
+	}
 	int rc = fs_baccess(fs, b);
 	if (rc < 0)
 		return rc;
@@ -318,7 +433,7 @@ int fs_alloc_block(struct fs *fs, uint64_t goal, uint64_t *out)
 		goal = fs->first_data_block;
 	freed_expire(fs);
 	uint64_t now = fs->freed.n ? commits_now(fs) : 0;
-	bool waited = false;
+	bool waited = false, bad = false;
 	uint32_t g0 = (uint32_t)((goal - fs->first_data_block) / fs->bpg);
 	for (uint32_t k = 0; k <= fs->groups; k++) {
 		uint32_t g = (g0 + k) % fs->groups;
@@ -327,6 +442,10 @@ int fs_alloc_block(struct fs *fs, uint64_t goal, uint64_t *out)
 			continue;
 		struct fs_buf *b;
 		int rc = load_bitmap(fs, g, false, &b);
+		if (rc == -EUCLEAN) {
+			bad = true; /* recorded; the other groups serve (as in ext4) */
+			continue;
+		}
 		if (rc < 0)
 			return rc;
 		uint32_t n = group_nblocks(fs, g);
@@ -340,12 +459,20 @@ int fs_alloc_block(struct fs *fs, uint64_t goal, uint64_t *out)
 			waited = waited || skipped;
 			if (k == 0 || skipped)
 				continue;
-			return bo_errf(&fs->err, -EUCLEAN,
-			               "group %u: descriptor says %u free blocks, bitmap has none",
-			               g, gd_free_blocks(gd, fs->desc_size));
+			bo_errf(&fs->err, -EUCLEAN,
+			        "group %u: descriptor says %u free blocks, bitmap has none", g,
+			        gd_free_blocks(gd, fs->desc_size));
+			bad_bitmap(fs, g, false);
+			bad = true;
+			continue;
 		}
-		return take_block(fs, g, bit, b, out);
+		rc = take_block(fs, g, bit, b, out);
+		if (rc != -EUCLEAN)
+			return rc;
+		bad = true;
 	}
+	if (bad) /* fs->err names the damaged bitmap */
+		return -EUCLEAN;
 	if (waited)
 		return bo_errf(&fs->err, -ENOSPC,
 		               "no free blocks but those the running transaction freed");
@@ -356,6 +483,9 @@ int fs_free_block(struct fs *fs, uint64_t blk)
 {
 	if (!fs_blk_valid(fs, blk))
 		return bo_errf(&fs->err, -EUCLEAN, "freeing block %llu: out of range",
+		               (unsigned long long)blk);
+	if (fs_in_system_zone(fs, blk))
+		return bo_errf(&fs->err, -EUCLEAN, "freeing block %llu: in the system zone",
 		               (unsigned long long)blk);
 	uint32_t g = (uint32_t)((blk - fs->first_data_block) / fs->bpg);
 	uint32_t bit = (uint32_t)((blk - fs->first_data_block) % fs->bpg);
@@ -394,6 +524,20 @@ static int take_inode(struct fs *fs, uint32_t g, bool dir, uint32_t *out)
 	uint32_t bit = find_zero_hinted(b->data, from, fs->ipg, &fs->free_hint[2 * g + 1]);
 	if (bit >= fs->ipg)
 		return 1;
+	/* a free bit over an inode that still has links: the bitmap lost it (ext2's
+	 * "free inode in use" check); taking it would give one inode two files */
+	bool linked = false;
+	if (!(gd_flags(gd) & EXT4_BG_INODE_UNINIT) &&
+	    (!fs->csum || bit < fs->ipg - gd_itable_unused(gd, fs->desc_size)) &&
+	    (rc = fs_inode_linked(fs, g * fs->ipg + bit + 1, &linked)) < 0)
+		return rc;
+	if (linked) {
+		bo_errf(&fs->err, -EUCLEAN,
+		        "inode bitmap of group %u (block %llu): inode %u marked free but linked", g,
+		        (unsigned long long)gd_inode_bitmap(gd, fs->desc_size),
+		        g * fs->ipg + bit + 1);
+		return bad_bitmap(fs, g, true);
+	}
 	if ((rc = fs_baccess(fs, b)) < 0)
 		return rc;
 	set_bit(b->data, bit);
@@ -419,6 +563,7 @@ int fs_alloc_inode(struct fs *fs, uint32_t parent, bool dir, uint32_t *out)
 {
 	uint32_t pg = parent ? (parent - 1) / fs->ipg : 0;
 	uint32_t start = pg;
+	bool bad = false;
 	if (dir) {
 		/* spread directories: the next group with more free inodes than average */
 		uint64_t avg = sb_get32(fs->sb, SB_FREE_INODES) / fs->groups;
@@ -437,9 +582,12 @@ int fs_alloc_inode(struct fs *fs, uint32_t parent, bool dir, uint32_t *out)
 		if (gd_free_inodes(fs_gd(fs, g), fs->desc_size) == 0)
 			continue;
 		int rc = take_inode(fs, g, dir, out);
-		if (rc <= 0)
+		if (rc <= 0 && rc != -EUCLEAN)
 			return rc;
+		bad |= rc == -EUCLEAN;
 	}
+	if (bad) /* fs->err names the damaged bitmap */
+		return -EUCLEAN;
 	return bo_errf(&fs->err, -ENOSPC, "no free inodes");
 }
 

@@ -1,6 +1,6 @@
 /* dir.c — directories: checked walking of leaf blocks (with dirent-tail checksums),
- * lookup, insert, remove, and htree (dir_index) directories. Not path resolution
- * (ops.c). */
+ * lookup, insert, remove, the ancestry walk up '..', and htree (dir_index)
+ * directories. Not path resolution (ops.c). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -529,4 +529,39 @@ int fs_dir_init(struct fs *fs, struct fs_inode *dir, uint32_t parent)
 	fs_dirblock_set_csum(fs, dir, d);
 	fs_bdirty(fs, b);
 	return 0;
+}
+
+/* Whether directory `anc` is d or above it, following '..' up to the root. A
+ * corrupted image may loop ('..' of a directory below pointing back down): Brent's
+ * cycle detection finds that within about twice the loop's depth, so a loop costs
+ * no more than a walk of that length. */
+int fs_dir_is_ancestor(struct fs *fs, uint32_t anc, uint32_t d, bool *yes)
+{
+	*yes = false;
+	uint32_t mark = d, power = 1, since = 0;
+	for (;;) {
+		if (d == anc) {
+			*yes = true;
+			return 0;
+		}
+		if (d == EXT2_ROOT_INO)
+			return 0;
+		struct fs_inode in;
+		int rc = fs_iget(fs, d, &in);
+		if (rc < 0)
+			return rc;
+		if (!mode_is_dir(ino_mode(in.raw)))
+			return -ENOTDIR;
+		uint32_t up;
+		if ((rc = fs_dir_lookup(fs, &in, "..", 2, &up, NULL)) < 0)
+			return rc;
+		d = up;
+		if (d == mark)
+			return bo_errf(&fs->err, -EUCLEAN, "directory loop above inode %u", d);
+		if (++since == power) {
+			mark = d;
+			power *= 2;
+			since = 0;
+		}
+	}
 }

@@ -19,12 +19,6 @@ struct dx_info {
 	uint32_t nodes[DX_MAX_NODE_BLOCKS]; /* logical blocks of interior nodes */
 };
 
-/* ext4's directory hash (legacy, half_md4, tea; signed and unsigned variants).
- * seed: the superblock's s_hash_seed (all zero: the default). Returns -EINVAL for
- * an unknown version. */
-int fs_dx_hash(int version, const uint32_t seed[4], const char *name, size_t len, uint32_t *hash,
-               uint32_t *minor);
-
 int fs_dx_read_root(struct fs *fs, struct fs_inode *dir, struct dx_info *info);
 /* Leaves that may hold `name`, in order (the first, then hash-collision
  * continuations). */

@@ -23,16 +23,54 @@ uint32_t fs_csum(const struct fs *fs, uint32_t seed, const void *p, size_t n)
 
 uint32_t fs_inode_csum_seed(const struct fs *fs, uint32_t ino, uint32_t gen)
 {
-	uint8_t le[4];
-	put_le32(le, ino);
-	uint32_t c = crc32c_raw(fs->csum_seed, le, 4);
-	put_le32(le, gen);
-	return crc32c_raw(c, le, 4);
+	return ext2_inode_csum_seed(fs->csum_seed, ino, gen);
 }
 
 bool fs_blk_valid(const struct fs *fs, uint64_t blk)
 {
 	return blk >= fs->first_data_block && blk < fs->blocks;
+}
+
+/* ext3_commit_super for a filesystem that stops writing: only the error bit goes to
+ * the superblock on disk, set in the copy that is there (the in-memory one holds
+ * counts of work that will never commit). Best effort: the error is reported anyway. */
+static void write_error_bit(struct fs *fs)
+{
+	uint32_t ss = fs->dev->sector_size;
+	size_t len = ss > 2048 ? ss : 2048;
+	uint8_t *tmp = malloc(len);
+	if (!tmp || blk_pread(fs->dev, 0, len, tmp) < 0) {
+		free(tmp);
+		return;
+	}
+	uint8_t *sb = tmp + EXT2_SB_OFFSET;
+	if (sb_get16(sb, SB_MAGIC) == EXT2_MAGIC) {
+		sb_put16(sb, SB_STATE, sb_get16(sb, SB_STATE) | EXT2_ERROR_FS);
+		if (fs->csum)
+			sb_put32(sb, SB_CHECKSUM, ext2_sb_csum(sb));
+		if (blk_pwrite(fs->dev, 0, len, tmp, BLK_FUA) == 0)
+			(void)blk_flush(fs->dev);
+	}
+	free(tmp);
+}
+
+int fs_error(struct fs *fs, int rc)
+{
+	if (fs->aborted || (fs->ro && !fs->op_depth))
+		return rc; /* a read-only mount writes nothing, not even the error */
+	if (!(sb_get16(fs->sb, SB_STATE) & EXT2_ERROR_FS)) {
+		sb_put16(fs->sb, SB_STATE, sb_get16(fs->sb, SB_STATE) | EXT2_ERROR_FS);
+		fs_sb_dirty(fs, SB_STATE);
+	}
+	if (fs->opts.errors == FS_ERRORS_CONTINUE)
+		return rc;
+	/* remount-ro and panic abort at once, as ext3 aborts its journal: the running
+	 * transaction is dropped, so nothing of the operation that met the damage
+	 * reaches the disk */
+	fs->aborted = true;
+	fs->ro = true;
+	write_error_bit(fs);
+	return rc;
 }
 
 /* ---- buffer cache -------------------------------------------------------------- */
@@ -299,7 +337,7 @@ static int flush_sb(struct fs *fs)
 	if ((rc = fs_baccess(fs, b)) < 0)
 		return rc;
 	if (fs->csum) {
-		sb_put32(fs->sb, SB_CHECKSUM, crc32c_raw(~0u, fs->sb, SB_CHECKSUM));
+		sb_put32(fs->sb, SB_CHECKSUM, ext2_sb_csum(fs->sb));
 		fs->sb_stale |= (uint16_t)(1u << (SB_CHECKSUM / 64));
 	}
 	uint8_t *to = b->data + EXT2_SB_OFFSET % fs->bs;
@@ -314,14 +352,7 @@ static int flush_sb(struct fs *fs)
 
 static uint16_t gd_csum(const struct fs *fs, uint32_t g, const uint8_t *gd)
 {
-	uint8_t le[4], zero[2] = {0, 0};
-	put_le32(le, g);
-	uint32_t c = crc32c_raw(fs->csum_seed, le, 4);
-	c = crc32c_raw(c, gd, GD_CHECKSUM);
-	c = crc32c_raw(c, zero, 2);
-	if (fs->desc_size > GD_CHECKSUM + 2)
-		c = crc32c_raw(c, gd + GD_CHECKSUM + 2, fs->desc_size - GD_CHECKSUM - 2);
-	return (uint16_t)c;
+	return ext2_gd_csum(fs->csum_seed, g, gd, fs->desc_size);
 }
 
 static int flush_gds(struct fs *fs)
@@ -350,6 +381,11 @@ static int flush_gds(struct fs *fs)
 
 int fs_op_begin(struct fs *fs, uint32_t credits)
 {
+	if (fs->aborted && fs->opts.errors == FS_ERRORS_PANIC)
+		return bo_errf(&fs->err, -EIO, "filesystem aborted after damage (errors=panic)");
+	if (fs->aborted)
+		return bo_errf(&fs->err, -EROFS,
+		               "filesystem read-only after damage (errors=remount-ro)");
 	if (fs->ro)
 		return bo_errf(&fs->err, -EROFS, "filesystem is mounted read-only");
 	if (fs->op_depth++ > 0)
@@ -363,12 +399,32 @@ int fs_op_begin(struct fs *fs, uint32_t credits)
 	return rc;
 }
 
+/* The end of an operation after the filesystem aborted: its changes are dropped
+ * (never given to the journal nor written back). */
+static int op_drop(struct fs *fs, int rc)
+{
+	while (fs->op_dirty) {
+		struct fs_buf *b = fs->op_dirty;
+		fs->op_dirty = b->op_next;
+		b->in_op = false;
+		bremove(fs, b);
+	}
+	fs->op_depth = 0;
+	if (fs->jh->ops->stop)
+		(void)fs->jh->ops->stop(fs->jh);
+	return rc < 0 ? rc : -EIO;
+}
+
 int fs_op_end(struct fs *fs, int rc)
 {
 	if (fs->op_depth > 1) {
 		fs->op_depth--;
 		return rc;
 	}
+	if (rc == -EUCLEAN)
+		fs_error(fs, rc);
+	if (fs->aborted)
+		return op_drop(fs, rc);
 	int r = flush_gds(fs);
 	if (r == 0 && fs->sb_dirty)
 		r = flush_sb(fs);
@@ -395,9 +451,8 @@ int fs_op_end(struct fs *fs, int rc)
 	if (s < 0 && r == 0)
 		r = s;
 	trim_cache(fs);
-	/* errors=remount-ro: damage found while changing the filesystem stops writes */
-	if ((rc == -EUCLEAN || r == -EUCLEAN) && fs->opts.errors == FS_ERRORS_RO)
-		fs->ro = true;
+	if (r == -EUCLEAN && rc >= 0)
+		fs_error(fs, r);
 	if (fs->opts.commit_ops && fs->jh->ops->commit &&
 	    (fs->op_serial % fs->opts.commit_ops) == 0)
 		fs->jh->ops->commit(fs->jh);
@@ -435,6 +490,11 @@ int fs_held_fetch(struct fs *fs, uint64_t blk, void *buf, bool release)
 	if (release)
 		b->held = false;
 	return 0;
+}
+void fs_sb_set_error(struct fs *fs)
+{
+	sb_put16(fs->sb, SB_STATE, sb_get16(fs->sb, SB_STATE) | EXT2_ERROR_FS);
+	fs_sb_dirty(fs, SB_STATE);
 }
 struct bo_err *fs_errp(struct fs *fs)
 {
@@ -475,7 +535,7 @@ int fs_set_needs_recovery(struct fs *fs, bool on, unsigned flags)
 	inc = on ? inc | EXT3_FEATURE_INCOMPAT_RECOVER : inc & ~EXT3_FEATURE_INCOMPAT_RECOVER;
 	sb_put32(fs->sb, SB_FEATURE_INCOMPAT, inc);
 	if (fs->csum)
-		sb_put32(fs->sb, SB_CHECKSUM, crc32c_raw(~0u, fs->sb, SB_CHECKSUM));
+		sb_put32(fs->sb, SB_CHECKSUM, ext2_sb_csum(fs->sb));
 	struct fs_buf *b;
 	int rc = fs_bread(fs, sb_block(fs), &b);
 	if (rc < 0)
@@ -500,7 +560,7 @@ static int check_sb(struct fs *fs, const struct fs_mount_opts *o, struct bo_err 
 		if (sb[SB_CHECKSUM_TYPE] != EXT4_CRC32C_CHKSUM)
 			return bo_errf(err, -EUCLEAN, "superblock: unknown checksum type %u",
 			               sb[SB_CHECKSUM_TYPE]);
-		uint32_t want = crc32c_raw(~0u, sb, SB_CHECKSUM);
+		uint32_t want = ext2_sb_csum(sb);
 		if (want != sb_get32(sb, SB_CHECKSUM))
 			return bo_errf(err, -EUCLEAN,
 			               "superblock (block %u): checksum mismatch (stored 0x%08x, "
@@ -568,9 +628,7 @@ static int check_sb(struct fs *fs, const struct fs_mount_opts *o, struct bo_err 
 		fs->hash_seed[i] = sb_get32(sb, SB_HASH_SEED + 4 * i);
 	fs->def_hash = sb[SB_DEF_HASH_VERSION];
 	if (fs->csum)
-		fs->csum_seed = sb_has_incompat(sb, EXT4_FEATURE_INCOMPAT_CSUM_SEED)
-		                    ? sb_get32(sb, SB_CHECKSUM_SEED)
-		                    : crc32c_raw(~0u, sb + SB_UUID, 16);
+		fs->csum_seed = ext2_csum_seed(sb);
 	uint32_t ro = sb_get32(sb, SB_FEATURE_RO_COMPAT);
 	if ((ro & ~BO_FS_SUPP_RO_COMPAT) && !o->read_only)
 		return bo_errf(err, -EROFS, "unsupported read-only features 0x%x: mount read-only",
@@ -586,7 +644,8 @@ static int load_gdt(struct fs *fs, struct bo_err *err)
 	fs->gdt = calloc(fs->groups, fs->desc_size);
 	fs->gd_dirty = calloc(fs->groups, sizeof(bool));
 	fs->free_hint = calloc((size_t)fs->groups * 2, sizeof(*fs->free_hint));
-	if (!fs->gdt || !fs->gd_dirty || !fs->free_hint)
+	fs->bad_group = calloc(fs->groups, 1);
+	if (!fs->gdt || !fs->gd_dirty || !fs->free_hint || !fs->bad_group)
 		return -ENOMEM;
 	uint8_t *buf = malloc(fs->bs);
 	if (!buf)
@@ -628,6 +687,26 @@ static int load_gdt(struct fs *fs, struct bo_err *err)
 			return bo_errf(err, -EUCLEAN,
 			               "group descriptor %u (block %llu): bitmap or inode table "
 			               "outside the group",
+			               g, (unsigned long long)gdblk);
+		/* nor over the superblock area or one another (ext4_check_descriptors):
+		 * a bitmap aimed at a reserved descriptor block would be written there */
+		uint64_t sa = first;
+		if (ext2_bg_has_super(fs->sb, g))
+			sa += 1 + fs->desc_blocks + sb_get16(fs->sb, SB_RESERVED_GDT_BLOCKS);
+		const char *bad = bb < sa   ? "block bitmap"
+		                  : ib < sa ? "inode bitmap"
+		                  : it < sa ? "inode table"
+		                            : NULL;
+		if (bad)
+			return bo_errf(err, -EUCLEAN,
+			               "group descriptor %u (block %llu): %s inside the superblock "
+			               "and descriptor blocks",
+			               g, (unsigned long long)gdblk, bad);
+		if (bb == ib || (bb >= it && bb < it + fs->itb_per_group) ||
+		    (ib >= it && ib < it + fs->itb_per_group))
+			return bo_errf(err, -EUCLEAN,
+			               "group descriptor %u (block %llu): bitmaps and inode table "
+			               "overlap",
 			               g, (unsigned long long)gdblk);
 		if (gd_free_blocks(gd, fs->desc_size) > fs->bpg ||
 		    gd_free_inodes(gd, fs->desc_size) > fs->ipg)
@@ -678,6 +757,8 @@ int fs_mount_opts_parse(const char *text, struct fs_mount_opts *o, struct bo_err
 			o->commit_ops = v;
 		} else if (!strcmp(w, "errors=remount-ro")) {
 			o->errors = FS_ERRORS_RO;
+		} else if (!strcmp(w, "errors=panic")) {
+			o->errors = FS_ERRORS_PANIC;
 		} else if (!strcmp(w, "errors=continue")) {
 			o->errors = FS_ERRORS_CONTINUE;
 		} else if (!strcmp(w, "ro")) {
@@ -715,6 +796,7 @@ static void fs_free(struct fs *fs)
 	free(fs->gdt);
 	free(fs->gd_dirty);
 	free(fs->free_hint);
+	free(fs->bad_group);
 	free(fs);
 }
 
@@ -790,9 +872,11 @@ int fs_mount_hooked(struct bdev *d, const struct fs_mount_opts *o,
 				free(fs->gdt);
 				free(fs->gd_dirty);
 				free(fs->free_hint);
+				free(fs->bad_group);
 				fs->gdt = NULL;
 				fs->gd_dirty = NULL;
 				fs->free_hint = NULL;
+				fs->bad_group = NULL;
 				rc = load_gdt(fs, err);
 			}
 		}
@@ -831,6 +915,9 @@ int fs_mount_hooked(struct bdev *d, const struct fs_mount_opts *o,
  * durable. Under data=writeback other files' delayed data stays behind. */
 int fs_sync_ino(struct fs *fs, uint32_t ino)
 {
+	if (fs->aborted)
+		return bo_errf(&fs->err, -EIO,
+		               "filesystem aborted after damage: nothing is synced");
 	if (fs->ro)
 		return 0;
 	int rc = fs_dpage_flush(fs, ino);
@@ -876,7 +963,8 @@ int fs_unmount(struct fs *fs)
 		if (r < 0 && rc == 0)
 			rc = r;
 	}
-	fs->jh->ops->destroy(fs->jh, rc == 0);
+	/* aborted: the running transaction never commits, a replay gives what did */
+	fs->jh->ops->destroy(fs->jh, rc == 0 && !fs->aborted);
 	fs_free(fs);
 	return rc;
 }

@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "blackout/fs.h"
-#include "fs/format.h"
+#include "blackout/ext2_format.h"
 #include "fs/journal_hook.h"
 
 /* A cached metadata block. Pointers to buffers are valid until the end of the
@@ -60,6 +60,9 @@ struct fs {
 	struct bo_err err;
 	struct fs_jhook *jh;
 	bool ro;
+	/* errors=remount-ro or panic met damage: nothing more reaches the disk but the
+	 * superblock's error bit (fs_error) */
+	bool aborted;
 
 	uint8_t sb[EXT2_SB_SIZE]; /* authoritative copy */
 	uint32_t bs, bs_bits;     /* block size */
@@ -86,6 +89,9 @@ struct fs {
 	/* per group, [2g] block bitmap, [2g + 1] inode bitmap: every bit below is set
 	 * (in use), so a search for a free one may start there (alloc.c) */
 	uint32_t *free_hint;
+	/* per group, FS_BAD_*: a bitmap found inconsistent this mount; allocation skips
+	 * the group and frees in it are refused (ext4's BBITMAP_CORRUPT) */
+	uint8_t *bad_group;
 	bool sb_dirty;
 	/* 64-byte pieces of sb (bit i: bytes 64i..64i+63) that the buffered superblock
 	 * block may not hold yet: an operation that only moved the free counts copies
@@ -137,8 +143,6 @@ struct fs {
 	uint32_t now_override; /* nonzero: fixed clock (tests) */
 };
 
-uint32_t fs_now(struct fs *fs);
-
 /* ---- buffer cache (fs.c) ---- */
 int fs_bread(struct fs *fs, uint64_t blk, struct fs_buf **out);
 /* A buffer for a block about to be completely overwritten (no read). */
@@ -182,6 +186,10 @@ static inline void fs_sb_dirty(struct fs *fs, uint32_t off)
 	fs->sb_stale |= off == FS_SB_ANY ? 0xffffu : (uint16_t)(1u << (off / 64));
 }
 
+/* Damage was found (the message is in fs->err): the superblock records it and the
+ * errors= option decides what follows, as in ext3. Returns rc. */
+int fs_error(struct fs *fs, int rc);
+
 /* ---- checksums (fs.c) ---- */
 uint32_t fs_csum(const struct fs *fs, uint32_t seed, const void *p, size_t n);
 uint32_t fs_inode_csum_seed(const struct fs *fs, uint32_t ino, uint32_t gen);
@@ -196,25 +204,36 @@ bool fs_enospc_retry(struct fs *fs, int rc);
 void fs_freed_release(struct fs *fs);
 int fs_alloc_inode(struct fs *fs, uint32_t parent, bool dir, uint32_t *out);
 int fs_free_inode(struct fs *fs, uint32_t ino, bool dir);
+#define FS_BAD_BBITMAP 1
+#define FS_BAD_IBITMAP 2
+/* Whether blk is a superblock, descriptor, reserved descriptor, bitmap or inode table
+ * block: what no file may own (Linux's "system zone"). */
+bool fs_in_system_zone(const struct fs *fs, uint64_t blk);
+/* Whether blk is marked in use in its group's bitmap; -EUCLEAN if the bitmap is bad. */
+int fs_block_in_use(struct fs *fs, uint64_t blk, bool *used);
+int fs_inode_in_use(struct fs *fs, uint32_t ino, bool *used);
 uint8_t *fs_gd(struct fs *fs, uint32_t g);
 void fs_gd_update_csums(struct fs *fs, uint32_t g);
 int fs_verify_bitmaps(struct fs *fs, uint32_t g);
 uint64_t fs_group_first_block(const struct fs *fs, uint32_t g);
 
 /* ---- inodes (inode.c) ---- */
-uint32_t fs_raw_inode_csum(uint32_t csum_seed, uint32_t inode_size, uint32_t ino,
-                           const uint8_t *raw);
-void fs_raw_inode_set_csum(uint32_t csum_seed, uint32_t inode_size, uint32_t ino, uint8_t *raw);
 struct fs_inode {
 	uint32_t ino;
 	uint8_t raw[1024];
 };
 int fs_iget(struct fs *fs, uint32_t ino, struct fs_inode *in);
+/* Whether the inode table says ino has links (a free inode has none). */
+int fs_inode_linked(struct fs *fs, uint32_t ino, bool *linked);
 int fs_iput(struct fs *fs, struct fs_inode *in);
 /* Map logical block; alloc: allocate (and zero-fill metadata) if a hole. */
 int fs_bmap(struct fs *fs, struct fs_inode *in, uint64_t lblk, bool alloc, uint64_t *pblk);
 /* Free every block at or past logical block `from`. */
 int fs_truncate_blocks(struct fs *fs, struct fs_inode *in, uint64_t from);
+/* Before freeing anything: every block at or past `from` (and, from 0, the xattr
+ * block and the inode's own bitmap bit) is inside the filesystem, outside the
+ * system zone, marked in use and owned once; -EUCLEAN naming the first that is not. */
+int fs_inode_check_release(struct fs *fs, struct fs_inode *in, uint64_t from);
 int fs_inode_release(struct fs *fs, struct fs_inode *in); /* free an unlinked inode */
 uint64_t fs_max_file_size(const struct fs *fs);
 void fs_add_blocks(struct fs *fs, struct fs_inode *in, int64_t nblocks);
@@ -257,6 +276,8 @@ int fs_dir_iterate(struct fs *fs, struct fs_inode *dir,
                    void *ctx);
 int fs_dir_is_empty(struct fs *fs, struct fs_inode *dir, bool *empty);
 int fs_dir_init(struct fs *fs, struct fs_inode *dir, uint32_t parent);
+/* Whether directory anc is d or above it (following '..'); -EUCLEAN on a loop. */
+int fs_dir_is_ancestor(struct fs *fs, uint32_t anc, uint32_t d, bool *yes);
 /* A directory just made (empty): the name cache knows all of it from now on. */
 void fs_dcache_new_dir(struct fs *fs, uint32_t dir);
 int fs_dirblock_check(struct fs *fs, struct fs_inode *dir, uint64_t lblk, uint8_t *data);

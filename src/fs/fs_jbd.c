@@ -8,7 +8,8 @@
 
 #include "blackout/endian.h"
 #include "blackout/jbd.h"
-#include "fs/fs_int.h"
+#include "blackout/ext2_format.h"
+#include "blackout/fs.h"
 #include "fs/journal_hook.h"
 
 struct fsj {
@@ -31,10 +32,10 @@ static int add_block(struct fsj *f, struct fs *fs, uint64_t p, uint64_t want)
 {
 	if (f->nblocks >= want)
 		return 0;
-	if (!p || p >= fs->blocks)
-		return bo_errf(&fs->err, -EUCLEAN, "journal inode: block %llu of the journal is %s",
-		               (unsigned long long)f->nblocks,
-		               p ? "beyond the filesystem" : "a hole");
+	if (!p || p >= fs_blocks_count(fs))
+		return bo_errf(
+		    fs_errp(fs), -EUCLEAN, "journal inode: block %llu of the journal is %s",
+		    (unsigned long long)f->nblocks, p ? "beyond the filesystem" : "a hole");
 	if (f->next && f->ext[f->next - 1].pblk + f->ext[f->next - 1].count == p) {
 		f->ext[f->next - 1].count++;
 	} else {
@@ -42,7 +43,7 @@ static int add_block(struct fsj *f, struct fs *fs, uint64_t p, uint64_t want)
 			size_t nc = f->cap ? f->cap * 2 : 16;
 			struct jbd_extent *e = realloc(f->ext, nc * sizeof(*e));
 			if (!e)
-				return bo_errf(&fs->err, -ENOMEM, "out of memory");
+				return bo_errf(fs_errp(fs), -ENOMEM, "out of memory");
 			f->ext = e;
 			f->cap = nc;
 		}
@@ -58,16 +59,16 @@ static int walk(struct fsj *f, struct fs *fs, uint64_t blk, int level, uint64_t 
 {
 	if (f->nblocks >= want)
 		return 0;
-	if (!blk || blk >= fs->blocks)
-		return bo_errf(&fs->err, -EUCLEAN,
+	if (!blk || blk >= fs_blocks_count(fs))
+		return bo_errf(fs_errp(fs), -EUCLEAN,
 		               "journal inode: indirect block %llu out of range",
 		               (unsigned long long)blk);
-	uint8_t *b = buf + (size_t)(level - 1) * fs->bs;
-	int rc = blk_pread(fs->dev, blk * fs->bs, fs->bs, b);
+	uint8_t *b = buf + (size_t)(level - 1) * fs_block_size(fs);
+	int rc = blk_pread(fs_bdev(fs), blk * fs_block_size(fs), fs_block_size(fs), b);
 	if (rc)
-		return bo_errf(&fs->err, rc, "journal inode: reading block %llu",
+		return bo_errf(fs_errp(fs), rc, "journal inode: reading block %llu",
 		               (unsigned long long)blk);
-	for (uint32_t i = 0; i < fs->bs / 4 && f->nblocks < want && !rc; i++) {
+	for (uint32_t i = 0; i < fs_block_size(fs) / 4 && f->nblocks < want && !rc; i++) {
 		uint64_t p = get_le32(b + 4 * i);
 		rc = level == 1 ? add_block(f, fs, p, want) : walk(f, fs, p, level - 1, want, buf);
 	}
@@ -76,12 +77,12 @@ static int walk(struct fsj *f, struct fs *fs, uint64_t blk, int level, uint64_t 
 
 static int map_journal(struct fsj *f, struct fs *fs, uint64_t *nblocks)
 {
-	const uint8_t *sb = fs->sb;
+	const uint8_t *sb = fs_sb(fs);
 	uint32_t ino = sb_get32(sb, SB_JOURNAL_INUM);
 	uint8_t iblock[60];
 	uint64_t size;
 	if (sb_has_incompat(sb, EXT3_FEATURE_INCOMPAT_JOURNAL_DEV) || sb_get32(sb, SB_JOURNAL_DEV))
-		return bo_errf(&fs->err, -EOPNOTSUPP, "external journals are not supported");
+		return bo_errf(fs_errp(fs), -EOPNOTSUPP, "external journals are not supported");
 	if (ino == EXT2_JOURNAL_INO && sb[SB_JNL_BACKUP_TYPE] == EXT3_JNL_BACKUP_BLOCKS) {
 		/* mke2fs keeps a copy of the journal inode's i_block and size here */
 		memcpy(iblock, sb + SB_JNL_BLOCKS, 60);
@@ -90,26 +91,31 @@ static int map_journal(struct fsj *f, struct fs *fs, uint64_t *nblocks)
 	} else {
 		uint32_t ipg = sb_get32(sb, SB_INODES_PER_GROUP), isz = sb_inode_size(sb);
 		if (ino < 1 || ino > sb_get32(sb, SB_INODES_COUNT) || !ipg || !isz)
-			return bo_errf(&fs->err, -EUCLEAN, "journal inode %u out of range", ino);
+			return bo_errf(fs_errp(fs), -EUCLEAN, "journal inode %u out of range", ino);
 		uint32_t g = (ino - 1) / ipg, idx = (ino - 1) % ipg;
 		uint32_t dsz = sb_desc_size(sb);
-		uint64_t gdblk = sb_get32(sb, SB_FIRST_DATA_BLOCK) + 1 + (uint64_t)g * dsz / fs->bs;
-		uint8_t *b = malloc(fs->bs);
+		uint64_t gdblk =
+		    sb_get32(sb, SB_FIRST_DATA_BLOCK) + 1 + (uint64_t)g * dsz / fs_block_size(fs);
+		uint8_t *b = malloc(fs_block_size(fs));
 		if (!b)
 			return -ENOMEM;
-		int rc = blk_pread(fs->dev, gdblk * fs->bs, fs->bs, b);
-		uint64_t itab = rc ? 0 : gd_inode_table(b + (size_t)g * dsz % fs->bs, dsz);
+		int rc = blk_pread(fs_bdev(fs), gdblk * fs_block_size(fs), fs_block_size(fs), b);
+		uint64_t itab =
+		    rc ? 0 : gd_inode_table(b + (size_t)g * dsz % fs_block_size(fs), dsz);
 		uint64_t off = (uint64_t)idx * isz;
-		if (!rc && (!itab || itab >= fs->blocks))
-			rc = bo_errf(&fs->err, -EUCLEAN, "journal inode %u: bad inode table %llu",
-			             ino, (unsigned long long)itab);
+		if (!rc && (!itab || itab >= fs_blocks_count(fs)))
+			rc =
+			    bo_errf(fs_errp(fs), -EUCLEAN, "journal inode %u: bad inode table %llu",
+			            ino, (unsigned long long)itab);
 		if (!rc)
-			rc = blk_pread(fs->dev, (itab + off / fs->bs) * fs->bs, fs->bs, b);
+			rc = blk_pread(fs_bdev(fs),
+			               (itab + off / fs_block_size(fs)) * fs_block_size(fs),
+			               fs_block_size(fs), b);
 		if (!rc) {
-			const uint8_t *in = b + off % fs->bs;
+			const uint8_t *in = b + off % fs_block_size(fs);
 			if (get_le32(in + I_FLAGS) & EXT4_EXTENTS_FL)
-				rc = bo_errf(&fs->err, -EOPNOTSUPP, "journal inode %u uses extents",
-				             ino);
+				rc = bo_errf(fs_errp(fs), -EOPNOTSUPP,
+				             "journal inode %u uses extents", ino);
 			memcpy(iblock, in + I_BLOCK, 60);
 			size = ino_size(in);
 		}
@@ -117,11 +123,11 @@ static int map_journal(struct fsj *f, struct fs *fs, uint64_t *nblocks)
 		if (rc)
 			return rc;
 	}
-	uint64_t want = size / fs->bs;
+	uint64_t want = size / fs_block_size(fs);
 	if (want < 16)
-		return bo_errf(&fs->err, -EUCLEAN, "journal inode: %llu blocks is too small",
+		return bo_errf(fs_errp(fs), -EUCLEAN, "journal inode: %llu blocks is too small",
 		               (unsigned long long)want);
-	uint8_t *buf = malloc((size_t)fs->bs * 3);
+	uint8_t *buf = malloc((size_t)fs_block_size(fs) * 3);
 	if (!buf)
 		return -ENOMEM;
 	int rc = 0;
@@ -131,7 +137,7 @@ static int map_journal(struct fsj *f, struct fs *fs, uint64_t *nblocks)
 		rc = walk(f, fs, get_le32(iblock + 4 * (11 + l)), l, want, buf);
 	free(buf);
 	if (!rc && f->nblocks < want)
-		rc = bo_errf(&fs->err, -EUCLEAN, "journal inode: maps %llu of %llu blocks",
+		rc = bo_errf(fs_errp(fs), -EUCLEAN, "journal inode: maps %llu of %llu blocks",
 		             (unsigned long long)f->nblocks, (unsigned long long)want);
 	*nblocks = want;
 	return rc;
@@ -144,12 +150,12 @@ static int failed(struct fsj *f, int rc)
 	struct fs *fs = f->hook.fs;
 	if (rc >= 0)
 		return rc;
-	bo_errf(&fs->err, rc, "journal: %s", bo_errstr(jbd_journal_err(f->j), rc));
+	bo_errf(fs_errp(fs), rc, "journal: %s", bo_errstr(jbd_journal_err(f->j), rc));
 	if (jbd_journal_aborted(f->j) && !f->errored) {
 		f->errored = true;
-		sb_put16(fs->sb, SB_STATE, sb_get16(fs->sb, SB_STATE) | EXT2_ERROR_FS);
+		fs_sb_set_error(fs);
 		(void)fs_set_needs_recovery(fs, true, BLK_FUA); /* best effort */
-		bo_errf(&fs->err, rc, "journal: %s", bo_errstr(jbd_journal_err(f->j), rc));
+		bo_errf(fs_errp(fs), rc, "journal: %s", bo_errstr(jbd_journal_err(f->j), rc));
 	}
 	return rc;
 }
@@ -163,17 +169,17 @@ static int h_recover(struct fs_jhook *h)
 		struct jbd_recovery_info info;
 		rc = jbd_journal_recover(f->j, &info);
 		if (rc)
-			return bo_errf(&fs->err, rc, "%s", bo_errstr(jbd_journal_err(f->j), rc));
+			return bo_errf(fs_errp(fs), rc, "%s", bo_errstr(jbd_journal_err(f->j), rc));
 	}
 	/* the replayed superblock, with needs_recovery cleared */
 	rc = fs_reload_sb(fs);
-	if (!rc && sb_has_incompat(fs->sb, EXT3_FEATURE_INCOMPAT_RECOVER))
+	if (!rc && sb_has_incompat(fs_sb(fs), EXT3_FEATURE_INCOMPAT_RECOVER))
 		rc = fs_set_needs_recovery(fs, false, BLK_FUA);
 	if (rc)
 		return rc;
 	/* metadata_csum implies journal checksum v3, as ext4 sets it */
 	const struct jbd_sb *jsb = jbd_journal_sb(f->j);
-	if (sb_has_ro_compat(fs->sb, EXT4_FEATURE_RO_COMPAT_METADATA_CSUM) &&
+	if (sb_has_ro_compat(fs_sb(fs), EXT4_FEATURE_RO_COMPAT_METADATA_CSUM) &&
 	    !(jsb->incompat & JBD_FEATURE_INCOMPAT_CSUM_V3)) {
 		uint32_t inc = (jsb->incompat & ~(uint32_t)JBD_FEATURE_INCOMPAT_CSUM_V2) |
 		               JBD_FEATURE_INCOMPAT_CSUM_V3;
@@ -184,7 +190,7 @@ static int h_recover(struct fs_jhook *h)
 	}
 	rc = jbd_journal_load(f->j);
 	if (rc)
-		return bo_errf(&fs->err, rc, "%s", bo_errstr(jbd_journal_err(f->j), rc));
+		return bo_errf(fs_errp(fs), rc, "%s", bo_errstr(jbd_journal_err(f->j), rc));
 	return 0;
 }
 
@@ -194,12 +200,13 @@ static int h_start(struct fs_jhook *h, uint32_t credits)
 	/* errors=remount-ro: every change is refused from now on. The fs's own ro
 	 * flag is not used: with it, fs_sync would return 0, and a later fsync must
 	 * never report success after a failed write. */
-	if (f->errored && h->fs->opts.errors == FS_ERRORS_RO)
-		return bo_errf(&h->fs->err, -EROFS,
+	if (f->errored && fs_mount_opts(h->fs)->errors == FS_ERRORS_RO)
+		return bo_errf(fs_errp(h->fs), -EROFS,
 		               "read-only after a journal write error (errors=remount-ro)");
 	if (!f->started) {
 		/* from the first change on, a crash leaves a journal to replay */
-		int rc = fs_set_needs_recovery(h->fs, true, h->fs->opts.barrier ? BLK_FUA : 0);
+		int rc =
+		    fs_set_needs_recovery(h->fs, true, fs_mount_opts(h->fs)->barrier ? BLK_FUA : 0);
 		if (rc)
 			return rc;
 		f->started = true;
@@ -270,7 +277,7 @@ static int fetch_held(void *ctx, uint64_t block, void *buf, bool release)
 static int h_dirty_data(struct fs_jhook *h, uint64_t block, const void *data, unsigned flags)
 {
 	struct fsj *f = J(h);
-	bool journal = h->fs->opts.data == FS_DATA_JOURNAL;
+	bool journal = fs_mount_opts(h->fs)->data == FS_DATA_JOURNAL;
 	if ((flags & FS_JH_DATA_BEFORE) && !journal)
 		return FS_JH_WRITEBACK;
 	int rc = with_handle(f, jbd_journal_dirty_data, block, data);
@@ -318,7 +325,7 @@ static void h_destroy(struct fs_jhook *h, bool clean)
 		/* the journal is empty on disk: no recovery needed any more */
 		if (clean && !rc && f->started && !f->errored)
 			(void)fs_set_needs_recovery(h->fs, false,
-			                            h->fs->opts.barrier ? BLK_FUA : 0);
+			                            fs_mount_opts(h->fs)->barrier ? BLK_FUA : 0);
 	}
 	free(f->ext);
 	free(f);
@@ -357,16 +364,16 @@ int fs_jbd_open(struct fs *fs, const struct fs_mount_opts *o, struct fs_jhook **
 	uint64_t nblocks = 0;
 	int rc = map_journal(f, fs, &nblocks);
 	if (rc) {
-		bo_errf(err, rc, "%s", bo_errstr(&fs->err, rc));
+		bo_errf(err, rc, "%s", bo_errstr(fs_errp(fs), rc));
 		free(f->ext);
 		free(f);
 		return rc;
 	}
 	struct jbd_config c = {
-	    .block_size = fs->bs,
+	    .block_size = fs_block_size(fs),
 	    .nr_blocks = nblocks,
 	    .map = {.extents = f->ext, .nr_extents = f->next},
-	    .fs_blocks = fs->blocks,
+	    .fs_blocks = fs_blocks_count(fs),
 	    .data = o->data == FS_DATA_JOURNAL     ? JBD_DATA_JOURNAL
 	            : o->data == FS_DATA_WRITEBACK ? JBD_DATA_WRITEBACK
 	                                           : JBD_DATA_ORDERED,
@@ -377,7 +384,7 @@ int fs_jbd_open(struct fs *fs, const struct fs_mount_opts *o, struct fs_jhook **
 	    .fetch = fetch_held,
 	    .fetch_ctx = fs,
 	};
-	rc = jbd_journal_open(fs->dev, &c, &f->j, err);
+	rc = jbd_journal_open(fs_bdev(fs), &c, &f->j, err);
 	if (rc) {
 		free(f->ext);
 		free(f);

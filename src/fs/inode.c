@@ -25,40 +25,20 @@ static int inode_loc(struct fs *fs, uint32_t ino, uint64_t *blk, uint32_t *off)
 	return 0;
 }
 
-uint32_t fs_raw_inode_csum(uint32_t csum_seed, uint32_t inode_size, uint32_t ino,
-                           const uint8_t *raw)
+int fs_inode_linked(struct fs *fs, uint32_t ino, bool *linked)
 {
-	uint8_t zero[2] = {0, 0}, le[4];
-	put_le32(le, ino);
-	uint32_t c = crc32c_raw(csum_seed, le, 4);
-	c = crc32c_raw(c, raw + I_GENERATION, 4);
-	c = crc32c_raw(c, raw, I_CHECKSUM_LO);
-	c = crc32c_raw(c, zero, 2);
-	c = crc32c_raw(c, raw + I_CHECKSUM_LO + 2, EXT2_GOOD_OLD_INODE_SIZE - I_CHECKSUM_LO - 2);
-	if (inode_size > EXT2_GOOD_OLD_INODE_SIZE) {
-		uint32_t off = I_CHECKSUM_HI;
-		c = crc32c_raw(c, raw + EXT2_GOOD_OLD_INODE_SIZE, off - EXT2_GOOD_OLD_INODE_SIZE);
-		if (get_le16(raw + I_EXTRA_ISIZE) >= EXT4_INODE_CSUM_HI_EXTRA_END) {
-			c = crc32c_raw(c, zero, 2);
-			off += 2;
-		}
-		c = crc32c_raw(c, raw + off, inode_size - off);
-	}
-	return c;
-}
-
-void fs_raw_inode_set_csum(uint32_t csum_seed, uint32_t inode_size, uint32_t ino, uint8_t *raw)
-{
-	uint32_t c = fs_raw_inode_csum(csum_seed, inode_size, ino, raw);
-	put_le16(raw + I_CHECKSUM_LO, (uint16_t)c);
-	if (inode_size > EXT2_GOOD_OLD_INODE_SIZE &&
-	    get_le16(raw + I_EXTRA_ISIZE) >= EXT4_INODE_CSUM_HI_EXTRA_END)
-		put_le16(raw + I_CHECKSUM_HI, (uint16_t)(c >> 16));
+	uint64_t blk;
+	uint32_t off;
+	int rc = inode_loc(fs, ino, &blk, &off);
+	struct fs_buf *b;
+	if (rc == 0 && (rc = fs_bread(fs, blk, &b)) == 0)
+		*linked = get_le16(b->data + off + I_LINKS_COUNT) != 0;
+	return rc;
 }
 
 static uint32_t inode_csum(struct fs *fs, uint32_t ino, const uint8_t *raw)
 {
-	return fs_raw_inode_csum(fs->csum_seed, fs->inode_size, ino, raw);
+	return ext2_inode_csum(fs->csum_seed, ino, raw, fs->inode_size);
 }
 
 static bool csum_hi(const struct fs *fs, const uint8_t *raw)
@@ -270,6 +250,115 @@ int fs_inode_size(struct fs *fs, uint32_t ino, uint64_t *size)
 	return rc;
 }
 
+/* ---- the check before anything is freed --------------------------------------- */
+struct relcheck {
+	struct fs *fs;
+	uint32_t ino;
+	uint64_t *v;
+	size_t n, cap;
+};
+
+static int rel_add(struct relcheck *c, uint64_t blk, const char *what)
+{
+	struct fs *fs = c->fs;
+	bool used = false;
+	if (!fs_blk_valid(fs, blk))
+		return bo_errf(&fs->err, -EUCLEAN, "inode %u: %s %llu is outside the filesystem",
+		               c->ino, what, (unsigned long long)blk);
+	if (fs_in_system_zone(fs, blk))
+		return bo_errf(&fs->err, -EUCLEAN,
+		               "inode %u: %s %llu is in the system zone (superblock, descriptors, "
+		               "bitmaps or inode table)",
+		               c->ino, what, (unsigned long long)blk);
+	int rc = fs_block_in_use(fs, blk, &used);
+	if (rc < 0)
+		return rc;
+	if (!used)
+		return bo_errf(&fs->err, -EUCLEAN,
+		               "inode %u: %s %llu is marked free in the block bitmap", c->ino, what,
+		               (unsigned long long)blk);
+	if (c->n == c->cap) {
+		size_t nc = c->cap ? c->cap * 2 : 64;
+		uint64_t *nv = realloc(c->v, nc * sizeof(*nv));
+		if (!nv)
+			return bo_errf(&fs->err, -ENOMEM, "out of memory");
+		c->v = nv;
+		c->cap = nc;
+	}
+	c->v[c->n++] = blk;
+	return 0;
+}
+
+static int rel_tree(struct relcheck *c, uint64_t blk, int level, uint64_t base, uint64_t from,
+                    int budget)
+{
+	struct fs *fs = c->fs;
+	int rc = rel_add(c, blk, "indirect block");
+	if (rc < 0)
+		return rc;
+	if (budget <= 0)
+		return bo_errf(&fs->err, -EUCLEAN, "inode %u: indirect tree too deep", c->ino);
+	uint64_t span = 1;
+	for (int i = 1; i < level; i++)
+		span *= fs->apb;
+	uint32_t start = from > base ? (uint32_t)((from - base) / span) : 0;
+	for (uint32_t i = start; i < fs->apb; i++) {
+		struct fs_buf *b;
+		if ((rc = fs_bread(fs, blk, &b)) < 0)
+			return rc;
+		uint64_t v = get_le32(b->data + 4 * i);
+		if (!v)
+			continue;
+		rc = level > 1 ? rel_tree(c, v, level - 1, base + i * span, from, budget - 1)
+		               : rel_add(c, v, "block");
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static bool is_fast_symlink(const struct fs *fs, const struct fs_inode *in);
+
+int fs_inode_check_release(struct fs *fs, struct fs_inode *in, uint64_t from)
+{
+	struct relcheck c = {.fs = fs, .ino = in->ino};
+	int rc = 0;
+	bool blocks = from > 0 || !is_fast_symlink(fs, in);
+	for (uint32_t i = (uint32_t)from; blocks && i < EXT2_NDIR_BLOCKS && rc == 0; i++)
+		if (ino_block(in->raw, i))
+			rc = rel_add(&c, ino_block(in->raw, i), "block");
+	uint64_t base = EXT2_NDIR_BLOCKS, span = fs->apb;
+	for (int level = 1; blocks && level <= 3 && rc == 0; level++) {
+		uint64_t v = ino_block(in->raw, EXT2_NDIR_BLOCKS + level - 1);
+		if (v && base + span > from)
+			rc = rel_tree(&c, v, level, base, from < base ? base : from, 8);
+		base += span;
+		span *= fs->apb;
+	}
+	if (rc == 0 && from == 0 && ino_file_acl(in->raw))
+		rc = rel_add(&c, ino_file_acl(in->raw), "xattr block");
+	if (rc == 0 && c.n > 1) { /* qsort must not get NULL, even for 0 items */
+		qsort(c.v, c.n, sizeof(*c.v), cmp_u64);
+		for (size_t i = 1; i < c.n && rc == 0; i++)
+			if (c.v[i] == c.v[i - 1])
+				rc = bo_errf(&fs->err, -EUCLEAN,
+				             "inode %u: block %llu is mapped twice", in->ino,
+				             (unsigned long long)c.v[i]);
+	}
+	free(c.v);
+	bool used = true;
+	if (rc == 0 && from == 0 && (rc = fs_inode_in_use(fs, in->ino, &used)) == 0 && !used)
+		rc = bo_errf(&fs->err, -EUCLEAN, "inode %u is marked free in the inode bitmap",
+		             in->ino);
+	return rc;
+}
+
 /* Frees the blocks of an indirect tree rooted at `blk` (level 1 = pointers to data)
  * covering logical blocks [base, ...) that are >= from. *all: the whole tree went. */
 static int free_tree(struct fs *fs, struct fs_inode *in, uint64_t blk, int level, uint64_t base,
@@ -331,7 +420,10 @@ static int free_tree(struct fs *fs, struct fs_inode *in, uint64_t blk, int level
 
 int fs_truncate_blocks(struct fs *fs, struct fs_inode *in, uint64_t from)
 {
-	int rc;
+	/* a free of a block that is not the file's would destroy what owns it */
+	int rc = fs_inode_check_release(fs, in, from);
+	if (rc < 0)
+		return rc;
 	for (uint32_t i = 0; i < EXT2_NDIR_BLOCKS; i++) {
 		uint64_t v = ino_block(in->raw, i);
 		if (i < from || !v)

@@ -52,13 +52,8 @@ int fs_nojournal_open(struct fs *fs, struct fs_jhook **out)
 int fs_journal_open(struct fs *fs, const struct fs_mount_opts *o, struct fs_jhook **out,
                     struct bo_err *err)
 {
-	(void)err;
 	bool has_journal = sb_has_compat(fs_sb(fs), EXT3_FEATURE_COMPAT_HAS_JOURNAL);
 	if (!has_journal || o->no_journal || o->read_only)
 		return fs_nojournal_open(fs, out);
-#ifdef BLACKOUT_HAVE_FS_JBD
 	return fs_jbd_open(fs, o, out, err);
-#else
-	return fs_nojournal_open(fs, out);
-#endif
 }

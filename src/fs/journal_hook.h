@@ -105,9 +105,8 @@ int fs_journal_open(struct fs *fs, const struct fs_mount_opts *o, struct fs_jhoo
  * force_commit. */
 int fs_nojournal_open(struct fs *fs, struct fs_jhook **out);
 
-/* Provided by src/fs/fs_jbd.c (the journal helper): a JBD2 journal in inode
- * s_journal_inum. Built in when the Makefile finds src/fs/fs_jbd.c
- * (-DBLACKOUT_HAVE_FS_JBD). */
+/* Provided by src/fs/fs_jbd.c (always built): a JBD2 journal in inode
+ * s_journal_inum. */
 int fs_jbd_open(struct fs *fs, const struct fs_mount_opts *o, struct fs_jhook **out,
                 struct bo_err *err);
 
@@ -143,5 +142,10 @@ int fs_held_fetch(struct fs *fs, uint64_t blk, void *buf, bool release);
 /* Mount options as given to fs_mount. */
 const struct fs_mount_opts *fs_mount_opts(const struct fs *fs);
 struct bo_err *fs_errp(struct fs *fs);
+/* The superblock records an error (EXT2_ERROR_FS in s_state, written with the next
+ * change): a failed journal write. No errors= policy: the journal has its own. */
+void fs_sb_set_error(struct fs *fs);
+/* The filesystem's clock (a fixed one in tests). */
+uint32_t fs_now(struct fs *fs);
 
 #endif

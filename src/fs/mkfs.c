@@ -624,7 +624,7 @@ int fs_mkfs(struct bdev *d, const struct fs_mkfs_opts *o, struct bo_err *err)
 		for (uint32_t k = 0; k < m->isz && zero; k++)
 			zero = in[k] == 0;
 		if (m->csum && !zero)
-			fs_raw_inode_set_csum(m->csum_seed, m->isz, i, in);
+			ext2_inode_set_csum(m->csum_seed, i, in, m->isz);
 	}
 	uint64_t it0 = get_le32(m->gdt + GD_INODE_TABLE);
 	for (uint32_t i = 0; i < m->itab_blocks && rc == 0; i++)

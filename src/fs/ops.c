@@ -219,6 +219,18 @@ static int open_count(struct fs *fs, uint32_t ino)
 	return n;
 }
 
+/* Before the first change of an operation that drops a link of ino: if that frees
+ * the inode, every block it frees must be its own (rm must never leave a file half
+ * removed); damage found here is recorded and changes nothing. */
+static int check_drop(struct fs *fs, uint32_t ino, bool whole_dir)
+{
+	struct fs_inode in;
+	int rc = fs_iget(fs, ino, &in);
+	if (rc == 0 && (whole_dir || ino_links(in.raw) <= 1) && !open_count(fs, ino))
+		rc = fs_inode_check_release(fs, &in, 0);
+	return rc == -EUCLEAN ? fs_error(fs, rc) : rc;
+}
+
 /* Drops one link; frees the inode or puts it on the orphan list when it is open. */
 static int drop_link(struct fs *fs, uint32_t ino, bool whole_dir)
 {
@@ -270,17 +282,14 @@ static int create_at(struct fs *fs, struct walk *w, uint16_t mode, uint32_t *out
 		return rc;
 	inode_init(fs, in, ino, mode);
 	put_le16(in->raw + I_LINKS_COUNT, isdir ? 2 : 1);
-	if (isdir && (rc = fs_dir_init(fs, in, w->parent)) < 0)
-		return rc;
-	if ((rc = fs_iput(fs, in)) < 0)
-		return rc;
-	/* `dir` is still the parent as it is on disk: nothing above wrote it (the new
-	 * inode is another one), and fs_dir_add writes the changes it makes to it
-	 * through `dir` itself, so it stays so */
-	if ((rc = fs_dir_add(fs, &dir, w->name, w->nlen, ino, mode_to_ftype(mode))) < 0) {
+	if ((isdir && (rc = fs_dir_init(fs, in, w->parent)) < 0) || (rc = fs_iput(fs, in)) < 0 ||
+	    /* `dir` is still the parent as it is on disk: nothing above wrote it
+	     * (the new inode is another one), and fs_dir_add writes the changes it
+	     * makes to it through `dir` itself, so it stays so */
+	    (rc = fs_dir_add(fs, &dir, w->name, w->nlen, ino, mode_to_ftype(mode))) < 0) {
 		/* no room for the name (the directory's index is full, or no block for
-		 * it): the inode goes again with its blocks, as in ext3, rather than
-		 * stay allocated with no name */
+		 * it, or a damaged bitmap): the inode goes again with its blocks, as in
+		 * ext3, rather than stay allocated with no name */
 		struct bo_err why = fs->err;
 		if (fs_inode_release(fs, in) == 0)
 			fs->err = why;
@@ -639,6 +648,8 @@ int fs_unlink(struct fs *fs, const char *path)
 		return rc;
 	if (mode_is_dir(ino_mode(in.raw)))
 		return -EISDIR;
+	if ((rc = check_drop(fs, w.ino, false)) < 0)
+		return rc;
 	if ((rc = fs_op_begin(fs, 32)) < 0)
 		return rc;
 	struct fs_inode dir;
@@ -676,6 +687,8 @@ int fs_rmdir(struct fs *fs, const char *path)
 		return rc;
 	if (!empty)
 		return -ENOTEMPTY;
+	if ((rc = check_drop(fs, w.ino, true)) < 0)
+		return rc;
 	if ((rc = fs_op_begin(fs, 32)) < 0)
 		return rc;
 	struct fs_inode dir;
@@ -691,40 +704,6 @@ int fs_rmdir(struct fs *fs, const char *path)
 	if (rc == 0)
 		rc = drop_link(fs, w.ino, true);
 	return fs_op_end(fs, rc);
-}
-
-/* Is directory `anc` an ancestor of (or equal to) directory `d`? */
-/* Whether directory `anc` is d or above it, following '..' up to the root. A
- * corrupted image may loop ('..' of a directory below pointing back down): Brent's
- * cycle detection finds that within about twice the loop's depth, so a loop costs
- * no more than a walk of that length. */
-static int is_ancestor(struct fs *fs, uint32_t anc, uint32_t d, bool *yes)
-{
-	*yes = false;
-	uint32_t mark = d, power = 1, since = 0;
-	for (;;) {
-		if (d == anc) {
-			*yes = true;
-			return 0;
-		}
-		if (d == EXT2_ROOT_INO)
-			return 0;
-		struct fs_inode in;
-		int rc = get_dir(fs, d, &in);
-		if (rc < 0)
-			return rc;
-		uint32_t up;
-		if ((rc = fs_dir_lookup(fs, &in, "..", 2, &up, NULL)) < 0)
-			return rc;
-		d = up;
-		if (d == mark)
-			return bo_errf(&fs->err, -EUCLEAN, "directory loop above inode %u", d);
-		if (++since == power) {
-			mark = d;
-			power *= 2;
-			since = 0;
-		}
-	}
 }
 
 int fs_rename(struct fs *fs, const char *from, const char *to)
@@ -765,7 +744,7 @@ int fs_rename(struct fs *fs, const char *from, const char *to)
 	}
 	if (fdir) {
 		bool inside;
-		if ((rc = is_ancestor(fs, fw.ino, tw.parent, &inside)) < 0)
+		if ((rc = fs_dir_is_ancestor(fs, fw.ino, tw.parent, &inside)) < 0)
 			return rc;
 		if (inside)
 			return -EINVAL;
@@ -775,6 +754,8 @@ int fs_rename(struct fs *fs, const char *from, const char *to)
 		return rc;
 	if (fdir && !exists && tw.parent != fw.parent && ino_links(tp.raw) >= link_max(fs))
 		return -EMLINK;
+	if (exists && (rc = check_drop(fs, tw.ino, tdir)) < 0)
+		return rc;
 	if ((rc = fs_op_begin(fs, 64)) < 0)
 		return rc;
 	uint8_t ft = mode_to_ftype(ino_mode(fin.raw));

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "fs/format.h"
+#include "blackout/ext2_format.h"
 #include "fs/fs_int.h"
 #include "fs/journal_hook.h"
 

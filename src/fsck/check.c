@@ -10,7 +10,7 @@
 
 #include "blackout/fsck.h"
 #include "blackout/util.h"
-#include "fs/format.h"
+#include "blackout/ext2_format.h"
 #include "fsck/fsck_ctx.h"
 #include "fsck/fsck_int.h"
 

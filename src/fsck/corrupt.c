@@ -9,7 +9,7 @@
 
 #include "blackout/fsck.h"
 #include "blackout/util.h"
-#include "fs/format.h"
+#include "blackout/ext2_format.h"
 
 static const char *const what_names[FSCK_C_NR] = {
     "superblock", "gdt", "bitmap", "inode", "dirent", "htree", "indirect", "data",

@@ -4,8 +4,7 @@
 
 #include "blackout/endian.h"
 #include "blackout/util.h"
-#include "fs/format.h"
-#include "fs/dx.h"
+#include "blackout/ext2_format.h"
 #include "fsck/fsck_int.h"
 
 uint32_t fsck_csum_seed(const uint8_t *sb)
@@ -148,11 +147,11 @@ uint32_t fsck_xattr_csum(uint32_t seed, uint64_t blk, const uint8_t *b, uint32_t
 }
 
 /* The directory hash is the filesystem's own (one implementation to agree with the
- * kernel's): fs_dx_hash in src/fs/dx.c. */
+ * kernel's): ext2_dx_hash in src/fs/ext2_hash.c. */
 uint32_t fsck_dirhash(int version, const uint8_t *name, int len, const uint32_t seed[4])
 {
 	uint32_t hash = 0, minor;
-	if (len < 0 || fs_dx_hash(version, seed, (const char *)name, (size_t)len, &hash, &minor))
+	if (len < 0 || ext2_dx_hash(version, seed, (const char *)name, (size_t)len, &hash, &minor))
 		return 0;
 	return hash;
 }

@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "blackout/util.h"
-#include "fs/format.h"
+#include "blackout/ext2_format.h"
 #include "fsck/fsck_ctx.h"
 #include "fsck/fsck_int.h"
 

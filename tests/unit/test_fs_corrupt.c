@@ -16,7 +16,7 @@
 #include "blackout/fs.h"
 #include "blackout/util.h"
 #include "fs/dx.h"
-#include "fs/format.h"
+#include "blackout/ext2_format.h"
 #include "fs/fs_int.h"
 #include "tap.h"
 

@@ -229,12 +229,31 @@ static void run(const char *tag, uint32_t bs, bool csum)
 	   t->dirtied, t->handles);
 	ok(t->served > 0, "%s: evicted owned blocks were read back through the hook (%d)", tag,
 	   t->served);
-	char buf[16];
+	char buf[16] = {0};
 	struct fs_file *f;
 	is_int(fs_open(fs, "/d/e/renamed", FS_O_RDONLY, 0, &f), 0, "%s: lookup after eviction",
 	       tag);
 	is_int(fs_pread(f, buf, sizeof(buf), 0), 4, "%s: read", tag);
+	ok(!memcmp(buf, "tiny", 4), "%s: the renamed file reads back its 4 bytes", tag);
 	fs_close(f);
+	/* through the hook's copies (the cache holds 16 blocks): the big file's map and a
+	 * name file's directory block were evicted long ago */
+	static char back[100001];
+	int same = fs_open(fs, "/d/e/big", FS_O_RDONLY, 0, &f) == 0 &&
+	           fs_pread(f, back, sizeof(back), 0) == 100000 && !memcmp(back, big, 100000);
+	fs_close(f);
+	ok(same, "%s: the truncated big file reads back its first 100000 bytes", tag);
+	int names_ok = 0;
+	for (int i = 0; i < 300; i += 37) {
+		char n[64], got[64] = {0};
+		snprintf(n, sizeof(n), "/d/file-with-a-name-%d", i);
+		if (i == 7 || fs_open(fs, n, FS_O_RDONLY, 0, &f) < 0)
+			continue;
+		names_ok +=
+		    fs_pread(f, got, sizeof(got), 0) == (ssize_t)strlen(n) && !strcmp(got, n);
+		fs_close(f);
+	}
+	is_int(names_ok, 9, "%s: 9 of the small files read back their own names", tag);
 	is_int(fs_unmount(fs), 0, "%s: unmount (the hook writes its copies home)", tag);
 	ok(tfs_e2fsck_clean(img), "%s: e2fsck -fn clean", tag);
 	ok(tfs_debugfs_cat(img, "/d/e/big", big, 100000), "%s: debugfs reads the big file", tag);

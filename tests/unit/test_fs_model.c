@@ -156,8 +156,10 @@ static int fs_write_path(struct fs *fs, const char *path, const void *buf, size_
 	return n < 0 ? (int)n : 0;
 }
 
+#define NKINDS 9
 struct stats {
-	int ops, ok, mismatch;
+	int drawn, ops, ok, mismatch;
+	int done[NKINDS]; /* per kind: the fs and the model both succeeded */
 };
 
 static void one_op(struct model *m, struct fs *fs, struct bo_rng *r, struct stats *s)
@@ -167,7 +169,8 @@ static void one_op(struct model *m, struct fs *fs, struct bo_rng *r, struct stat
 	rand_path(r, &q);
 	int par, slot, node = m_lookup(m, &p, &par, &slot);
 	int want = 0, got = 0;
-	unsigned kind = (unsigned)bo_rng_below(r, 9);
+	unsigned kind = (unsigned)bo_rng_below(r, NKINDS);
+	s->drawn++;
 	if (node == -ELOOP || m_parent(m, &q) == -ELOOP)
 		return; /* paths through symlinks: not modelled */
 	if (node > 0 && m->n[node].type == M_LINK && (kind == 0 || kind == 1))
@@ -343,6 +346,7 @@ static void one_op(struct model *m, struct fs *fs, struct bo_rng *r, struct stat
 	s->ops++;
 	if (got == want) {
 		s->ok++;
+		s->done[kind] += want == 0;
 	} else if (s->mismatch++ < 10) {
 		diag("op %u on %s (%s): fs %d, model %d", kind, p.str, q.str, got, want);
 	}
@@ -459,6 +463,21 @@ static void run(const char *tag, uint32_t bs, bool csum, uint64_t seed, int nops
 	}
 	is_int(mount_fail, 0, "%s: every unmount/mount worked", tag);
 	is_int(s.mismatch, 0, "%s: %d operations, fs and model agree on every result", tag, s.ops);
+	is_int(s.ok, s.ops, "%s: every operation run was compared and agreed", tag);
+	/* the skips (paths through symlinks, a full model) must stay a minority, or
+	 * the run tests little; about 23% are skipped with these seeds */
+	ok(s.ops >= nops * 7 / 10 && s.drawn == nops,
+	   "%s: %d of %d drawn operations ran (at least 70%%)", tag, s.ops, s.drawn);
+	int least = s.done[0];
+	for (int k = 1; k < NKINDS; k++)
+		least = s.done[k] < least ? s.done[k] : least;
+	diag("%s: successes by kind (write truncate mkdir rmdir unlink rename rename link "
+	     "symlink): %d %d %d %d %d %d %d %d %d",
+	     tag, s.done[0], s.done[1], s.done[2], s.done[3], s.done[4], s.done[5], s.done[6],
+	     s.done[7], s.done[8]);
+	ok(least >= nops / 1000,
+	   "%s: every kind of operation succeeded at least %d times (least %d)", tag, nops / 1000,
+	   least);
 	is_int(bad_compare, 0, "%s: trees identical after every unmount/mount", tag);
 	ok(tfs_e2fsck_clean(img), "%s: e2fsck -fn clean at the end", tag);
 	for (int i = 0; i < MAXN; i++)

@@ -16,7 +16,7 @@
 #include "blackout/endian.h"
 #include "blackout/fs.h"
 #include "blackout/rec.h"
-#include "fs/format.h"
+#include "blackout/ext2_format.h"
 #include "tap.h"
 #include "test_fs_util.h"
 

@@ -9,7 +9,7 @@
 #include "blackout/e2fsck.h"
 #include "blackout/fsck.h"
 #include "blackout/util.h"
-#include "fs/format.h"
+#include "blackout/ext2_format.h"
 #include "tap.h"
 
 static char dir[] = "/tmp/blackout-fsck-XXXXXX";

@@ -1,8 +1,9 @@
-/* format.h — the ext2/ext3/ext4 on-disk format as offsets and little-endian accessors.
- * Shared by fs/, fsck/ and the journal glue; it knows layout only, never policy or I/O.
+/* ext2_format.h — the ext2/ext3/ext4 on-disk format as offsets, little-endian accessors
+ * and pure codecs (directory hash). The one definition fs/, fsck/ and the journal glue
+ * include; it knows layout only, never policy or I/O.
  * Buffers are never cast to structs: every field goes through get_le / put_le here. */
-#ifndef BLACKOUT_FS_FORMAT_H
-#define BLACKOUT_FS_FORMAT_H
+#ifndef BLACKOUT_EXT2_FORMAT_H
+#define BLACKOUT_EXT2_FORMAT_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -699,5 +700,26 @@ static inline bool ext2_bg_has_super(const uint8_t *sb, uint32_t g)
 		return true;
 	return ext2_group_sparse(g);
 }
+
+/* ---- pure codecs ---- */
+/* ext4's directory hash (legacy, half_md4, tea; signed and unsigned variants: the
+ * EXT2_HASH_* version, with 3 added for unsigned). seed: the superblock's s_hash_seed
+ * (all zero: the default). Returns -EINVAL for an unknown version. src/fs/ext2_hash.c. */
+int ext2_dx_hash(int version, const uint32_t seed[4], const char *name, size_t len, uint32_t *hash,
+                 uint32_t *minor);
+
+/* metadata_csum (src/fs/ext2_csum.c), the kernel's conventions: seed = the
+ * filesystem's seed (s_checksum_seed, or crc32c(~0, uuid)). */
+uint32_t ext2_csum_seed(const uint8_t *sb);
+uint32_t ext2_sb_csum(const uint8_t *sb);
+uint16_t ext2_gd_csum(uint32_t seed, uint32_t group, const uint8_t *gd, uint32_t desc_size);
+/* len: bytes of the bitmap covered (blocks or inodes per group / 8); 16 bits are
+ * stored when the descriptor is 32 bytes */
+uint32_t ext2_bitmap_csum(uint32_t seed, const uint8_t *bm, uint32_t len);
+/* The seed of an inode's own checksum and of its directory blocks' tails. */
+uint32_t ext2_inode_csum_seed(uint32_t seed, uint32_t ino, uint32_t gen);
+/* All 32 bits; 16 are stored when the inode has no room for the high half. */
+uint32_t ext2_inode_csum(uint32_t seed, uint32_t ino, const uint8_t *raw, uint32_t isz);
+void ext2_inode_set_csum(uint32_t seed, uint32_t ino, uint8_t *raw, uint32_t isz);
 
 #endif
