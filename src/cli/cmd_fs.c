@@ -402,9 +402,11 @@ static void fs_help(const struct fscmd *c)
 	printf("usage: blackout %s [-o MOUNTOPTS]%s\n\n%s\n\n", c->name, c->usage + n, c->help);
 	printf("IMAGE is an image file holding an ext2/ext3 filesystem (made by `blackout mkfs`\n"
 	       "or mke2fs). Paths inside it are absolute. -o takes mount options\n"
-	       "(data=ordered|writeback|journal, barrier=0|1, ro, nojournal). Options come\n"
-	       "before IMAGE. Exit status 0 on success, 1 with a one-line reason on stderr on\n"
-	       "failure, 2 on a usage error.\n");
+	       "(data=ordered|writeback|journal, barrier=0|1, commit=N,\n"
+	       "errors=continue|remount-ro|panic, ro, nojournal). Options come before IMAGE.\n"
+	       "A damaged image is refused before anything is written, naming the damaged\n"
+	       "structure (run `blackout fsck IMAGE`). Exit status 0 on success, 1 with a\n"
+	       "one-line reason on stderr on failure, 2 on a usage error.\n");
 }
 
 static int run_fscmd(const struct fscmd *c, int argc, char **argv)
