@@ -145,6 +145,67 @@ struct crash_verdict {
 int crash_oracle_check(const struct crash_oracle *o, size_t completed,
                        const struct crash_obs_node *root, unsigned flags, struct crash_verdict *v);
 
+/* ---- observations and the judge ---------------------------------------------
+ * An observation is what someone saw of a recovered crash state: blackout's own fs
+ * in-process (crash_explore) or a guest kernel as raw lines (crash_obs_parse_lines).
+ * Observers never classify; crash_judge alone turns promises + observation into an
+ * outcome (docs/architecture.md). */
+
+/* What the system runs at boot after an unclean shutdown: it decides whether damage
+ * a checker finds is something the user would be told of. */
+enum crash_boot {
+	CRASH_BOOT_TRUST,     /* journal replayed, fsck skipped (ext3, ext4) */
+	CRASH_BOOT_FSCK_FULL, /* no journal: the boot scripts run a full fsck (ext2) */
+	CRASH_BOOT_VERIFY,    /* replay, then a quick metadata scrub at mount (verify=fast) */
+};
+
+enum crash_checker {
+	CRASH_CHECK_FSCK,   /* the configured consistency judge (blackout's fsck) */
+	CRASH_CHECK_E2FSCK, /* e2fsck -fn */
+	CRASH_CHECK_VERIFY, /* the boot-time scrub of CRASH_BOOT_VERIFY */
+	CRASH_CHECK_N
+};
+
+/* One checker's verdict on a recovered state. */
+struct crash_check {
+	bool ran;
+	int rc;     /* 0: it ran to its end; -errno: it could not (why says so) */
+	bool clean; /* with rc 0: it found nothing */
+	char why[256];
+};
+
+struct crash_observation {
+	int mount_rc; /* 0, or -errno: the recovery mount failed */
+	char mount_msg[256];
+	struct crash_obs_node root; /* the tree read back (mount_rc == 0) */
+	int unmount_rc;             /* the filesystem complained on the way out */
+	struct crash_check check[CRASH_CHECK_N];
+};
+void crash_observation_free(struct crash_observation *obs); /* frees root's tree */
+
+/* What the workload was promised at the cut, and what the configuration allows. */
+struct crash_promises {
+	const struct crash_oracle *oracle; /* the workload as executed */
+	size_t completed;                  /* run steps that had returned before the cut */
+	unsigned flags;                    /* CRASH_ORACLE_WRITEBACK: stale data allowed */
+	enum crash_boot boot;
+	bool fsck_judges; /* CRASH_CHECK_FSCK is the consistency judge (else e2fsck is) */
+};
+
+struct crash_outcome {
+	unsigned broken;      /* bit i: crash_inv i broken */
+	unsigned allowed;     /* bit i: broken but the configuration allows it */
+	unsigned read_errors; /* files that could not be read */
+	bool detected;        /* mount, a read, unmount or the boot-time check noticed */
+	char detected_by[32]; /* "mount", "read", "unmount", "fsck", "verify", "" */
+	int e2fsck_agrees;    /* -1 not run, 0/1: e2fsck's verdict against CRASH_CHECK_FSCK */
+	char detail[384];     /* the first problem of each kind, in words */
+};
+/* The one judge. 0, or -errno when the promises and the observation do not fit
+ * together (a crash point past the workload's end). */
+int crash_judge(const struct crash_promises *p, const struct crash_observation *obs,
+                struct crash_outcome *out);
+
 /* Another system's recovery, judged by the same oracle (vmtest: the Linux kernel
  * replays the journal, blackout reads the result back).
  *
@@ -155,6 +216,11 @@ int crash_oracle_check(const struct crash_oracle *o, size_t completed,
  * an error naming the line. */
 int crash_workload_dry_run(const struct crash_workload *w, struct crash_exec *exec,
                            struct bo_err *err);
+/* Compiles w for a guest into DIR: DIR/workload.sh (busybox ash: bo_setup, bo_run
+ * saying "STEP i" as run step i returns) and DIR/wl/ (the bytes of every write, at the
+ * offsets of exec, a dry run's). Append in the setup and fill are refused. */
+int crash_guest_compile(const struct crash_workload *w, const struct crash_exec *exec,
+                        const char *dir, struct bo_err *err);
 /* Mounts a recovered, cleanly unmounted ext2/ext3 image with blackout's fs (no
  * replay needed), reads its tree and judges it at crash point `completed`.
  * v->read_errors counts files (or an unmount) the filesystem reported damage on.

@@ -15,94 +15,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "blackout/blk.h"
 #include "blackout/crash.h"
 #include "cli/cli.h"
-
-#define GUEST_ROOT "/mnt"
-
-/* PATH under the guest's mount point, single-quoted for the shell. */
-static void qpath(FILE *f, const char *path)
-{
-	fputs("'" GUEST_ROOT, f);
-	for (const char *p = path; *p; p++) {
-		if (*p == '\'')
-			fputs("'\\''", f);
-		else
-			fputc(*p, f);
-	}
-	fputc('\'', f);
-}
-
-/* The bytes of a data step, as the explorer writes them, into DIR/wl/NAME. */
-static int write_payload(const char *dir, const char *name, uint32_t tag, uint64_t off,
-                         uint64_t len)
-{
-	char p[4096];
-	snprintf(p, sizeof p, "%s/wl/%s", dir, name);
-	FILE *f = fopen(p, "wb");
-	if (!f)
-		return -errno;
-	static unsigned char buf[65536];
-	int rc = 0;
-	for (uint64_t done = 0; done < len && rc == 0;) {
-		size_t n = len - done < sizeof buf ? (size_t)(len - done) : sizeof buf;
-		crash_pattern_fill(tag, off + done, buf, n);
-		if (fwrite(buf, 1, n, f) != n)
-			rc = -EIO;
-		done += n;
-	}
-	if (fclose(f) && rc == 0)
-		rc = -errno;
-	return rc;
-}
-
-/* One step as a shell command (no trailing newline). */
-static int emit_step(FILE *f, const char *dir, const struct crash_step *s, const char *id,
-                     uint64_t append_off)
-{
-	switch (s->op) {
-	case CRASH_OP_MKDIR: fputs("mkdir ", f), qpath(f, s->path); break;
-	case CRASH_OP_CREATE: fputs(": >>", f), qpath(f, s->path); break;
-	case CRASH_OP_WRITE:
-	case CRASH_OP_APPEND: {
-		uint64_t off = s->op == CRASH_OP_WRITE ? s->off : append_off;
-		int rc = write_payload(dir, id, s->tag, off, s->len);
-		if (rc)
-			return rc;
-		/* the file must exist (the explorer opens it without O_CREAT) */
-		fputs("[ -f ", f), qpath(f, s->path);
-		fprintf(f,
-		        " ] && dd if=/wl/%s bs=65536 seek=%llu oflag=seek_bytes conv=notrunc of=",
-		        id, (unsigned long long)off);
-		qpath(f, s->path);
-		fputs(" 2>/dev/null", f);
-		break;
-	}
-	case CRASH_OP_TRUNCATE:
-		fputs("[ -f ", f), qpath(f, s->path);
-		fprintf(f, " ] && truncate -s %llu ", (unsigned long long)s->off);
-		qpath(f, s->path);
-		break;
-	case CRASH_OP_RENAME:
-		fputs("mv -f ", f), qpath(f, s->path), fputc(' ', f), qpath(f, s->path2);
-		break;
-	case CRASH_OP_LINK:
-		fputs("ln ", f), qpath(f, s->path), fputc(' ', f), qpath(f, s->path2);
-		break;
-	case CRASH_OP_UNLINK: fputs("rm ", f), qpath(f, s->path); break;
-	case CRASH_OP_RMDIR: fputs("rmdir ", f), qpath(f, s->path); break;
-	case CRASH_OP_FSYNC:
-	case CRASH_OP_FSYNC_DIR: fputs("sync ", f), qpath(f, s->path); break;
-	case CRASH_OP_FDATASYNC: fputs("sync -d ", f), qpath(f, s->path); break;
-	case CRASH_OP_SYNC: fputs("sync", f); break;
-	case CRASH_OP_MARK: fputs("true", f); break;
-	case CRASH_OP_FILL: return -ENOTSUP; /* refused by the dry run */
-	}
-	return 0;
-}
 
 /* The workload and what a dry run saw each of its run steps do. 0, or the exit
  * status of a failure it reported (nothing to free then). */
@@ -133,51 +49,10 @@ static int compile(const char *name, const char *dir)
 	int rc = load("vmtest compile", name, &w, &exec);
 	if (rc)
 		return rc;
-	/* the dry run reports where run steps' appends start, not the setup's */
-	for (size_t i = 0; i < w->nsetup; i++)
-		if (w->setup[i].op == CRASH_OP_APPEND) {
-			rc = cli_fail("vmtest compile",
-			              "line %u: append in the setup is not supported",
-			              w->setup[i].line);
-			goto out;
-		}
-	char p[4096];
-	snprintf(p, sizeof p, "%s/wl", dir);
-	if ((mkdir(dir, 0755) && errno != EEXIST) || (mkdir(p, 0755) && errno != EEXIST)) {
-		rc = cli_fail("vmtest compile", "cannot create %s: %s", p, strerror(errno));
-		goto out;
-	}
-	snprintf(p, sizeof p, "%s/workload.sh", dir);
-	FILE *f = fopen(p, "w");
-	if (!f) {
-		rc = cli_fail("vmtest compile", "cannot write %s: %s", p, strerror(errno));
-		goto out;
-	}
-	fprintf(f, "# workload %s, compiled by blackout vmtest compile (docs/vmtest.md)\n",
-	        w->name);
-	fputs("# setup: every step must succeed\nbo_setup() {\n\t:\n", f);
-	char id[32];
-	for (size_t i = 0; rc == 0 && i < w->nsetup; i++) {
-		snprintf(id, sizeof id, "s%zu", i);
-		fputs("\t", f);
-		rc = emit_step(f, dir, &w->setup[i], id, 0);
-		fprintf(f, " || die \"setup line %u failed\"\n", w->setup[i].line);
-	}
-	fputs("}\n# run: STEP i once step i returned; the first failure ends the run\nbo_run() "
-	      "{\n\t:\n",
-	      f);
-	for (size_t i = 0; rc == 0 && i < w->nrun; i++) {
-		snprintf(id, sizeof id, "r%zu", i);
-		fputs("\t", f);
-		rc = emit_step(f, dir, &w->run[i], id, exec[i].off);
-		fprintf(f, " && say \"STEP %zu\" || { say \"FAIL %zu\"; return; }\n", i, i);
-	}
-	fputs("}\n", f);
-	if (fclose(f) && rc == 0)
-		rc = -errno;
+	struct bo_err err = {{0}};
+	rc = crash_guest_compile(w, exec, dir, &err);
 	if (rc)
-		rc = cli_fail("vmtest compile", "writing %s: %s", dir, strerror(-rc));
-out:
+		rc = cli_fail("vmtest compile", "%s", bo_errstr(&err, rc));
 	free(exec);
 	crash_workload_free(w);
 	return rc;
