@@ -117,8 +117,12 @@ struct crash_obs_node {
 	char *name;
 	bool dir;
 	uint64_t size;
-	uint8_t *data; /* size bytes (files) */
-	int read_rc;   /* reading it failed (e.g. -EBADMSG checksum, -EIO): detected */
+	uint8_t *data; /* size bytes (files), or NULL when md5 is given */
+	/* or, from an observer that ships no bytes: the MD5 of each `chunk`-byte piece
+	 * of the file (the last one short), ceil(size / chunk) of them */
+	uint8_t (*md5)[16];
+	uint32_t chunk;
+	int read_rc; /* reading it failed (e.g. -EBADMSG checksum, -EIO): detected */
 	struct crash_obs_node *kids;
 	size_t nkids;
 };
@@ -183,6 +187,17 @@ struct crash_observation {
 };
 void crash_observation_free(struct crash_observation *obs); /* frees root's tree */
 
+/* A guest's observation as raw lines "BO:OBS ..." (docs/architecture.md, "Observation
+ * lines"; other lines are ignored): chunk, mount, dir, file (size + per-chunk MD5s),
+ * umount, fsck (e2fsck -fn exit code) and fsck-line (its output), end. Untrusted
+ * input: errors name the line. On error obs holds nothing to free. */
+#define CRASH_OBS_MAX_TEXT (64u << 20)
+int crash_obs_parse_lines(const char *text, size_t len, struct crash_observation *obs,
+                          struct bo_err *err);
+
+/* The run steps a guest said had returned ("BO:STEP i" lines of its markers). */
+size_t crash_guest_completed(const char *markers, size_t len);
+
 /* What the workload was promised at the cut, and what the configuration allows. */
 struct crash_promises {
 	const struct crash_oracle *oracle; /* the workload as executed */
@@ -206,8 +221,8 @@ struct crash_outcome {
 int crash_judge(const struct crash_promises *p, const struct crash_observation *obs,
                 struct crash_outcome *out);
 
-/* Another system's recovery, judged by the same oracle (vmtest: the Linux kernel
- * replays the journal, blackout reads the result back).
+/* Another system's recovery, judged by the same judge (vmtest: the Linux kernel
+ * replays the journal and reports an observation as lines).
  *
  * crash_workload_dry_run runs the setup and run steps on a scratch blackout ext3 in
  * memory and fills exec (w->nrun entries: the offsets appends start at), so the
@@ -221,14 +236,9 @@ int crash_workload_dry_run(const struct crash_workload *w, struct crash_exec *ex
  * offsets of exec, a dry run's). Append in the setup and fill are refused. */
 int crash_guest_compile(const struct crash_workload *w, const struct crash_exec *exec,
                         const char *dir, struct bo_err *err);
-/* Mounts a recovered, cleanly unmounted ext2/ext3 image with blackout's fs (no
- * replay needed), reads its tree and judges it at crash point `completed`.
- * v->read_errors counts files (or an unmount) the filesystem reported damage on.
- * A mount failure is returned (-errno, message in err): the caller decides what it
- * means (an ext4 image with extents cannot be read back). */
-int crash_judge_recovered(const struct crash_oracle *o, struct bdev *d, size_t completed,
-                          unsigned flags, struct crash_verdict *v, struct bo_err *err);
-
+/* vmtest's own workloads (create, append, mixed, overwrite; n steps) as workload
+ * text: 48 synced bystanders, then the run. *text is malloc'd. */
+int crash_guest_workload_text(const char *kind, unsigned n, char **text, struct bo_err *err);
 /* ---- exploration ------------------------------------------------------------ */
 
 /* A consistency judge for a recovered (and cleanly unmounted) state: sets *clean,

@@ -4,6 +4,7 @@
  * (docs/vmtest.md, "Explorer workloads"). */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -133,4 +134,52 @@ int crash_guest_compile(const struct crash_workload *w, const struct crash_exec 
 	if (fclose(f) && rc == 0)
 		rc = -errno;
 	return rc ? bo_errf(err, rc, "writing %s: %s", dir, strerror(-rc)) : 0;
+}
+
+#define GUEST_BYSTANDERS 48
+
+/* The harness's own workloads (vmtest --workload create|append|mixed|overwrite) as
+ * explorer workloads, so the one judge judges them too. */
+int crash_guest_workload_text(const char *kind, unsigned n, char **text, struct bo_err *err)
+{
+	*text = NULL;
+	if (strcmp(kind, "create") && strcmp(kind, "append") && strcmp(kind, "mixed") &&
+	    strcmp(kind, "overwrite"))
+		return bo_errf(err, -EINVAL, "'%s': not one of create, append, mixed, overwrite",
+		               kind);
+	if (n < 1 || n > 1000)
+		return bo_errf(err, -EINVAL, "--files %u: 1..1000", n);
+	size_t len = 0;
+	FILE *f = open_memstream(text, &len);
+	if (!f)
+		return -ENOMEM;
+	fprintf(f, "name %s\nsummary vmtest's %s workload, %u steps\n", kind, kind, n);
+	/* bystanders f<i>, synced before the run and never touched by it; beside them, in
+	 * the same directory (so they are allocated side by side), the s<i> that the
+	 * overwrite workload rewrites in place */
+	fputs("setup\nmkdir /b\nmkdir /w\n", f);
+	for (unsigned i = 0; i < GUEST_BYSTANDERS; i++)
+		fprintf(f, "create /b/f%u\nwrite /b/f%u 0 8k\ncreate /b/s%u\nwrite /b/s%u 0 8k\n",
+		        i, i, i, i);
+	fputs("run\n", f);
+	bool create = !strcmp(kind, "create") || !strcmp(kind, "mixed");
+	bool append = !strcmp(kind, "append") || !strcmp(kind, "mixed");
+	if (append)
+		fputs("create /w/log\nfsync /w/log\nfsync-dir /w\n", f);
+	for (unsigned i = 1; i <= n; i++) {
+		if (create)
+			fprintf(f, "create /w/c%u\nwrite /w/c%u 0 %s\nfsync /w/c%u\nfsync-dir /w\n",
+			        i, i, append ? "12k" : "16k", i);
+		if (append)
+			fputs("append /w/log 4k\nfsync /w/log\n", f);
+		if (!strcmp(kind, "overwrite"))
+			fprintf(f, "write /b/s%u 0 8k\nfsync /b/s%u\n", i % GUEST_BYSTANDERS,
+			        i % GUEST_BYSTANDERS);
+	}
+	if (fclose(f)) {
+		free(*text);
+		*text = NULL;
+		return -ENOMEM;
+	}
+	return 0;
 }

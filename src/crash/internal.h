@@ -77,4 +77,8 @@ int crash_map_damage(struct crash_result *r, struct bdev *state, struct bdev *li
 int crash_keep_state(const char *dir, const char *command, struct bdev *raw, const char *id,
                      struct bo_err *err);
 
+/* ---- md5.c ------------------------------------------------------------------ */
+
+void crash_md5(const void *buf, size_t len, uint8_t out[16]);
+
 #endif

@@ -224,25 +224,3 @@ int crash_fsck_verify(void *ctx, struct bdev *d, bool *clean, char *why, size_t 
 	free(r);
 	return rc;
 }
-
-int crash_judge_recovered(const struct crash_oracle *o, struct bdev *d, size_t completed,
-                          unsigned flags, struct crash_verdict *v, struct bo_err *err)
-{
-	memset(v, 0, sizeof(*v));
-	struct fs_mount_opts mo;
-	fs_mount_opts_default(&mo);
-	struct crash_observation obs;
-	int rc = crash_observe_fs(d, &mo, &obs, NULL);
-	if (rc)
-		return bo_errf(err, rc, "reading the recovered tree: %s", strerror(-rc));
-	if (obs.mount_rc) {
-		rc = bo_errf(err, obs.mount_rc, "%s", obs.mount_msg);
-		crash_observation_free(&obs);
-		return rc;
-	}
-	rc = crash_oracle_check(o, completed, &obs.root, flags, v);
-	if (obs.unmount_rc)
-		v->read_errors++; /* the filesystem noticed something on the way out */
-	crash_observation_free(&obs);
-	return rc ? bo_errf(err, rc, "judging the recovered tree: %s", strerror(-rc)) : 0;
-}
