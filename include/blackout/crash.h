@@ -1,12 +1,14 @@
-/* crash.h — the crash explorer: workloads, the oracle that judges a recovered
- * filesystem against what the workload was promised, and the engine that records a
- * workload once and enumerates every crash state a device stack allows.
+/* crash.h — the crash explorer: workloads, the oracle that models what a workload was
+ * promised, the one judge that turns promises + an observation into an outcome, and
+ * the engine that records a workload once and enumerates every crash state a device
+ * stack allows (docs/architecture.md).
  *
- * Three layers, each usable alone (the matrix runs many explorations in one
- * process through crash_explore(); tests drive the oracle without a filesystem):
+ * Layers, each usable alone (the matrix runs many explorations in one process through
+ * crash_explore(); tests drive the oracle and the judge without a filesystem):
  *   workload  parse / format / built-ins (docs/workloads.md)
  *   oracle    a pure model: executed ops -> per crash point, what must be there
- *   explore   stack + fs config + workload -> judged crash states (docs/explore.md)
+ *   judge     promises + observation (from any observer) -> outcome
+ *   explore   stack + fs config + workload -> counted outcomes (docs/explore.md)
  */
 #ifndef BLACKOUT_CRASH_H
 #define BLACKOUT_CRASH_H
