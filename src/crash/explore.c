@@ -13,8 +13,6 @@
 #include "blackout/util.h"
 #include "crash/internal.h"
 
-/* ---- the exploration -------------------------------------------------------- */
-
 struct cut {
 	size_t pos;
 	bool inflight;
@@ -23,10 +21,6 @@ struct cut {
 	double log2;
 	uint64_t quota;
 };
-
-/* Keys of the states seen so far, each with the ordinal of its first appearance:
- * that ordinal (not the key's bytes, which hold timestamps of the recording) picks
- * the shard, so every shard partitions the states the same way. */
 
 struct explorer {
 	const struct crash_config *cfg;
@@ -43,7 +37,6 @@ struct explorer {
 	bool only_one;
 	uint64_t total_planned;
 	double t0, last_progress;
-	uint64_t e2fsck_sample;
 	struct bdev *live, *live0;       /* the stack at the cut, and at recording start */
 	int armed;                       /* id of the --arm rule, or -1 */
 	const struct blk_inflight *infl; /* the write in flight at the cut, or NULL */
