@@ -1,12 +1,14 @@
-/* crash.h — the crash explorer: workloads, the oracle that judges a recovered
- * filesystem against what the workload was promised, and the engine that records a
- * workload once and enumerates every crash state a device stack allows.
+/* crash.h — the crash explorer: workloads, the oracle that models what a workload was
+ * promised, the one judge that turns promises + an observation into an outcome, and
+ * the engine that records a workload once and enumerates every crash state a device
+ * stack allows (docs/architecture.md).
  *
- * Three layers, each usable alone (the matrix runs many explorations in one
- * process through crash_explore(); tests drive the oracle without a filesystem):
+ * Layers, each usable alone (the matrix runs many explorations in one process through
+ * crash_explore(); tests drive the oracle and the judge without a filesystem):
  *   workload  parse / format / built-ins (docs/workloads.md)
  *   oracle    a pure model: executed ops -> per crash point, what must be there
- *   explore   stack + fs config + workload -> judged crash states (docs/explore.md)
+ *   judge     promises + observation (from any observer) -> outcome
+ *   explore   stack + fs config + workload -> counted outcomes (docs/explore.md)
  */
 #ifndef BLACKOUT_CRASH_H
 #define BLACKOUT_CRASH_H
@@ -117,8 +119,12 @@ struct crash_obs_node {
 	char *name;
 	bool dir;
 	uint64_t size;
-	uint8_t *data; /* size bytes (files) */
-	int read_rc;   /* reading it failed (e.g. -EBADMSG checksum, -EIO): detected */
+	uint8_t *data; /* size bytes (files), or NULL when md5 is given */
+	/* or, from an observer that ships no bytes: the MD5 of each `chunk`-byte piece
+	 * of the file (the last one short), ceil(size / chunk) of them */
+	uint8_t (*md5)[16];
+	uint32_t chunk;
+	int read_rc; /* reading it failed (e.g. -EBADMSG checksum, -EIO): detected */
 	struct crash_obs_node *kids;
 	size_t nkids;
 };
@@ -145,8 +151,80 @@ struct crash_verdict {
 int crash_oracle_check(const struct crash_oracle *o, size_t completed,
                        const struct crash_obs_node *root, unsigned flags, struct crash_verdict *v);
 
-/* Another system's recovery, judged by the same oracle (vmtest: the Linux kernel
- * replays the journal, blackout reads the result back).
+/* ---- observations and the judge ---------------------------------------------
+ * An observation is what someone saw of a recovered crash state: blackout's own fs
+ * in-process (crash_explore) or a guest kernel as raw lines (crash_obs_parse_lines).
+ * Observers never classify; crash_judge alone turns promises + observation into an
+ * outcome (docs/architecture.md). */
+
+/* What the system runs at boot after an unclean shutdown: it decides whether damage
+ * a checker finds is something the user would be told of. */
+enum crash_boot {
+	CRASH_BOOT_TRUST,     /* journal replayed, fsck skipped (ext3, ext4) */
+	CRASH_BOOT_FSCK_FULL, /* no journal: the boot scripts run a full fsck (ext2) */
+	CRASH_BOOT_VERIFY,    /* replay, then a quick metadata scrub at mount (verify=fast) */
+};
+
+enum crash_checker {
+	CRASH_CHECK_FSCK,   /* the configured consistency judge (blackout's fsck) */
+	CRASH_CHECK_E2FSCK, /* e2fsck -fn */
+	CRASH_CHECK_VERIFY, /* the boot-time scrub of CRASH_BOOT_VERIFY */
+	CRASH_CHECK_N
+};
+
+/* One checker's verdict on a recovered state. */
+struct crash_check {
+	bool ran;
+	int rc;     /* 0: it ran to its end; -errno: it could not (why says so) */
+	bool clean; /* with rc 0: it found nothing */
+	char why[256];
+};
+
+struct crash_observation {
+	int mount_rc; /* 0, or -errno: the recovery mount failed */
+	char mount_msg[256];
+	struct crash_obs_node root; /* the tree read back (mount_rc == 0) */
+	int unmount_rc;             /* the filesystem complained on the way out */
+	struct crash_check check[CRASH_CHECK_N];
+};
+void crash_observation_free(struct crash_observation *obs); /* frees root's tree */
+
+/* A guest's observation as raw lines "BO:OBS ..." (docs/architecture.md, "Observation
+ * lines"; other lines are ignored): chunk, mount, dir, file (size + per-chunk MD5s),
+ * umount, fsck (e2fsck -fn exit code) and fsck-line (its output), end. Untrusted
+ * input: errors name the line. On error obs holds nothing to free. */
+#define CRASH_OBS_MAX_TEXT (64u << 20)
+int crash_obs_parse_lines(const char *text, size_t len, struct crash_observation *obs,
+                          struct bo_err *err);
+
+/* The run steps a guest said had returned ("BO:STEP i" lines of its markers). */
+size_t crash_guest_completed(const char *markers, size_t len);
+
+/* What the workload was promised at the cut, and what the configuration allows. */
+struct crash_promises {
+	const struct crash_oracle *oracle; /* the workload as executed */
+	size_t completed;                  /* run steps that had returned before the cut */
+	unsigned flags;                    /* CRASH_ORACLE_WRITEBACK: stale data allowed */
+	enum crash_boot boot;
+	bool fsck_judges; /* CRASH_CHECK_FSCK is the consistency judge (else e2fsck is) */
+};
+
+struct crash_outcome {
+	unsigned broken;      /* bit i: crash_inv i broken */
+	unsigned allowed;     /* bit i: broken but the configuration allows it */
+	unsigned read_errors; /* files that could not be read */
+	bool detected;        /* mount, a read, unmount or the boot-time check noticed */
+	char detected_by[32]; /* "mount", "read", "unmount", "fsck", "verify", "" */
+	int e2fsck_agrees;    /* -1 not run, 0/1: e2fsck's verdict against CRASH_CHECK_FSCK */
+	char detail[384];     /* the first problem of each kind, in words */
+};
+/* The one judge. 0, or -errno when the promises and the observation do not fit
+ * together (a crash point past the workload's end). */
+int crash_judge(const struct crash_promises *p, const struct crash_observation *obs,
+                struct crash_outcome *out);
+
+/* Another system's recovery, judged by the same judge (vmtest: the Linux kernel
+ * replays the journal and reports an observation as lines).
  *
  * crash_workload_dry_run runs the setup and run steps on a scratch blackout ext3 in
  * memory and fills exec (w->nrun entries: the offsets appends start at), so the
@@ -155,14 +233,14 @@ int crash_oracle_check(const struct crash_oracle *o, size_t completed,
  * an error naming the line. */
 int crash_workload_dry_run(const struct crash_workload *w, struct crash_exec *exec,
                            struct bo_err *err);
-/* Mounts a recovered, cleanly unmounted ext2/ext3 image with blackout's fs (no
- * replay needed), reads its tree and judges it at crash point `completed`.
- * v->read_errors counts files (or an unmount) the filesystem reported damage on.
- * A mount failure is returned (-errno, message in err): the caller decides what it
- * means (an ext4 image with extents cannot be read back). */
-int crash_judge_recovered(const struct crash_oracle *o, struct bdev *d, size_t completed,
-                          unsigned flags, struct crash_verdict *v, struct bo_err *err);
-
+/* Compiles w for a guest into DIR: DIR/workload.sh (busybox ash: bo_setup, bo_run
+ * saying "STEP i" as run step i returns) and DIR/wl/ (the bytes of every write, at the
+ * offsets of exec, a dry run's). Append in the setup and fill are refused. */
+int crash_guest_compile(const struct crash_workload *w, const struct crash_exec *exec,
+                        const char *dir, struct bo_err *err);
+/* vmtest's own workloads (create, append, mixed, overwrite; n steps) as workload
+ * text: 48 synced bystanders, then the run. *text is malloc'd. */
+int crash_guest_workload_text(const char *kind, unsigned n, char **text, struct bo_err *err);
 /* ---- exploration ------------------------------------------------------------ */
 
 /* A consistency judge for a recovered (and cleanly unmounted) state: sets *clean,

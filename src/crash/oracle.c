@@ -9,30 +9,10 @@
 
 #include "blackout/crash.h"
 #include "blackout/util.h"
+#include "crash/oracle_int.h"
 
-#define SETUP_STEP (-1L)
-#define NO_STEP    (-2L)
-#define ROOT       1u
-
-struct ev {
-	long step;
-	bool trunc;
-	uint32_t tag;
-	uint64_t off, len;
-	uint64_t size_after;
-	uint8_t *pat; /* the bytes it wrote, [off, off+len), when materialised */
-};
-
-struct node {
-	bool dir;
-	bool setup;   /* existed when setup ended */
-	bool touched; /* a run step named it */
-	struct ev *ev;
-	size_t nev, cap;
-	long *syncs; /* run steps that fsync/fdatasync'd it (dirs: fsync-dir) */
-	size_t nsyncs, scap;
-	uint64_t size;
-};
+#define NO_STEP (-2L)
+#define ROOT    1u
 
 struct bind {
 	long step;
@@ -771,7 +751,7 @@ static void check_entry(struct judge *j, const struct ent *e, const char *path,
 		       path, strerror(-kid->read_rc));
 		return;
 	}
-	if (!kid->data && kid->size) {
+	if (!kid->data && !kid->md5 && kid->size) {
 		/* a damaged inode: neither a directory nor a regular file any more */
 		report(j, entry_inv(j, e, cand, nc, CRASH_INV_DURABLE),
 		       "%s is no longer a regular file", path);
@@ -780,7 +760,18 @@ static void check_entry(struct judge *j, const struct ent *e, const char *path,
 	struct fcheck best = {0}, fc;
 	size_t besti = 0;
 	for (size_t i = 0; i < nc; i++) {
-		check_file(j, cand[i], path, kid, &fc);
+		if (kid->md5 && !kid->data) {
+			/* bytes that fit these digests, as this candidate would have them */
+			struct crash_obs_node b = *kid;
+			if (!(b.data = crash_oracle_undigest(&j->o->nodes[cand[i]], kid))) {
+				report(j, CRASH_INV_CONSISTENT, "out of memory judging %s", path);
+				return;
+			}
+			check_file(j, cand[i], path, &b, &fc);
+			free(b.data);
+		} else {
+			check_file(j, cand[i], path, kid, &fc);
+		}
 		if (fc.bad == 0)
 			return;
 		if (i == 0 || fc.bad < best.bad) {
@@ -872,8 +863,10 @@ void crash_obs_free(struct crash_obs_node *n)
 	free(n->kids);
 	free(n->name);
 	free(n->data);
+	free(n->md5);
 	n->kids = NULL;
 	n->name = NULL;
 	n->data = NULL;
+	n->md5 = NULL;
 	n->nkids = 0;
 }

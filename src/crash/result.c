@@ -636,3 +636,13 @@ int crash_result_load(const char *path, struct crash_result **out, struct bo_err
 		return bo_errf(err, rc, "%s: %s", path, perr.msg);
 	return 0;
 }
+
+void crash_result_free(struct crash_result *r)
+{
+	if (!r)
+		return;
+	free(r->fail);
+	free(r->io);
+	free(r->damage);
+	free(r);
+}

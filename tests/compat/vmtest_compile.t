@@ -1,7 +1,8 @@
 #!/bin/sh
 # vmtest_compile.t — `blackout vmtest compile`: an explorer workload as guest shell and
-# data files (no VM needed); workloads that cannot be replayed in a guest are refused,
-# and an explorer workload needs --fs ext3. TAP.
+# data files (no VM needed); workloads that cannot be replayed in a guest are refused;
+# `blackout vmtest judge` classifies the raw lines a guest leaves (written here by
+# hand, with the compiled data files' MD5s). TAP.
 . "$(dirname "$0")/../test-lib.sh"
 
 "$B" vmtest compile append-fsync "$T/a"; rc=$?
@@ -20,10 +21,29 @@ err=$("$B" vmtest compile fill-enospc "$T/c" 2>&1); rc=$?
 t "fill is refused (exit 1), naming its line" '[ $rc -eq 1 ] && echo "$err" | grep -q "line 11: fill"'
 err=$("$B" vmtest compile no-such-workload "$T/d" 2>&1); rc=$?
 t "an unknown workload is an error" '[ $rc -ne 0 ] && [ -n "$err" ]'
-err=$("$B" vmtest judge append-fsync "$T/none.img" x 2>&1); rc=$?
-t "judge: COMPLETED must be a number (usage, exit 2)" '[ $rc -eq 2 ]'
-err=$("$B" vmtest judge append-fsync "$T/none.img" 3 2>&1); rc=$?
-t "judge: a missing image is an error naming it" '[ $rc -eq 1 ] && echo "$err" | grep -q none.img'
-err=$("$B" vmtest --stack 'mem(size=64M)' --fs ext4 --workload append-fsync 2>&1); rc=$?
-t "an explorer workload on ext4 is refused: blackout cannot read extents back" '[ $rc -ne 0 ] && echo "$err" | grep -q "needs --fs ext3"'
+err=$("$B" vmtest judge append-fsync "$T/none" x 2>&1); rc=$?
+t "judge: CUTS must be a number (usage, exit 2)" '[ $rc -eq 2 ]'
+err=$("$B" vmtest judge append-fsync "$T/none" 1 2>&1); rc=$?
+t "judge: a missing directory is an error naming it" '[ $rc -eq 1 ] && echo "$err" | grep -q none'
+# one cut of a small workload: the guest saw all four steps return
+printf "setup\nmkdir /d\nrun\ncreate /f\nwrite /f 0 4k 7\nfsync /f\nfsync-dir /\n" >"$T/j.txt"
+"$B" vmtest compile "$T/j.txt" "$T/j" >/dev/null
+printf 'BO:STEP 0\nBO:STEP 1\nBO:STEP 2\nBO:STEP 3\n' >"$T/j/cut1.markers.txt"
+echo "observed 1 point 9" >"$T/j/cut1.host"
+obs() { # obs MD5: the checking guest's lines with /f's one chunk
+	printf 'BO:OBS chunk 4096\nBO:OBS mount 0\nBO:OBS dir /d\nBO:OBS file 4096 %s /f\n' "$1"
+	printf 'BO:OBS umount 0\nBO:OBS fsck 0\nBO:OBS end\n'
+}
+obs "$(md5sum <"$T/j/wl/r1" | cut -c1-32)" >"$T/j/chk1.markers.txt"
+out=$("$B" vmtest judge "$T/j.txt" "$T/j" 1 --explore-json "$T/j.json" 2>&1); rc=$?
+t "judge: the synced bytes are there: ok" '[ $rc -eq 0 ] && echo "$out" | grep -q "cut  1 at write    9: ok"'
+t "judge: a summary line and an explorer-format result" 'tail -n 1 "$T/j/verdicts.jsonl" | grep -q "\"ok\":1" && "$B" explore --merge "$T/j.json" >/dev/null'
+obs "$(head -c 4096 /dev/zero | md5sum | cut -c1-32)" >"$T/j/chk1.markers.txt"
+out=$("$B" vmtest judge "$T/j.txt" "$T/j" 1 2>&1); rc=$?
+t "judge: the synced chunk reads as zeros: durable, silent" '[ $rc -eq 0 ] && echo "$out" | grep -q "durable (SILENT)"'
+printf 'BO:OBS chunk 4096\nBO:OBS mount 0\nBO:OBS dir /d/e\nBO:OBS end\n' >"$T/j/chk1.markers.txt"
+out=$("$B" vmtest judge "$T/j.txt" "$T/j" 1 2>&1); rc=$?
+t "judge: bad observation lines leave the cut unclassified, naming the line" '[ $rc -eq 0 ] && echo "$out" | grep -q "unclassified.*line 3"'
+err=$("$B" vmtest --stack 'mem(size=64M)' --fs ext4 --workload sh:/dev/null 2>&1); rc=$?
+t "sh:FILE is refused, pointing at workload files" '[ $rc -ne 0 ] && echo "$err" | grep -q "docs/workloads.md"'
 done_testing

@@ -1,56 +1,17 @@
-/* test_crash_judge.c — another system's recovery judged by the explorer's oracle
- * (what vmtest does with the image the Linux kernel recovered): the dry run gives
- * the offsets appends start at, an image holding everything the workload did is
- * ok, one that lost a synced append breaks `durable`, one that cannot be mounted is
- * an error, and workloads that cannot be replayed elsewhere are refused. */
+/* test_crash_judge.c — the one judge (crash_judge) on observations as a guest kernel
+ * reports them (crash_obs_parse_lines: sizes and per-chunk MD5s, mount, e2fsck): a
+ * state holding everything is ok, a lost synced chunk breaks durable, bytes nobody
+ * wrote break stale, damage is detected only when something at boot would say so,
+ * e2fsck's second opinion is counted, and bad observation lines are refused naming
+ * the line. Also the dry run and vmtest's own workloads. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "blackout/crash.h"
-#include "blackout/fs.h"
+#include "crash/internal.h"
 #include "tap.h"
-
-/* The steps this test's workload uses, through blackout's fs, at the dry run's
- * offsets: a stand-in for the guest replaying the compiled script. */
-static int play(struct fs *fs, const struct crash_step *s, uint64_t append_off)
-{
-	struct fs_file *f = NULL;
-	int rc = 0;
-	switch (s->op) {
-	case CRASH_OP_MKDIR: return fs_mkdir(fs, s->path, 0755);
-	case CRASH_OP_CREATE: rc = fs_open(fs, s->path, FS_O_CREAT | FS_O_WRONLY, 0644, &f); break;
-	case CRASH_OP_WRITE:
-	case CRASH_OP_APPEND: {
-		uint64_t off = s->op == CRASH_OP_WRITE ? s->off : append_off;
-		rc = fs_open(fs, s->path, FS_O_WRONLY, 0, &f);
-		if (rc)
-			return rc;
-		unsigned char *b = malloc(s->len ? s->len : 1);
-		crash_pattern_fill(s->tag, off, b, s->len);
-		if (fs_pwrite(f, b, s->len, off) != (ssize_t)s->len)
-			rc = -EIO;
-		free(b);
-		break;
-	}
-	case CRASH_OP_FSYNC:
-	case CRASH_OP_FSYNC_DIR:
-		rc = fs_open(fs, s->path,
-		             s->op == CRASH_OP_FSYNC_DIR ? FS_O_DIRECTORY | FS_O_RDONLY
-		                                         : FS_O_RDONLY,
-		             0, &f);
-		if (rc == 0)
-			rc = fs_fsync(f);
-		break;
-	default: return -ENOTSUP;
-	}
-	if (f) {
-		int c = fs_close(f);
-		if (rc == 0)
-			rc = c;
-	}
-	return rc;
-}
 
 static const char *WL = "setup\n"
                         "mkdir /keep\n"
@@ -63,6 +24,164 @@ static const char *WL = "setup\n"
                         "fsync /log\n"
                         "append /log 2k\n"
                         "fsync /log\n";
+
+#define B(i) (1u << (i))
+
+/* "file SIZE DIGESTS PATH" for these bytes, in 4 KiB chunks. */
+static void file_line(FILE *f, const char *path, const uint8_t *b, size_t size)
+{
+	fprintf(f, "BO:OBS file %zu ", size);
+	if (!size)
+		fputc('-', f);
+	for (size_t off = 0; off < size; off += 4096) {
+		uint8_t d[16];
+		crash_md5(b + off, size - off < 4096 ? size - off : 4096, d);
+		fputs(off ? "," : "", f);
+		for (int i = 0; i < 16; i++)
+			fprintf(f, "%02x", d[i]);
+	}
+	fprintf(f, " %s\n", path);
+}
+
+struct tree {
+	uint8_t keep[5120], log[5120];
+	size_t loglen;
+};
+
+/* The observation of a recovered state holding t, as guest-init prints it. */
+static char *lines(const struct tree *t, const char *fsck)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	fputs("BO:BOOT check /dev/vda\nBO:OBS chunk 4096\nBO:OBS mount 0\n"
+	      "BO:OBS dir /keep\nBO:OBS dir /lost+found\n",
+	      f);
+	file_line(f, "/keep/a", t->keep, sizeof t->keep);
+	file_line(f, "/log", t->log, t->loglen);
+	fprintf(f, "BO:OBS umount 0\n%sBO:OBS end\nBO:END\n",
+	        fsck ? fsck
+	             : "BO:OBS fsck 0\nBO:OBS fsck-line Pass 1: Checking inodes, blocks, "
+	               "and sizes\n");
+	fclose(f);
+	return buf;
+}
+
+static int judge_text(const struct crash_promises *p, const char *text, struct crash_outcome *o)
+{
+	struct crash_observation obs;
+	struct bo_err err = {{0}};
+	int rc = crash_obs_parse_lines(text, strlen(text), &obs, &err);
+	if (rc) {
+		diag("parse: %s", err.msg);
+		return rc;
+	}
+	rc = crash_judge(p, &obs, o);
+	crash_observation_free(&obs);
+	return rc;
+}
+
+/* The parse error of one observation (its first line is a valid chunk line). */
+static int parse_err(const char *text, struct bo_err *err)
+{
+	struct crash_observation obs;
+	memset(err, 0, sizeof(*err));
+	return crash_obs_parse_lines(text, strlen(text), &obs, err);
+}
+
+static void test_parser_errors(void)
+{
+	static const struct {
+		const char *text, *want;
+	} bad[] = {
+	    {"BO:OBS chunk 4096\nBO:OBS mount 0\nBO:OBS file 10 - /a\nBO:OBS end\n", "line 3"},
+	    {"BO:OBS chunk 4096\nBO:OBS mount 0\nBO:OBS file 10 0123 /a\nBO:OBS end\n", "MD5"},
+	    {"BO:OBS chunk 4096\nBO:OBS mount 0\nBO:OBS file 1 "
+	     "0123456789abcdef0123456789abcdeZ /a\nBO:OBS end\n",
+	     "hex"},
+	    {"BO:OBS chunk 4096\nBO:OBS mount 0\nBO:OBS dir /x/y\nBO:OBS end\n", "directory"},
+	    {"BO:OBS chunk 4096\nBO:OBS mount 0\nBO:OBS file 0 - /f\nBO:OBS dir /f/y\n"
+	     "BO:OBS end\n",
+	     "line 4: its directory"},
+	    {"BO:OBS chunk 4096\nBO:OBS mount 0\nBO:OBS dir x\nBO:OBS end\n", "absolute"},
+	    {"BO:OBS chunk 4096\nBO:OBS mount 0\nBO:OBS dir /../b\nBO:OBS end\n", "'..'"},
+	    {"BO:OBS chunk 4096\nBO:OBS mount 0\nBO:OBS end\nBO:OBS dir /a\n", "after 'end'"},
+	    {"BO:OBS chunk 4096\nBO:OBS mount 0\n", "did not finish"},
+	    {"BO:OBS chunk 3000\nBO:OBS mount 0\nBO:OBS end\n", "power of two"},
+	    {"BO:OBS chunk 4096\nBO:OBS mount 0\nBO:OBS mount 0\nBO:OBS end\n", "line 3"},
+	    {"BO:OBS chunk 4096\nBO:OBS mount 32 no fs\nBO:OBS dir /a\nBO:OBS end\n", "mount"},
+	    {"BO:OBS chunk 4096\nBO:OBS mount 0\nBO:OBS dir /a\nBO:OBS dir /a\nBO:OBS end\n",
+	     "twice"},
+	    {"BO:OBS chunk 4096\nBO:OBS mount 0\nBO:OBS fsck-line x\nBO:OBS end\n", "fsck-line"},
+	    {"BO:OBS chunk 4096\nBO:OBS mount 0\nBO:OBS file 99999999999999999999 - /a\n"
+	     "BO:OBS end\n",
+	     "size"},
+	    {"BO:OBS chunk 4096\nBO:OBS mount 0\nBO:OBS frobnicate\nBO:OBS end\n", "unknown"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		struct bo_err err;
+		int rc = parse_err(bad[i].text, &err);
+		ok(rc < 0 && strstr(err.msg, bad[i].want), "bad observation %zu refused: %s", i,
+		   err.msg);
+	}
+}
+
+static void test_checkers(struct crash_promises p, const struct tree *t)
+{
+	struct crash_outcome o;
+	char *txt;
+	const char *dirty = "BO:OBS fsck 4\nBO:OBS fsck-line e2fsck 1.47.0 (5-Feb-2023)\n"
+	                    "BO:OBS fsck-line Inode 12 has zero dtime.\n";
+	is_int(judge_text(&p, txt = lines(t, dirty), &o), 0, "judged");
+	ok(o.broken == B(CRASH_INV_CONSISTENT) && !o.detected,
+	   "e2fsck finds damage on a journaling fs: consistent, silent (%s)", o.detail);
+	ok(strstr(o.detail, "consistent: fsck: e2fsck: Inode 12 has zero dtime.") != NULL,
+	   "the detail names e2fsck's first problem once (%s)", o.detail);
+	p.boot = CRASH_BOOT_FSCK_FULL;
+	is_int(judge_text(&p, txt, &o), 0, "judged");
+	ok(o.detected && !strcmp(o.detected_by, "fsck"),
+	   "the same with a full fsck at boot: detected by fsck (%s)", o.detected_by);
+	free(txt);
+	p.boot = CRASH_BOOT_TRUST;
+
+	const char *quiet = "BO:OBS fsck 0\nBO:OBS fsck-line Free blocks count wrong (9, "
+	                    "counted=8).\n";
+	is_int(judge_text(&p, txt = lines(t, quiet), &o), 0, "judged");
+	ok(o.broken == B(CRASH_INV_CONSISTENT), "e2fsck exits 0 but prints a problem: consistent");
+	free(txt);
+
+	const char *mnt = "BO:OBS chunk 4096\nBO:OBS mount 32 mount: wrong fs type\n"
+	                  "BO:OBS fsck 8\nBO:OBS end\n";
+	is_int(judge_text(&p, mnt, &o), 0, "judged");
+	ok(o.broken == B(CRASH_INV_CONSISTENT) && o.detected && !strcmp(o.detected_by, "mount"),
+	   "a failed mount: consistent, detected by mount");
+	is_str(o.detail, "consistent: mount failed: mount exited 32: mount: wrong fs type",
+	       "its detail");
+
+	/* blackout's own fsck as the judge, e2fsck's second opinion and the boot scrub */
+	struct crash_observation obs;
+	struct bo_err err = {{0}};
+	txt = lines(t, dirty);
+	tap_require(crash_obs_parse_lines(txt, strlen(txt), &obs, &err) == 0, "parse");
+	free(txt);
+	p.fsck_judges = true;
+	obs.check[CRASH_CHECK_FSCK] = (struct crash_check){.ran = true, .clean = true};
+	is_int(crash_judge(&p, &obs, &o), 0, "judged");
+	ok(o.broken == 0 && o.e2fsck_agrees == 0,
+	   "own fsck clean, e2fsck not: ok, and e2fsck disagrees (%d)", o.e2fsck_agrees);
+	obs.check[CRASH_CHECK_FSCK] = (struct crash_check){.ran = true, .why = "bitmap: x"};
+	obs.check[CRASH_CHECK_VERIFY] = (struct crash_check){.ran = true, .clean = false};
+	p.boot = CRASH_BOOT_VERIFY;
+	is_int(crash_judge(&p, &obs, &o), 0, "judged");
+	ok(o.broken == B(CRASH_INV_CONSISTENT) && o.e2fsck_agrees == 1 && o.detected &&
+	       !strcmp(o.detected_by, "verify"),
+	   "own fsck dirty, the boot scrub too: detected by verify, e2fsck agrees (%s)",
+	   o.detected_by);
+	obs.check[CRASH_CHECK_VERIFY].clean = true;
+	is_int(crash_judge(&p, &obs, &o), 0, "judged");
+	ok(o.broken && !o.detected, "the boot scrub finds nothing: silent");
+	crash_observation_free(&obs);
+}
 
 int main(void)
 {
@@ -78,43 +197,78 @@ int main(void)
 	struct crash_oracle *o;
 	tap_require(crash_oracle_new(w, exec, &o, &err) == 0, "oracle: %s", err.msg);
 
-	/* what the guest would leave: setup, then every step */
-	struct bdev *d;
-	tap_require(blk_mem_open(512, (16u << 20) / 512, &d) == 0, "a 16M device");
-	struct fs_mkfs_opts mk;
-	fs_mkfs_opts_default(&mk);
-	tap_require(fs_mkfs(d, &mk, &err) == 0, "mkfs: %s", err.msg);
-	struct fs *fs;
-	tap_require(fs_mount(d, NULL, &fs, &err) == 0, "mount");
-	int rc = 0;
-	for (size_t i = 0; i < w->nsetup && rc == 0; i++)
-		rc = play(fs, &w->setup[i], 0);
-	for (size_t i = 0; i < w->nrun && rc == 0; i++)
-		rc = play(fs, &w->run[i], exec[i].off);
-	is_int(rc, 0, "the workload played on blackout's fs");
-	is_int(fs_unmount(fs), 0, "clean unmount");
+	/* what the guest would see after every step */
+	struct tree t;
+	crash_pattern_fill(w->setup[2].tag, 0, t.keep, sizeof t.keep);
+	crash_pattern_fill(w->run[2].tag, 0, t.log, 3072);
+	crash_pattern_fill(w->run[4].tag, 3072, t.log + 3072, 2048);
+	t.loglen = 5120;
+	struct crash_promises p = {.oracle = o, .completed = w->nrun, .boot = CRASH_BOOT_TRUST};
+	struct crash_outcome out;
+	char *txt;
+	is_int(judge_text(&p, txt = lines(&t, NULL), &out), 0, "judged");
+	ok(out.broken == 0 && out.allowed == 0 && !out.detected, "everything there: ok (%s)",
+	   out.detail);
+	free(txt);
 
-	struct crash_verdict v;
-	is_int(crash_judge_recovered(o, d, w->nrun, 0, &v, &err), 0, "judged");
-	ok(v.broken == 0 && v.read_errors == 0, "everything there: nothing broken (%s)", v.detail);
+	/* the second append's chunk reads back as zeros */
+	struct tree lost = t;
+	memset(lost.log + 4096, 0, 1024);
+	is_int(judge_text(&p, txt = lines(&lost, NULL), &out), 0, "judged");
+	ok(out.broken == B(CRASH_INV_DURABLE) && !out.detected,
+	   "a synced chunk lost: durable, silent (%s)", out.detail);
+	p.completed = 4;
+	is_int(judge_text(&p, txt, &out), 0, "judged");
+	ok(out.broken == 0, "before the second append returned: allowed (%s)", out.detail);
+	free(txt);
 
-	/* the last synced append lost */
-	tap_require(fs_mount(d, NULL, &fs, &err) == 0, "mount again");
-	is_int(fs_truncate(fs, "/log", 3072), 0, "cut /log back to its first append");
-	is_int(fs_unmount(fs), 0, "unmount");
-	is_int(crash_judge_recovered(o, d, w->nrun, 0, &v, &err), 0, "judged");
-	ok(v.broken & (1u << CRASH_INV_DURABLE), "after every step: durable broken (%s)", v.detail);
-	is_int(crash_judge_recovered(o, d, 4, 0, &v, &err), 0, "judged at step 4");
-	ok(v.broken == 0, "before the second append returned: allowed (%s)", v.detail);
+	/* bytes nobody wrote to /log, and the bystander's chunk */
+	struct tree foreign = t;
+	memset(foreign.log + 4096, 0x5a, 1024);
+	p.completed = w->nrun;
+	is_int(judge_text(&p, txt = lines(&foreign, NULL), &out), 0, "judged");
+	ok(out.broken == B(CRASH_INV_STALE), "foreign bytes in a chunk: stale (%s)", out.detail);
+	free(txt);
+	p.flags = CRASH_ORACLE_WRITEBACK;
+	is_int(judge_text(&p, txt = lines(&foreign, NULL), &out), 0, "judged");
+	ok(out.broken == 0 && out.allowed == B(CRASH_INV_STALE),
+	   "data=writeback allows it and says so (%s)", out.detail);
+	free(txt);
+	p.flags = 0;
+	struct tree by = t;
+	by.keep[100] ^= 1;
+	is_int(judge_text(&p, txt = lines(&by, NULL), &out), 0, "judged");
+	ok(out.broken & B(CRASH_INV_BYSTANDER), "a bystander's chunk changed: bystander (%s)",
+	   out.detail);
+	free(txt);
 
-	/* an image blackout cannot read back */
-	unsigned char zero[1024] = {0};
-	blk_pwrite(d, 1024, sizeof zero, zero, 0);
-	ok(crash_judge_recovered(o, d, w->nrun, 0, &v, &err) < 0 && err.msg[0],
-	   "no superblock: an error, not a verdict (%s)", err.msg);
-	blk_close(d);
+	/* a file the guest could not read */
+	const char *unread = "BO:OBS chunk 4096\nBO:OBS mount 0\nBO:OBS dir /keep\n"
+	                     "BO:OBS file 5120 ! /keep/a\nBO:OBS umount 0\nBO:OBS fsck 0\n"
+	                     "BO:OBS end\n";
+	is_int(judge_text(&p, unread, &out), 0, "judged");
+	ok(out.detected && !strcmp(out.detected_by, "read") && out.read_errors == 1,
+	   "an unreadable file: detected by the read (%s)", out.detail);
+
+	test_checkers(p, &t);
+	test_parser_errors();
+
+	const char *mk = "BO:BOOT work\nBO:STEP 0\nBO:STEP 1\nBO:STEP 2\nBO:READY\n";
+	is_int((int)crash_guest_completed(mk, strlen(mk)), 3, "three steps returned");
 	crash_oracle_free(o);
 	crash_workload_free(w);
+
+	/* vmtest's own workloads are explorer workloads */
+	char *text;
+	is_int(crash_guest_workload_text("overwrite", 3, &text, &err), 0, "overwrite text");
+	tap_require(crash_workload_parse(text, strlen(text), "overwrite", &w, &err) == 0,
+	            "it parses: %s", err.msg);
+	ok(w->nsetup == 2 + 4 * 48 && w->nrun == 6, "48 bystander pairs, 3 overwrites (%zu, %zu)",
+	   w->nsetup, w->nrun);
+	crash_workload_free(w);
+	free(text);
+	ok(crash_guest_workload_text("frob", 3, &text, &err) == -EINVAL && strstr(err.msg, "frob"),
+	   "an unknown kind is refused (%s)", err.msg);
 
 	/* fill depends on the device: refused */
 	const char *fill = "run\ncreate /f\nfill /f 64k\n";

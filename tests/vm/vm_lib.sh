@@ -4,10 +4,12 @@
 . "$(dirname "$0")/../test-lib.sh"
 need_tool jq
 # vmtest NAME ARGS...: runs a vmtest into $T/NAME; summary fields via `field NAME KEY`.
+# Bounded by VM_TIMEOUT seconds (1800: 20 cuts took 513 s on a quiet machine and three
+# times that with the machine shared).
 vmtest() {
 	local name=$1
 	shift
-	timeout 600 "$BLACKOUT" vmtest "$@" --out "$T/$name" --json "$T/$name.json" \
+	timeout "${VM_TIMEOUT:-1800}" "$BLACKOUT" vmtest "$@" --out "$T/$name" --json "$T/$name.json" \
 		--explore-json "$T/$name.explore.json" >"$T/$name.log" 2>&1
 	local rc=$?
 	sed 's/^/# /' "$T/$name.log"

@@ -1,0 +1,90 @@
+/* judge.c — the one home of a crash state's verdict: what the workload was promised
+ * at the cut (the oracle, the data mode's allowances, what the system checks at boot)
+ * against an observation (mount, tree, checkers), from any observer. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "blackout/crash.h"
+
+static void detect(struct crash_outcome *o, const char *by)
+{
+	o->detected = true;
+	if (!o->detected_by[0])
+		snprintf(o->detected_by, sizeof(o->detected_by), "%s", by);
+}
+
+/* A checker found damage in a recovered state: would the user be told? Only if the
+ * system runs a check at boot: ext2 always does (no journal); a journaling fs trusts
+ * its journal and skips it — the seeds' point — unless verify=fast asks for the quick
+ * metadata scrub at mount, which is then what must notice. */
+static void boot_detects(const struct crash_promises *p, const struct crash_observation *obs,
+                         struct crash_outcome *o)
+{
+	const struct crash_check *vf = &obs->check[CRASH_CHECK_VERIFY];
+	if (p->boot == CRASH_BOOT_FSCK_FULL)
+		detect(o, "fsck");
+	else if (p->boot == CRASH_BOOT_VERIFY && vf->ran && vf->rc == 0 && !vf->clean)
+		detect(o, "verify");
+}
+
+/* Consistency from the checkers: the configured judge, else e2fsck; e2fsck beside a
+ * configured judge only says whether it agrees. `why` gets the deciding reason. */
+static void judge_checkers(const struct crash_promises *p, const struct crash_observation *obs,
+                           struct crash_outcome *o, char *why, size_t whylen)
+{
+	const struct crash_check *own = &obs->check[CRASH_CHECK_FSCK];
+	const struct crash_check *e2 = &obs->check[CRASH_CHECK_E2FSCK];
+	bool own_dirty = false;
+	if (own->ran) {
+		snprintf(why, whylen, "%s", own->why);
+		if (own->rc == 0 && !own->clean) {
+			own_dirty = true;
+			o->broken |= 1u << CRASH_INV_CONSISTENT;
+			boot_detects(p, obs, o);
+		}
+	}
+	if (!e2->ran || e2->rc != 0)
+		return;
+	if (p->fsck_judges) {
+		o->e2fsck_agrees = e2->clean == !own_dirty;
+	} else if (!e2->clean) {
+		o->broken |= 1u << CRASH_INV_CONSISTENT;
+		boot_detects(p, obs, o);
+		snprintf(why, whylen, "%s", e2->why);
+	}
+}
+
+int crash_judge(const struct crash_promises *p, const struct crash_observation *obs,
+                struct crash_outcome *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->e2fsck_agrees = -1;
+	if (obs->mount_rc) {
+		o->broken = 1u << CRASH_INV_CONSISTENT;
+		snprintf(o->detail, sizeof(o->detail), "consistent: mount failed: %s",
+		         obs->mount_msg[0] ? obs->mount_msg : strerror(-obs->mount_rc));
+		detect(o, "mount");
+		return 0;
+	}
+	struct crash_verdict v;
+	int rc = crash_oracle_check(p->oracle, p->completed, &obs->root, p->flags, &v);
+	if (rc)
+		return rc;
+	o->broken = v.broken;
+	o->allowed = v.allowed;
+	o->read_errors = v.read_errors;
+	snprintf(o->detail, sizeof(o->detail), "%s", v.detail);
+	if (v.read_errors)
+		detect(o, "read");
+	if (obs->unmount_rc) /* the filesystem noticed something on the way out */
+		detect(o, "unmount");
+	char why[256] = "";
+	judge_checkers(p, obs, o, why, sizeof(why));
+	if (why[0] && (o->broken & (1u << CRASH_INV_CONSISTENT))) {
+		size_t l = strlen(o->detail);
+		snprintf(o->detail + l, sizeof(o->detail) - l, "%sconsistent: fsck: %.200s",
+		         l ? "; " : "", why);
+	}
+	return 0;
+}
