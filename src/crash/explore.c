@@ -450,7 +450,9 @@ static int set_up(struct explorer *ex, struct recording *rr, struct fs **fs)
 	if (rc)
 		return rc;
 	if ((rc = fs_mkfs(rr->stack, &ex->fsc.mk, &e2)))
-		return bo_errf(err, rc, "mkfs on the stack: %s", bo_errstr(&e2, rc));
+		/* mkfs's own messages begin "mkfs: " already */
+		return e2.msg[0] ? bo_errf(err, rc, "%s", e2.msg)
+		                 : bo_errf(err, rc, "mkfs on the stack: %s", bo_errstr(&e2, rc));
 	if ((rc = rec_log_new(rr->stack->sector_size, rr->stack->nr_sectors, &rr->log)) ||
 	    (rc = rec_open(rr->stack, rr->log, 0, &rr->recdev)))
 		return rc;
