@@ -245,6 +245,37 @@ static bool usable(const struct raid_dev *r, unsigned i, uint64_t s)
 	return !(r->rebuild_idx == (int)i && s >= r->rebuild_pos);
 }
 
+static unsigned tolerance(const struct raid_dev *r)
+{
+	return r->p.level == 1 ? r->n - 1 : r->m;
+}
+
+/* Members that hold nothing current for stripe s: failed, missing, or not yet
+ * rebuilt that far. */
+static unsigned stripe_lost(const struct raid_dev *r, uint64_t s)
+{
+	unsigned lost = 0;
+	for (unsigned i = 0; i < r->n; i++)
+		lost += !usable(r, i, s);
+	return lost;
+}
+
+/* A stripe with more members lost than the level survives cannot hold what is
+ * written to it (md fails such a stripe's I/O, and a RAID0 with a member gone
+ * is broken as a whole): acknowledging the write would promise what a later
+ * read cannot keep. Checked before a stripe update is planned and again after
+ * it ran, since a member can fail under the update itself. */
+static int stripe_writable(struct raid_dev *r, uint64_t s)
+{
+	unsigned lost = stripe_lost(r, s);
+	if (lost <= tolerance(r))
+		return 0;
+	return bo_errf(&r->dev.err, -EIO,
+	               "%s: stripe %llu: %u of %u members failed or missing, RAID%u survives %u: "
+	               "the write cannot be made durable",
+	               r->dev.name, (unsigned long long)s, lost, r->n, r->p.level, tolerance(r));
+}
+
 /* The superblock and the journal superblock fill one sector (crc in its first 512
  * bytes) so that a write of them cut by the power lands whole or not at all. */
 #define SB_CRC 508
@@ -839,32 +870,23 @@ static int plan_parity_stripe(struct raid_dev *r, struct piece *pc, unsigned fla
 static int plan_stripe_once(struct raid_dev *r, struct piece *pc, unsigned flags, struct plan *pl)
 {
 	uint64_t base = r->data_off + pc->s * r->cs;
+	int rc = stripe_writable(r, pc->s);
+	if (rc)
+		return rc;
 	if (r->p.level == 0) {
-		for (unsigned j = 0; j < r->k; j++) {
-			if (pc->a[j] >= pc->b[j])
-				continue;
-			if (r->failed >> j & 1)
-				return bo_errf(&r->dev.err, -EIO, "%s: member %u has failed",
-				               r->dev.name, j);
-			plan_add(pl, PH_DATA, j, base + pc->a[j], pc->b[j] - pc->a[j], pc->src[j],
-			         flags);
-		}
+		for (unsigned j = 0; j < r->k; j++)
+			if (pc->a[j] < pc->b[j])
+				plan_add(pl, PH_DATA, j, base + pc->a[j], pc->b[j] - pc->a[j],
+				         pc->src[j], flags);
 		return 0;
 	}
 	if (r->p.level == 1) {
-		int rc = plan_meta(r, pl, pc->s);
-		if (rc)
+		if ((rc = plan_meta(r, pl, pc->s)))
 			return rc;
-		unsigned nw = 0;
 		for (unsigned i = 0; i < r->n; i++)
-			if (usable(r, i, pc->s)) {
+			if (usable(r, i, pc->s))
 				plan_add(pl, PH_DATA, i, base + pc->a[0], pc->b[0] - pc->a[0],
 				         pc->src[0], flags);
-				nw++;
-			}
-		if (!nw)
-			return bo_errf(&r->dev.err, -EIO, "%s: every mirror has failed",
-			               r->dev.name);
 		return r->p.journal ? plan_journal(r, pl) : 0;
 	}
 	return plan_parity_stripe(r, pc, flags, pl);
@@ -897,6 +919,8 @@ static int write_piece(struct raid_dev *r, struct piece *pc, void *ctx)
 	int rc = plan_stripe(r, pc, w->flags, pl);
 	for (unsigned ph = 0; rc == 0 && ph < PH_MAX; ph++)
 		rc = plan_exec_phase(r, pl, ph);
+	if (rc == 0)
+		rc = stripe_writable(r, pc->s);
 	plan_free(pl);
 	free(pl);
 	return rc;
@@ -1052,7 +1076,15 @@ static int raid_flush(struct bdev *d)
 	if (r->inactive)
 		return refused(r);
 	r->st.flushes++;
-	return make_clean(r);
+	int rc = make_clean(r);
+	/* the last stripe is the one a rebuild reaches last: it has lost the most */
+	if (rc == 0 && stripe_lost(r, r->stripes - 1) > tolerance(r))
+		rc = bo_errf(&d->err, -EIO,
+		             "%s: flush: %u of %u members failed or missing, RAID%u survives %u: "
+		             "what was written cannot be made durable",
+		             d->name, stripe_lost(r, r->stripes - 1), r->n, r->p.level,
+		             tolerance(r));
+	return rc;
 }
 
 /* Idle time: md's safe mode marks the array clean after 200 ms without writes,
@@ -1469,11 +1501,6 @@ static int journal_recover(struct raid_dev *r)
 	r->j_head = pos;
 	r->j_seq = seq;
 	return journal_checkpoint(r, false);
-}
-
-static unsigned tolerance(const struct raid_dev *r)
-{
-	return r->p.level == 1 ? r->n - 1 : r->m;
 }
 
 static int assemble(struct raid_dev *r, bool first, struct bo_err *err)
