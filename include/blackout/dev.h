@@ -32,7 +32,19 @@ struct dev_param {
 	const char *help;          /* one line: what it models; enums list their values */
 	enum dev_ptype type;       /* optional: DEV_PT_STR when left out */
 	const char *const *values; /* DEV_PT_ENUM: NULL-terminated list */
+	uint64_t max;              /* DEV_PT_SIZE, DEV_PT_U64: largest value accepted; 0: none */
+	/* DEV_PT_SIZE: bytes the model may hold in this process's memory (a RAM
+	 * medium, a cache), counted towards DEV_SPEC_MAX_RAM: always, or only when
+	 * the layer has no lower device (a model that then makes its own medium) */
+	enum { DEV_RAM_NO = 0, DEV_RAM_ALWAYS, DEV_RAM_IF_LEAF } ram;
 };
+
+/* Limits on what a spec may open, checked by the parser after `x N` repeats
+ * expand (a short spec with nested repeats would otherwise open millions of
+ * devices): devices in the expanded stack, and the sum of its `ram` parameters.
+ * Each model's own maximum is in its parameter table and docs/models/. */
+#define DEV_SPEC_MAX_DEVICES 1024
+#define DEV_SPEC_MAX_RAM     (16ull << 30)
 
 /* Parameter values as given in a spec, defaults filled in. */
 struct dev_args;

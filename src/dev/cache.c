@@ -1027,8 +1027,9 @@ static int cache_open(const struct dev_args *a, struct bdev **lowers, unsigned n
 }
 
 static const struct dev_param cache_params[] = {
-    {"size", "1M", "capacity of the volatile cache in bytes; 0 = no cache (write-through)",
-     DEV_PT_SIZE},
+    {"size", "1M",
+     "capacity of the volatile cache in bytes, at most 4G; 0 = no cache (write-through)",
+     DEV_PT_SIZE, NULL, 4ull << 30, DEV_RAM_ALWAYS},
     {"flush", "honor",
      "honor: flush writes back and flushes below; ignore: a drive lying about flushes", DEV_PT_ENUM,
      honor_ignore},

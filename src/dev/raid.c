@@ -2224,7 +2224,8 @@ OPENER(6)
 
 #define P_CHUNK                                                                                    \
 	{                                                                                          \
-		"chunk", "512k", "chunk size, 4k to 1M (md's default 512k)", DEV_PT_SIZE           \
+		"chunk", "512k", "chunk size, 4k to 1M (md's default 512k)", DEV_PT_SIZE, NULL,    \
+		    1u << 20                                                                       \
 	}
 #define P_LAYOUT                                                                                   \
 	{                                                                                          \

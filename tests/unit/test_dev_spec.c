@@ -63,7 +63,29 @@ static const struct {
     {"cache(size=1M) > [mem ; mem]", 16, "takes 1 lower device, not 2"},
     {"disk(tear=half) > mem", 11, "none|sector|byte"},
     {"cache(seed=-1) > mem", 12, "whole number"},
-    {"cache > disk > fault > mem\x01", 27, "byte 0x01"},
+    {"cache > disk > fault > mem\x01", 24, "unknown device model 'mem\\x01'"},
+    /* a mistyped name is named whole, control bytes escaped */
+    {"m\xc3\xa9m", 1, "unknown device model 'm\xc3\xa9m'"},
+    {"m\x01"
+     "em > mem",
+     1, "unknown device model 'm\\x01em'"},
+    {"\xff", 1, "unknown device model '\\xff'"},
+    {"mem(siz\xc3\xa9=1)", 5, "no parameter 'siz\xc3\xa9'"},
+    /* each model's maximum size, and the limits once repeats expand */
+    {"flash(size=1T)", 12, "flash: size=1T is over its maximum of 16G (docs/models/flash.md)"},
+    {"mem(size=17G)", 10, "mem: size=17G is over its maximum of 16G"},
+    {"cache(size=5G) > mem", 12, "cache: size=5G is over its maximum of 4G"},
+    {"flash(cache=2G)", 13, "flash: cache=2G is over its maximum of 1G"},
+    {"file(path=x,size=2T)", 18, "file: size=2T is over its maximum of 1T"},
+    {"raid5(chunk=2M) > [mem] x3", 13, "over its maximum of 1M (docs/models/raid.md)"},
+    {"concat > [concat > [concat > [mem(size=1k)] x64] x64] x64", 11,
+     "concat and what stands below it open 4161 devices once repeats expand; a stack may "
+     "open at most 1024"},
+    {"concat > [concat > [mem(size=1k)] x31] x32", 1, "open 1025 devices"},
+    {"raid5 > [mem(size=8G)] x4", 1,
+     "raid5 and what stands below it hold 32G of RAM media and caches once repeats expand; "
+     "a stack may hold at most 16G"},
+    {"concat > [flash(size=16G) ; cache(size=1k) > file(path=x)]", 1, "hold 16777217k of RAM"},
 };
 
 static int count_leaves(void *ctx, struct bdev *leaf, struct bdev **out, struct bo_err *err)
@@ -141,6 +163,26 @@ int main(void)
 		if (l2 && l3) {
 			size_t caret = strlen(l3 + 1) - 1;
 			ok(l2[1 + caret] == 'b', "caret under 'bad' in the window");
+		}
+	}
+
+	/* right at the limits after expansion: accepted */
+	{
+		static const char *const fits[] = {
+		    "concat > [concat > [mem(size=1k)] x30] x33", /* 1 + 33 x 31 = 1024 devices */
+		    "raid5 > [mem(size=4G)] x4",                  /* 16G */
+		    "flash(size=16G)",                            /* its private medium: 16G */
+		    "flash(size=8G) > mem(size=9G)", /* on a medium: only the medium's 9G */
+		    "cache(size=4G) > [mem(size=12G)]",
+		};
+		for (size_t i = 0; i < sizeof(fits) / sizeof(fits[0]); i++) {
+			struct dev_spec *s;
+			int rc = dev_spec_parse(fits[i], &s, &err);
+			is_int(rc, 0, "at the limit, accepted: %s", fits[i]);
+			if (rc)
+				diag("%s", err.msg);
+			else
+				dev_spec_free(s);
 		}
 	}
 
@@ -243,6 +285,24 @@ int main(void)
 		for (const char *c = text; *c; c++)
 			lines += *c == '\n';
 		is_int(lines, 2 + 3 + 6 + 1 + 2, "one line per layer and per parameter");
+		free(text);
+		dev_spec_free(s);
+	}
+
+	/* a long parameter name widens its layer's columns instead of pushing its line askew */
+	{
+		struct dev_spec *s;
+		tap_require(dev_spec_parse("disk(tear=byte) > mem", &s, &err) == 0, "parse disk");
+		char *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+		is_int(dev_spec_describe(s, f), 0, "describe disk");
+		fclose(f);
+		ok(strstr(text, "\n  sector    = auto         [default]") &&
+		       strstr(text, "\n  tear      = byte         [default none]") &&
+		       strstr(text, "\n  tear_unit = 1            [default]"),
+		   "disk's '=' and value columns line up under tear_unit");
+		ok(strstr(text, "\n      size     = 16M "), "mem keeps the narrow columns");
 		free(text);
 		dev_spec_free(s);
 	}
