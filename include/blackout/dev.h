@@ -124,6 +124,16 @@ int dev_stack_open_text(const char *text, const struct dev_open_opts *opts, stru
 /* Depth-first search of a stack for the n-th device whose name is `name`. */
 struct bdev *dev_stack_find(struct bdev *top, const char *name, unsigned n);
 
+/* What a layer can do, asked of its ops (blk.h), so that code above finds "the
+ * layer that takes fault rules" or "the RAID" whatever it is called. */
+enum dev_cap {
+	DEV_CAP_FAULT_RULES, /* rule_arm, rule_disarm: dev_fault_arm/disarm work on it */
+	DEV_CAP_MEMBERS,     /* members, member_fail: raid_fail_member works on it */
+};
+bool dev_has_cap(const struct bdev *d, enum dev_cap cap);
+/* Depth-first (pre-order) search for the n-th device with `cap`, or NULL. */
+struct bdev *dev_stack_find_cap(struct bdev *top, enum dev_cap cap, unsigned n);
+
 /* ---- outcome spaces of a power cut -----------------------------------------
  * The decisions a cut of `d` (with `inflight`, or NULL) asks for along the path of
  * all-zero answers: their number and the product of their radices (saturating at

@@ -267,19 +267,27 @@ static int arm(struct fault_dev *f, const char *text, struct bo_err *err)
 	return r.id;
 }
 
+static int fault_rule_arm(struct bdev *d, const char *rule, struct bo_err *err)
+{
+	return arm((struct fault_dev *)d, rule, err);
+}
+
+/* Through the ops: any layer that takes fault rules, whatever its name. */
 int dev_fault_arm(struct bdev *d, const char *rule, struct bo_err *err)
 {
-	struct fault_dev *f = as_fault(d);
-	if (!f)
-		return bo_errf(err, -EINVAL, "%s is not a fault device", d ? d->name : "(null)");
-	return arm(f, rule, err);
+	if (!dev_has_cap(d, DEV_CAP_FAULT_RULES))
+		return bo_errf(err, -EINVAL, "%s takes no fault rules", d ? d->name : "(null)");
+	return d->ops->rule_arm(d, rule, err);
 }
 
 int dev_fault_disarm(struct bdev *d, int id)
 {
-	struct fault_dev *f = as_fault(d);
-	if (!f)
-		return -EINVAL;
+	return dev_has_cap(d, DEV_CAP_FAULT_RULES) ? d->ops->rule_disarm(d, id) : -EINVAL;
+}
+
+static int fault_rule_disarm(struct bdev *d, int id)
+{
+	struct fault_dev *f = (struct fault_dev *)d;
 	for (unsigned i = 0; i < f->nrules; i++) {
 		if (f->rules[i].id != id)
 			continue;
@@ -635,6 +643,8 @@ static const struct bdev_ops fault_ops = {
     .power_restore = fault_power_restore,
     .lower = fault_lower,
     .stats = fault_stats,
+    .rule_arm = fault_rule_arm,
+    .rule_disarm = fault_rule_disarm,
 };
 
 static int fault_open(const struct dev_args *a, struct bdev **lowers, unsigned nlowers,

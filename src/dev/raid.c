@@ -298,6 +298,20 @@ static void raid_stats(struct bdev *d, void (*emit)(void *, const char *, uint64
 
 static const struct bdev_ops raid_ops;
 
+static unsigned raid_members(struct bdev *d)
+{
+	return ((struct raid_dev *)d)->n;
+}
+
+static int raid_member_fail(struct bdev *d, unsigned idx)
+{
+	struct raid_dev *r = (struct raid_dev *)d;
+	if (idx >= r->n)
+		return bo_errf(&d->err, -EINVAL, "%s: no member %u", d->name, idx);
+	raid_member_failed(r, idx);
+	return 0;
+}
+
 static const struct bdev_ops raid_ops = {
     .read = raid_read,
     .write = raid_write,
@@ -310,6 +324,8 @@ static const struct bdev_ops raid_ops = {
     .lower = raid_lower,
     .stats = raid_stats,
     .settle = raid_settle,
+    .members = raid_members,
+    .member_fail = raid_member_fail,
 };
 
 bool raid_is(const struct bdev *d)
@@ -351,15 +367,12 @@ int raid_force_start(struct bdev *d)
 	return raid_write_sbs(r);
 }
 
+/* Through the ops: any layer with members, whatever its name. */
 int raid_fail_member(struct bdev *d, unsigned idx)
 {
-	if (!raid_is(d))
+	if (!dev_has_cap(d, DEV_CAP_MEMBERS))
 		return -EINVAL;
-	struct raid_dev *r = (struct raid_dev *)d;
-	if (idx >= r->n)
-		return bo_errf(&d->err, -EINVAL, "%s: no member %u", d->name, idx);
-	raid_member_failed(r, idx);
-	return 0;
+	return d->ops->member_fail(d, idx);
 }
 
 /* The parameters on their own (defaults filled in): what md would refuse. */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "blackout/dev.h"
+#include "blackout/raid.h"
 #include "tap.h"
 
 static const char *const corpus[] = {
@@ -260,6 +261,42 @@ int main(void)
 		   err.msg);
 		rc = dev_stack_open_text("mem(size=1000)", NULL, &d, &err);
 		is_int(rc, -EINVAL, "mem size must be a multiple of the sector");
+	}
+
+	/* capabilities are found through the ops, never by name */
+	{
+		struct bdev *d;
+		int rc = dev_stack_open_text("cache > fault > raid5(chunk=4k) > [mem(size=64k)] x3",
+		                             NULL, &d, &err);
+		tap_require(rc == 0, "open a stack with a fault layer and a RAID: %s", err.msg);
+		struct bdev *f = blk_lower(d, 0), *r = blk_lower(f, 0);
+		ok(dev_has_cap(f, DEV_CAP_FAULT_RULES) && !dev_has_cap(f, DEV_CAP_MEMBERS),
+		   "fault takes rules, has no members");
+		ok(dev_has_cap(r, DEV_CAP_MEMBERS) && !dev_has_cap(r, DEV_CAP_FAULT_RULES),
+		   "raid5 has members, takes no rules");
+		ok(!dev_has_cap(d, DEV_CAP_FAULT_RULES) &&
+		       !dev_has_cap(blk_lower(r, 0), DEV_CAP_MEMBERS),
+		   "cache and mem have neither");
+		strcpy(f->name, "renamed");
+		strcpy(r->name, "renamed");
+		ok(dev_stack_find_cap(d, DEV_CAP_FAULT_RULES, 0) == f,
+		   "the fault layer is found by what it does, whatever its name");
+		ok(dev_stack_find_cap(d, DEV_CAP_MEMBERS, 0) == r, "so is the RAID");
+		ok(dev_stack_find_cap(d, DEV_CAP_MEMBERS, 1) == NULL, "and only one");
+		ok(dev_fault_arm(f, "read-error lba=0", &err) >= 0, "dev_fault_arm works on it");
+		is_int(raid_fail_member(r, 1), 0, "raid_fail_member works on it");
+		is_int(raid_fail_member(d, 1), -EINVAL, "raid_fail_member on the cache: -EINVAL");
+		blk_close(d);
+
+		struct bdev *m;
+		tap_require(blk_mem_open(512, 64, &m) == 0, "mem");
+		strcpy(m->name, "fault");
+		ok(!dev_has_cap(m, DEV_CAP_FAULT_RULES) &&
+		       dev_stack_find_cap(m, DEV_CAP_FAULT_RULES, 0) == NULL,
+		   "a device merely called 'fault' takes no rules");
+		is_int(dev_fault_arm(m, "read-error lba=0", &err), -EINVAL, "arming it: -EINVAL");
+		ok(strstr(err.msg, "takes no fault rules") != NULL, "saying so: %s", err.msg);
+		blk_close(m);
 	}
 
 	/* describe names every parameter of every layer, its value and its default */
