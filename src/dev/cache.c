@@ -20,6 +20,9 @@
 #include "blackout/dev.h"
 #include "blackout/util.h"
 #include "dev/cache_internal.h"
+#include "dev/internal.h"
+
+DEV_SINGLE_CHECK(struct cache_dev);
 
 static int64_t find(const struct cache_dev *c, uint64_t no)
 {
@@ -338,7 +341,7 @@ static int cache_read(struct bdev *d, uint64_t lba, uint32_t count, void *buf)
 	c->reads++;
 	if (!c->n) {
 		int rc = blk_read(c->lower, lba, count, buf);
-		return rc ? bo_errf(&d->err, rc, "cache: %s", bo_errstr(&c->lower->err, rc)) : 0;
+		return rc ? dev_single_err(d, rc) : 0;
 	}
 	uint32_t k = 0, miss = 0; /* sectors [k-miss, k) are a run still to read below */
 	while (k <= count) {
@@ -383,7 +386,7 @@ static int cache_write(struct bdev *d, uint64_t lba, uint32_t count, const void 
 		 * it overwrites leave the cache */
 		int rc = blk_write(c->lower, lba, count, buf, c->fua_honor ? flags : 0);
 		if (rc)
-			return bo_errf(&d->err, rc, "cache: %s", bo_errstr(&c->lower->err, rc));
+			return dev_single_err(d, rc);
 		if (c->n)
 			drop_range(c, lba, count);
 		return 0;
@@ -485,7 +488,7 @@ static int cache_discard(struct bdev *d, uint64_t lba, uint32_t count)
 	if (c->n)
 		drop_range(c, lba, count);
 	int rc = blk_discard(c->lower, lba, count);
-	return rc ? bo_errf(&d->err, rc, "cache: %s", bo_errstr(&c->lower->err, rc)) : 0;
+	return rc ? dev_single_err(d, rc) : 0;
 }
 
 static void cache_free(struct cache_dev *c)
@@ -633,7 +636,7 @@ static int cache_clone(struct bdev *d, struct bdev **out)
 		rc = blk_clone(c->lower, &n->lower);
 	if (rc) {
 		if (rc != -ENOMEM)
-			bo_errf(&d->err, rc, "cache: %s", bo_errstr(&c->lower->err, rc));
+			dev_single_err(d, rc);
 		cache_free(n);
 		return rc;
 	}
@@ -702,16 +705,6 @@ static int cache_power_cut(struct bdev *d, struct blk_chooser *ch,
 	return blk_power_cut(c->lower, ch, inflight);
 }
 
-static int cache_power_restore(struct bdev *d)
-{
-	return blk_power_restore(((struct cache_dev *)d)->lower);
-}
-
-static struct bdev *cache_lower(struct bdev *d, unsigned i)
-{
-	return i == 0 ? ((struct cache_dev *)d)->lower : NULL;
-}
-
 static void cache_stats(struct bdev *d, void (*emit)(void *, const char *, uint64_t), void *ctx)
 {
 	struct cache_dev *c = (struct cache_dev *)d;
@@ -734,8 +727,8 @@ static const struct bdev_ops cache_ops = {
     .close = cache_close,
     .clone = cache_clone,
     .power_cut = cache_power_cut,
-    .power_restore = cache_power_restore,
-    .lower = cache_lower,
+    .power_restore = dev_single_power_restore,
+    .lower = dev_single_lower,
     .stats = cache_stats,
 };
 

@@ -9,6 +9,7 @@
 
 #include "blackout/dev.h"
 #include "blackout/util.h"
+#include "dev/internal.h"
 
 #define FAULT_MAX_RULES  64
 #define FAULT_MAX_REST   4096 /* sectors a flip-rest rule may rot at once */
@@ -389,9 +390,11 @@ static void bad_clear(struct fault_dev *f, uint64_t lba, uint32_t count)
 	f->nbad -= j - i;
 }
 
+DEV_SINGLE_CHECK(struct fault_dev);
+
 static int lower_err(struct fault_dev *f, int rc)
 {
-	return bo_errf(&f->dev.err, rc, "fault: %s", bo_errstr(&f->lower->err, rc));
+	return dev_single_err(&f->dev, rc);
 }
 
 static void flip(unsigned char *sec, uint32_t bit, size_t ss)
@@ -610,16 +613,6 @@ static int fault_power_cut(struct bdev *d, struct blk_chooser *ch,
 	return blk_power_cut(((struct fault_dev *)d)->lower, ch, inflight);
 }
 
-static int fault_power_restore(struct bdev *d)
-{
-	return blk_power_restore(((struct fault_dev *)d)->lower);
-}
-
-static struct bdev *fault_lower(struct bdev *d, unsigned i)
-{
-	return i == 0 ? ((struct fault_dev *)d)->lower : NULL;
-}
-
 static void fault_stats(struct bdev *d, void (*emit)(void *, const char *, uint64_t), void *ctx)
 {
 	struct fault_dev *f = (struct fault_dev *)d;
@@ -640,8 +633,8 @@ static const struct bdev_ops fault_ops = {
     .close = fault_close,
     .clone = fault_clone,
     .power_cut = fault_power_cut,
-    .power_restore = fault_power_restore,
-    .lower = fault_lower,
+    .power_restore = dev_single_power_restore,
+    .lower = dev_single_lower,
     .stats = fault_stats,
     .rule_arm = fault_rule_arm,
     .rule_disarm = fault_rule_disarm,
