@@ -117,6 +117,43 @@ static int rule_err(struct bo_err *err, const char *rule, const char *word, cons
 }
 
 /* Parses one rule (words separated by blanks) for a device of nr sectors. */
+/* lba=N or lba=A-B, inside a device of nr sectors; v is the value, writable. */
+static int parse_lba(const char *text, const char *w, char *v, uint64_t nr, struct rule *r,
+                     struct bo_err *err)
+{
+	char *dash = strchr(v, '-');
+	uint64_t lo, hi;
+	if (dash) {
+		*dash = 0;
+		if (parse_num(v, &lo) || parse_num(dash + 1, &hi))
+			return rule_err(err, text, w, "expected lba=N or lba=A-B");
+	} else if (parse_num(v, &lo)) {
+		return rule_err(err, text, w, "expected lba=N or lba=A-B");
+	} else {
+		hi = lo;
+	}
+	if (lo > hi || hi >= nr) {
+		char why[128];
+		snprintf(why, sizeof(why),
+		         "range %llu-%llu is empty or outside the device (%llu sectors)",
+		         (unsigned long long)lo, (unsigned long long)hi, (unsigned long long)nr);
+		return rule_err(err, text, w, why);
+	}
+	r->lo = lo;
+	r->hi = hi;
+	return 0;
+}
+
+/* An errno by name (EIO ...) or number 1..4095; 0 when it is neither. */
+static int parse_errno(const char *v)
+{
+	uint64_t x;
+	for (size_t i = 0; i < sizeof(errnos) / sizeof(errnos[0]); i++)
+		if (strcmp(v, errnos[i].name) == 0)
+			return errnos[i].err;
+	return parse_num(v, &x) == 0 && x >= 1 && x < 4096 ? (int)x : 0;
+}
+
 static int parse_rule(const char *text, uint64_t nr, struct rule *r, struct bo_err *err)
 {
 	char buf[FAULT_RULE_CHARS + 1];
@@ -162,28 +199,9 @@ static int parse_rule(const char *text, uint64_t nr, struct rule *r, struct bo_e
 		if (!v)
 			return rule_err(err, text, w, "expected key=value");
 		if (strcmp(w, "lba") == 0) {
-			char *dash = strchr(v, '-');
-			uint64_t lo, hi;
-			if (dash) {
-				*dash = 0;
-				if (parse_num(v, &lo) || parse_num(dash + 1, &hi))
-					return rule_err(err, text, w, "expected lba=N or lba=A-B");
-			} else if (parse_num(v, &lo)) {
-				return rule_err(err, text, w, "expected lba=N or lba=A-B");
-			} else {
-				hi = lo;
-			}
-			if (lo > hi || hi >= nr) {
-				char why[128];
-				snprintf(why, sizeof(why),
-				         "range %llu-%llu is empty or outside the device (%llu "
-				         "sectors)",
-				         (unsigned long long)lo, (unsigned long long)hi,
-				         (unsigned long long)nr);
-				return rule_err(err, text, w, why);
-			}
-			r->lo = lo;
-			r->hi = hi;
+			int rc = parse_lba(text, w, (char *)v, nr, r, err);
+			if (rc)
+				return rc;
 			have_lba = true;
 		} else if (strcmp(w, "after") == 0 || strcmp(w, "every") == 0 ||
 		           strcmp(w, "times") == 0 || strcmp(w, "seed") == 0 ||
@@ -213,16 +231,9 @@ static int parse_rule(const char *text, uint64_t nr, struct rule *r, struct bo_e
 			if (r->kind != K_READ_ERR && r->kind != K_WRITE_ERR)
 				return rule_err(err, text, w,
 				                "errno= is for read-error/write-error");
-			int e = 0;
-			for (size_t i = 0; i < sizeof(errnos) / sizeof(errnos[0]); i++)
-				if (strcmp(v, errnos[i].name) == 0)
-					e = errnos[i].err;
-			if (!e && parse_num(v, &x) == 0 && x >= 1 && x < 4096)
-				e = (int)x;
-			if (!e)
+			if (!(r->err = parse_errno(v)))
 				return rule_err(err, text, w,
 				                "expected EIO, ENOSPC, ... or 1..4095");
-			r->err = e;
 		} else if (strcmp(w, "shift") == 0) {
 			if (r->kind != K_MISDIRECT)
 				return rule_err(err, text, w, "shift= is for misdirect");
