@@ -84,6 +84,17 @@ struct bdev_ops {
 	 * "flushes", "dirty_bytes", "nand_erases" ...). Optional. */
 	void (*stats)(struct bdev *d, void (*emit)(void *ctx, const char *key, uint64_t v),
 	              void *ctx);
+
+	/* Capabilities. Upper layers find a device that can do something by asking
+	 * its ops (dev_has_cap, dev_stack_find_cap in dev.h), never by its name.
+	 * All optional. A device that takes fault rules at run time (the `fault`
+	 * model): arm returns the new rule's id (>= 0), disarm -ENOENT for no such id. */
+	int (*rule_arm)(struct bdev *d, const char *rule, struct bo_err *err);
+	int (*rule_disarm)(struct bdev *d, int id);
+	/* A device with redundancy members (the RAID levels): lowers 0..members-1
+	 * are its members, and member i can be failed as a failing disk would be. */
+	unsigned (*members)(struct bdev *d);
+	int (*member_fail)(struct bdev *d, unsigned i);
 };
 
 struct bdev {

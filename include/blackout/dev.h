@@ -32,7 +32,19 @@ struct dev_param {
 	const char *help;          /* one line: what it models; enums list their values */
 	enum dev_ptype type;       /* optional: DEV_PT_STR when left out */
 	const char *const *values; /* DEV_PT_ENUM: NULL-terminated list */
+	uint64_t max;              /* DEV_PT_SIZE, DEV_PT_U64: largest value accepted; 0: none */
+	/* DEV_PT_SIZE: bytes the model may hold in this process's memory (a RAM
+	 * medium, a cache), counted towards DEV_SPEC_MAX_RAM: always, or only when
+	 * the layer has no lower device (a model that then makes its own medium) */
+	enum { DEV_RAM_NO = 0, DEV_RAM_ALWAYS, DEV_RAM_IF_LEAF } ram;
 };
+
+/* Limits on what a spec may open, checked by the parser after `x N` repeats
+ * expand (a short spec with nested repeats would otherwise open millions of
+ * devices): devices in the expanded stack, and the sum of its `ram` parameters.
+ * Each model's own maximum is in its parameter table and docs/models/. */
+#define DEV_SPEC_MAX_DEVICES 1024
+#define DEV_SPEC_MAX_RAM     (16ull << 30)
 
 /* Parameter values as given in a spec, defaults filled in. */
 struct dev_args;
@@ -111,6 +123,16 @@ int dev_stack_open_text(const char *text, const struct dev_open_opts *opts, stru
 
 /* Depth-first search of a stack for the n-th device whose name is `name`. */
 struct bdev *dev_stack_find(struct bdev *top, const char *name, unsigned n);
+
+/* What a layer can do, asked of its ops (blk.h), so that code above finds "the
+ * layer that takes fault rules" or "the RAID" whatever it is called. */
+enum dev_cap {
+	DEV_CAP_FAULT_RULES, /* rule_arm, rule_disarm: dev_fault_arm/disarm work on it */
+	DEV_CAP_MEMBERS,     /* members, member_fail: raid_fail_member works on it */
+};
+bool dev_has_cap(const struct bdev *d, enum dev_cap cap);
+/* Depth-first (pre-order) search for the n-th device with `cap`, or NULL. */
+struct bdev *dev_stack_find_cap(struct bdev *top, enum dev_cap cap, unsigned n);
 
 /* ---- outcome spaces of a power cut -----------------------------------------
  * The decisions a cut of `d` (with `inflight`, or NULL) asks for along the path of

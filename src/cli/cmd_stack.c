@@ -63,8 +63,21 @@ static int parse(const char *text, struct dev_spec **s)
 	return 0;
 }
 
+static const char *param_default(const struct dev_param *p)
+{
+	return p->def ? (p->def[0] ? p->def : "\"\"") : "required";
+}
+
+/* Columns as wide as the longest name and default of any model. */
 static int models(void)
 {
+	int nw = 10, dw = 8;
+	for (int i = 0; dev_models[i]; i++)
+		for (const struct dev_param *p = dev_models[i]->params; p->name; p++) {
+			int n = (int)strlen(p->name), d = (int)strlen(param_default(p));
+			nw = n > nw ? n : nw;
+			dw = d > dw ? d : dw;
+		}
 	for (int i = 0; dev_models[i]; i++) {
 		const struct dev_model *m = dev_models[i];
 		printf("%s — %s\n", m->name, m->summary);
@@ -76,10 +89,8 @@ static int models(void)
 		else
 			printf("  over %u to %u lower devices\n", m->min_lowers, m->max_lowers);
 		for (int j = 0; m->params[j].name; j++)
-			printf("  %-10s default %-8s %s\n", m->params[j].name,
-			       m->params[j].def ? (m->params[j].def[0] ? m->params[j].def : "\"\"")
-			                        : "required",
-			       m->params[j].help);
+			printf("  %-*s default %-*s %s\n", nw, m->params[j].name, dw,
+			       param_default(&m->params[j]), m->params[j].help);
 	}
 	return 0;
 }

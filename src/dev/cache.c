@@ -12,106 +12,17 @@
  * have written that one back before the overwrite came. At a power cut each dirty
  * sector independently holds its old contents, its newest version or one of its
  * older ones: one decision per dirty sector, in LBA order. Outcome space:
- * docs/models/cache.md. */
+ * docs/models/cache.md. Line buffers and versions: cache_lines.c. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "blackout/dev.h"
 #include "blackout/util.h"
+#include "dev/cache_internal.h"
+#include "dev/internal.h"
 
-enum { ORDER_FIFO, ORDER_RANDOM, ORDER_LBA };
-
-#define MAX_VERSIONS 16 /* the most `versions=` may be */
-
-#define FREE_BUFS 64 /* line buffers kept for reuse */
-
-struct lbuf {
-	uint32_t ref;
-	unsigned char *data; /* a page (blk_page_alloc): it can be handed over */
-};
-
-/* An older version of some of a line's dirty sectors: the line's buffer as it was
- * before a write replaced them. Immutable once made and shared (by clones, and by
- * the newer versions whose `next` it is), so a clone copies a pointer. */
-struct ver {
-	uint32_t ref;
-	uint32_t mask;  /* the sectors of buf that a newer write replaced */
-	uint32_t depth; /* versions in the chain from this one on */
-	struct lbuf *buf;
-	struct ver *next; /* the one before it */
-};
-
-struct line {
-	uint64_t no;  /* line number: lba / L */
-	uint64_t seq; /* when it became dirty, for fifo */
-	struct lbuf *buf;
-	struct ver *old; /* older versions of dirty sectors, newest first */
-	uint32_t dirty;  /* mask of dirty sectors in the line */
-};
-
-struct ring_ent {
-	uint64_t no, seq;
-};
-
-/* A hash slot holds the line number beside the index, so that probing and
- * backward-shift deletion never visit the line table. */
-struct slot {
-	uint64_t no;
-	uint32_t i1; /* dense index + 1, 0 = empty */
-};
-
-struct cache_dev {
-	struct bdev dev;
-	struct bdev *lower;
-	uint32_t cap; /* dirty sectors the cache holds */
-	uint32_t L, lshift;
-	uint32_t ndirty; /* dirty sectors held */
-	uint32_t n;      /* lines held */
-	bool flush_honor, fua_honor;
-	int order;
-	uint32_t versions; /* versions of a dirty sector a cut may find: 1 = newest only */
-	struct bo_rng rng; /* random write-back order: part of the state, cloned */
-	uint64_t seq_next;
-	struct line *lines; /* [cap], dense */
-	struct slot *tab;   /* the hash on line numbers */
-	uint32_t tmask;
-	unsigned tbits;
-	/* fifo: lines in the order they became dirty; stale entries are skipped */
-	struct ring_ent *ring;
-	uint32_t rcap, rhead, rlen;
-	/* lba: the current sweep of the elevator, ascending line numbers */
-	uint64_t *sweep; /* [2 lcap]: the sweep, then room to sort it */
-	uint32_t spos, slen;
-	uint64_t head;
-	uint32_t *scratch; /* [lcap] for sorting */
-	uint32_t lcap;     /* room in lines, scratch, sweep: grows with n, up to cap */
-	struct lbuf *freebuf[FREE_BUFS];
-	unsigned nfree;
-	struct ver *freever; /* version nodes kept for reuse, through next */
-	unsigned nfreever;
-	uint64_t reads, read_hits, writes, fua_writes, flushes, writebacks;
-};
-
-static inline size_t line_bytes(const struct cache_dev *c)
-{
-	return (size_t)c->L * c->dev.sector_size;
-}
-
-static inline uint32_t slot_of(const struct cache_dev *c, uint64_t no)
-{
-	return (uint32_t)((no * 0x9e3779b97f4a7c15ull) >> (64 - c->tbits));
-}
-
-/* Set bits of a sector mask, inline: without -mpopcnt __builtin_popcount is a
- * call into libgcc, 2.5% of a cached 4 KiB write. */
-static inline uint32_t nbits(uint32_t x)
-{
-	x -= (x >> 1) & 0x55555555u;
-	x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
-	x = (x + (x >> 4)) & 0x0f0f0f0fu;
-	return (x * 0x01010101u) >> 24;
-}
+DEV_SINGLE_CHECK(struct cache_dev);
 
 static int64_t find(const struct cache_dev *c, uint64_t no)
 {
@@ -132,144 +43,6 @@ static uint32_t find_slot(const struct cache_dev *c, uint64_t no)
 	while (c->tab[s].i1 && c->tab[s].no != no)
 		s = (s + 1) & c->tmask;
 	return s;
-}
-
-static void buf_free(struct lbuf *b)
-{
-	blk_page_free(b->data);
-	free(b);
-}
-
-/* A buffer with ref 1. Its data may be one the medium gave back for a line it
- * adopted (write_swap): the contents are not the cache's business, only the
- * dirty sectors written into it are. */
-static struct lbuf *buf_get(struct cache_dev *c)
-{
-	struct lbuf *b = c->nfree ? c->freebuf[--c->nfree] : calloc(1, sizeof(*b));
-	if (b && !b->data && !(b->data = blk_page_alloc())) {
-		free(b);
-		return NULL;
-	}
-	if (b)
-		b->ref = 1;
-	return b;
-}
-
-static void buf_put(struct cache_dev *c, struct lbuf *b)
-{
-	if (!b || --b->ref)
-		return;
-	if (c->nfree < FREE_BUFS)
-		c->freebuf[c->nfree++] = b;
-	else
-		buf_free(b);
-}
-
-static struct ver *ver_get(struct cache_dev *c)
-{
-	struct ver *v = c->freever;
-	if (v) {
-		c->freever = v->next;
-		c->nfreever--;
-		return v;
-	}
-	return malloc(sizeof(*v));
-}
-
-static void ver_put(struct cache_dev *c, struct ver *v)
-{
-	while (v && --v->ref == 0) {
-		struct ver *next = v->next;
-		buf_put(c, v->buf);
-		if (c->nfreever < FREE_BUFS) {
-			v->next = c->freever;
-			c->freever = v;
-			c->nfreever++;
-		} else {
-			free(v);
-		}
-		v = next;
-	}
-}
-
-/* A copy of the first `keep` versions of chain v with their masks limited to
- * `mask`, versions left with no sector dropped; NULL (with *rc = -ENOMEM) when
- * memory runs out. The chain itself is shared, so it is never edited. */
-static struct ver *ver_copy(struct cache_dev *c, const struct ver *v, uint32_t keep, uint32_t mask,
-                            int *rc)
-{
-	struct ver *head = NULL, **tail = &head;
-	for (; v && keep; v = v->next, keep--) {
-		if (!(v->mask & mask))
-			continue;
-		struct ver *n = ver_get(c);
-		if (!n) {
-			*rc = -ENOMEM;
-			ver_put(c, head);
-			return NULL;
-		}
-		*n = (struct ver){.ref = 1, .mask = v->mask & mask, .buf = v->buf};
-		v->buf->ref++;
-		*tail = n;
-		tail = &n->next;
-	}
-	uint32_t len = 0;
-	for (struct ver *p = head; p; p = p->next)
-		len++;
-	for (struct ver *p = head; p; p = p->next)
-		p->depth = len--;
-	return head;
-}
-
-/* Sectors `mask` of line ln are about to be written, `over` of them dirty: their
- * current contents become an older version, and the line gets a buffer of its own
- * holding its other dirty sectors (the write fills the rest). A chain longer than
- * what a cut looks at is cut back in place when no clone shares it; a shared one
- * is copied once it reaches twice that, so memory stays bounded and the copying
- * is amortised. */
-static int keep_version(struct cache_dev *c, struct line *ln, uint32_t mask, uint32_t over)
-{
-	struct lbuf *b = buf_get(c);
-	struct ver *v = b ? ver_get(c) : NULL;
-	if (!v) {
-		buf_put(c, b);
-		return -ENOMEM;
-	}
-	size_t ss = c->dev.sector_size;
-	for (uint32_t keep = ln->dirty & ~mask, k = 0; keep >> k; k++)
-		if (keep >> k & 1)
-			memcpy(b->data + k * ss, ln->buf->data + k * ss, ss);
-	*v = (struct ver){.ref = 1, .mask = over, .buf = ln->buf, .next = ln->old};
-	v->depth = 1 + (v->next ? v->next->depth : 0);
-	ln->buf = b;
-	ln->old = v;
-	uint32_t room = c->versions - 1;
-	if (v->depth <= room)
-		return 0;
-	struct ver *p = v;
-	bool own = v->ref == 1;
-	for (uint32_t k = 1; k < room && own; k++) {
-		p = p->next;
-		own = p->ref == 1;
-	}
-	if (own && room) {
-		/* every kept node is this line's alone: drop the tail, renumber */
-		ver_put(c, p->next);
-		p->next = NULL;
-		uint32_t d = room;
-		for (struct ver *q = v; q; q = q->next)
-			q->depth = d--;
-		return 0;
-	}
-	if (v->depth > 2 * room) {
-		int rc = 0;
-		struct ver *n = ver_copy(c, v, c->versions - 1, ~0u, &rc);
-		if (rc)
-			return rc;
-		ver_put(c, v);
-		ln->old = n;
-	}
-	return 0;
 }
 
 /* ---- ring (fifo) ------------------------------------------------------------ */
@@ -313,7 +86,7 @@ static int64_t insert(struct cache_dev *c, uint64_t no)
 {
 	if (c->n == c->lcap && grow(c))
 		return -ENOMEM;
-	struct lbuf *b = buf_get(c);
+	struct lbuf *b = cache_buf_get(c);
 	if (!b)
 		return -ENOMEM;
 	uint32_t i = c->n++;
@@ -331,8 +104,8 @@ static int64_t insert(struct cache_dev *c, uint64_t no)
 static void remove_line(struct cache_dev *c, uint32_t i)
 {
 	c->ndirty -= nbits(c->lines[i].dirty);
-	buf_put(c, c->lines[i].buf);
-	ver_put(c, c->lines[i].old);
+	cache_buf_put(c, c->lines[i].buf);
+	cache_ver_put(c, c->lines[i].old);
 	uint32_t s = find_slot(c, c->lines[i].no);
 	for (;;) {
 		c->tab[s].i1 = 0;
@@ -363,8 +136,8 @@ moved:;
 static void clear(struct cache_dev *c)
 {
 	for (uint32_t i = 0; i < c->n; i++) {
-		buf_put(c, c->lines[i].buf);
-		ver_put(c, c->lines[i].old);
+		cache_buf_put(c, c->lines[i].buf);
+		cache_ver_put(c, c->lines[i].old);
 	}
 	if (c->n)
 		memset(c->tab, 0, ((size_t)c->tmask + 1) * sizeof(*c->tab));
@@ -534,8 +307,8 @@ static void trim_line(struct cache_dev *c, uint32_t i, uint64_t lba, uint32_t co
 		touched = (v->mask & ~keep) != 0;
 	if (touched) {
 		int rc = 0;
-		struct ver *n = ver_copy(c, ln->old, ~0u, keep, &rc);
-		ver_put(c, ln->old);
+		struct ver *n = cache_ver_copy(c, ln->old, ~0u, keep, &rc);
+		cache_ver_put(c, ln->old);
 		/* out of memory: the versions are forgotten, which only narrows what a
 		 * cut offers (the newest data is intact) */
 		ln->old = rc ? NULL : n;
@@ -568,7 +341,7 @@ static int cache_read(struct bdev *d, uint64_t lba, uint32_t count, void *buf)
 	c->reads++;
 	if (!c->n) {
 		int rc = blk_read(c->lower, lba, count, buf);
-		return rc ? bo_errf(&d->err, rc, "cache: %s", bo_errstr(&c->lower->err, rc)) : 0;
+		return rc ? dev_single_err(d, rc) : 0;
 	}
 	uint32_t k = 0, miss = 0; /* sectors [k-miss, k) are a run still to read below */
 	while (k <= count) {
@@ -613,7 +386,7 @@ static int cache_write(struct bdev *d, uint64_t lba, uint32_t count, const void 
 		 * it overwrites leave the cache */
 		int rc = blk_write(c->lower, lba, count, buf, c->fua_honor ? flags : 0);
 		if (rc)
-			return bo_errf(&d->err, rc, "cache: %s", bo_errstr(&c->lower->err, rc));
+			return dev_single_err(d, rc);
 		if (c->n)
 			drop_range(c, lba, count);
 		return 0;
@@ -644,11 +417,11 @@ static int cache_write(struct bdev *d, uint64_t lba, uint32_t count, const void 
 		struct line *ln = &c->lines[i];
 		uint32_t over = mask & ln->dirty;
 		if (over && c->versions > 1) {
-			if (keep_version(c, ln, mask, over))
+			if (cache_keep_version(c, ln, mask, over))
 				return bo_errf(&d->err, -ENOMEM, "cache: out of memory");
 		} else if (ln->buf->ref > 1) {
 			/* shared with a clone: copy on write */
-			struct lbuf *b = buf_get(c);
+			struct lbuf *b = cache_buf_get(c);
 			if (!b)
 				return bo_errf(&d->err, -ENOMEM, "cache: out of memory");
 			memcpy(b->data, ln->buf->data, line_bytes(c));
@@ -715,18 +488,18 @@ static int cache_discard(struct bdev *d, uint64_t lba, uint32_t count)
 	if (c->n)
 		drop_range(c, lba, count);
 	int rc = blk_discard(c->lower, lba, count);
-	return rc ? bo_errf(&d->err, rc, "cache: %s", bo_errstr(&c->lower->err, rc)) : 0;
+	return rc ? dev_single_err(d, rc) : 0;
 }
 
 static void cache_free(struct cache_dev *c)
 {
 	if (c->lines)
 		for (uint32_t i = 0; i < c->n; i++) {
-			buf_put(c, c->lines[i].buf);
-			ver_put(c, c->lines[i].old);
+			cache_buf_put(c, c->lines[i].buf);
+			cache_ver_put(c, c->lines[i].old);
 		}
 	for (unsigned i = 0; i < c->nfree; i++)
-		buf_free(c->freebuf[i]);
+		cache_buf_free(c->freebuf[i]);
 	while (c->freever) {
 		struct ver *v = c->freever;
 		c->freever = v->next;
@@ -863,7 +636,7 @@ static int cache_clone(struct bdev *d, struct bdev **out)
 		rc = blk_clone(c->lower, &n->lower);
 	if (rc) {
 		if (rc != -ENOMEM)
-			bo_errf(&d->err, rc, "cache: %s", bo_errstr(&c->lower->err, rc));
+			dev_single_err(d, rc);
 		cache_free(n);
 		return rc;
 	}
@@ -932,16 +705,6 @@ static int cache_power_cut(struct bdev *d, struct blk_chooser *ch,
 	return blk_power_cut(c->lower, ch, inflight);
 }
 
-static int cache_power_restore(struct bdev *d)
-{
-	return blk_power_restore(((struct cache_dev *)d)->lower);
-}
-
-static struct bdev *cache_lower(struct bdev *d, unsigned i)
-{
-	return i == 0 ? ((struct cache_dev *)d)->lower : NULL;
-}
-
 static void cache_stats(struct bdev *d, void (*emit)(void *, const char *, uint64_t), void *ctx)
 {
 	struct cache_dev *c = (struct cache_dev *)d;
@@ -964,8 +727,8 @@ static const struct bdev_ops cache_ops = {
     .close = cache_close,
     .clone = cache_clone,
     .power_cut = cache_power_cut,
-    .power_restore = cache_power_restore,
-    .lower = cache_lower,
+    .power_restore = dev_single_power_restore,
+    .lower = dev_single_lower,
     .stats = cache_stats,
 };
 
@@ -1027,8 +790,9 @@ static int cache_open(const struct dev_args *a, struct bdev **lowers, unsigned n
 }
 
 static const struct dev_param cache_params[] = {
-    {"size", "1M", "capacity of the volatile cache in bytes; 0 = no cache (write-through)",
-     DEV_PT_SIZE},
+    {"size", "1M",
+     "capacity of the volatile cache in bytes, at most 4G; 0 = no cache (write-through)",
+     DEV_PT_SIZE, NULL, 4ull << 30, DEV_RAM_ALWAYS},
     {"flush", "honor",
      "honor: flush writes back and flushes below; ignore: a drive lying about flushes", DEV_PT_ENUM,
      honor_ignore},

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "blackout/dev.h"
+#include "dev/internal.h"
 
 enum { TEAR_NONE, TEAR_SECTOR, TEAR_BYTE };
 
@@ -21,9 +22,11 @@ struct disk_dev {
 	uint64_t reads, writes, fua_writes, flushes, torn;
 };
 
+DEV_SINGLE_CHECK(struct disk_dev);
+
 static int lower_err(struct disk_dev *k, int rc)
 {
-	return bo_errf(&k->dev.err, rc, "disk: %s", bo_errstr(&k->lower->err, rc));
+	return dev_single_err(&k->dev, rc);
 }
 
 static int disk_read(struct bdev *d, uint64_t lba, uint32_t count, void *buf)
@@ -60,10 +63,8 @@ static int disk_write_swap(struct bdev *d, uint64_t lba, uint32_t count, void **
 
 static int disk_flush(struct bdev *d)
 {
-	struct disk_dev *k = (struct disk_dev *)d;
-	k->flushes++;
-	int rc = blk_flush(k->lower);
-	return rc ? lower_err(k, rc) : 0;
+	((struct disk_dev *)d)->flushes++;
+	return dev_single_flush(d);
 }
 
 static int disk_discard(struct bdev *d, uint64_t lba, uint32_t count)
@@ -154,16 +155,6 @@ static int disk_power_cut(struct bdev *d, struct blk_chooser *ch, const struct b
 	return blk_power_cut(k->lower, ch, NULL);
 }
 
-static int disk_power_restore(struct bdev *d)
-{
-	return blk_power_restore(((struct disk_dev *)d)->lower);
-}
-
-static struct bdev *disk_lower(struct bdev *d, unsigned i)
-{
-	return i == 0 ? ((struct disk_dev *)d)->lower : NULL;
-}
-
 static void disk_stats(struct bdev *d, void (*emit)(void *, const char *, uint64_t), void *ctx)
 {
 	struct disk_dev *k = (struct disk_dev *)d;
@@ -183,8 +174,8 @@ static const struct bdev_ops disk_ops = {
     .close = disk_close,
     .clone = disk_clone,
     .power_cut = disk_power_cut,
-    .power_restore = disk_power_restore,
-    .lower = disk_lower,
+    .power_restore = dev_single_power_restore,
+    .lower = dev_single_lower,
     .stats = disk_stats,
 };
 

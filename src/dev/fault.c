@@ -9,6 +9,7 @@
 
 #include "blackout/dev.h"
 #include "blackout/util.h"
+#include "dev/internal.h"
 
 #define FAULT_MAX_RULES  64
 #define FAULT_MAX_REST   4096 /* sectors a flip-rest rule may rot at once */
@@ -116,6 +117,43 @@ static int rule_err(struct bo_err *err, const char *rule, const char *word, cons
 }
 
 /* Parses one rule (words separated by blanks) for a device of nr sectors. */
+/* lba=N or lba=A-B, inside a device of nr sectors; v is the value, writable. */
+static int parse_lba(const char *text, const char *w, char *v, uint64_t nr, struct rule *r,
+                     struct bo_err *err)
+{
+	char *dash = strchr(v, '-');
+	uint64_t lo, hi;
+	if (dash) {
+		*dash = 0;
+		if (parse_num(v, &lo) || parse_num(dash + 1, &hi))
+			return rule_err(err, text, w, "expected lba=N or lba=A-B");
+	} else if (parse_num(v, &lo)) {
+		return rule_err(err, text, w, "expected lba=N or lba=A-B");
+	} else {
+		hi = lo;
+	}
+	if (lo > hi || hi >= nr) {
+		char why[128];
+		snprintf(why, sizeof(why),
+		         "range %llu-%llu is empty or outside the device (%llu sectors)",
+		         (unsigned long long)lo, (unsigned long long)hi, (unsigned long long)nr);
+		return rule_err(err, text, w, why);
+	}
+	r->lo = lo;
+	r->hi = hi;
+	return 0;
+}
+
+/* An errno by name (EIO ...) or number 1..4095; 0 when it is neither. */
+static int parse_errno(const char *v)
+{
+	uint64_t x;
+	for (size_t i = 0; i < sizeof(errnos) / sizeof(errnos[0]); i++)
+		if (strcmp(v, errnos[i].name) == 0)
+			return errnos[i].err;
+	return parse_num(v, &x) == 0 && x >= 1 && x < 4096 ? (int)x : 0;
+}
+
 static int parse_rule(const char *text, uint64_t nr, struct rule *r, struct bo_err *err)
 {
 	char buf[FAULT_RULE_CHARS + 1];
@@ -161,28 +199,9 @@ static int parse_rule(const char *text, uint64_t nr, struct rule *r, struct bo_e
 		if (!v)
 			return rule_err(err, text, w, "expected key=value");
 		if (strcmp(w, "lba") == 0) {
-			char *dash = strchr(v, '-');
-			uint64_t lo, hi;
-			if (dash) {
-				*dash = 0;
-				if (parse_num(v, &lo) || parse_num(dash + 1, &hi))
-					return rule_err(err, text, w, "expected lba=N or lba=A-B");
-			} else if (parse_num(v, &lo)) {
-				return rule_err(err, text, w, "expected lba=N or lba=A-B");
-			} else {
-				hi = lo;
-			}
-			if (lo > hi || hi >= nr) {
-				char why[128];
-				snprintf(why, sizeof(why),
-				         "range %llu-%llu is empty or outside the device (%llu "
-				         "sectors)",
-				         (unsigned long long)lo, (unsigned long long)hi,
-				         (unsigned long long)nr);
-				return rule_err(err, text, w, why);
-			}
-			r->lo = lo;
-			r->hi = hi;
+			int rc = parse_lba(text, w, (char *)v, nr, r, err);
+			if (rc)
+				return rc;
 			have_lba = true;
 		} else if (strcmp(w, "after") == 0 || strcmp(w, "every") == 0 ||
 		           strcmp(w, "times") == 0 || strcmp(w, "seed") == 0 ||
@@ -212,16 +231,9 @@ static int parse_rule(const char *text, uint64_t nr, struct rule *r, struct bo_e
 			if (r->kind != K_READ_ERR && r->kind != K_WRITE_ERR)
 				return rule_err(err, text, w,
 				                "errno= is for read-error/write-error");
-			int e = 0;
-			for (size_t i = 0; i < sizeof(errnos) / sizeof(errnos[0]); i++)
-				if (strcmp(v, errnos[i].name) == 0)
-					e = errnos[i].err;
-			if (!e && parse_num(v, &x) == 0 && x >= 1 && x < 4096)
-				e = (int)x;
-			if (!e)
+			if (!(r->err = parse_errno(v)))
 				return rule_err(err, text, w,
 				                "expected EIO, ENOSPC, ... or 1..4095");
-			r->err = e;
 		} else if (strcmp(w, "shift") == 0) {
 			if (r->kind != K_MISDIRECT)
 				return rule_err(err, text, w, "shift= is for misdirect");
@@ -267,19 +279,27 @@ static int arm(struct fault_dev *f, const char *text, struct bo_err *err)
 	return r.id;
 }
 
+static int fault_rule_arm(struct bdev *d, const char *rule, struct bo_err *err)
+{
+	return arm((struct fault_dev *)d, rule, err);
+}
+
+/* Through the ops: any layer that takes fault rules, whatever its name. */
 int dev_fault_arm(struct bdev *d, const char *rule, struct bo_err *err)
 {
-	struct fault_dev *f = as_fault(d);
-	if (!f)
-		return bo_errf(err, -EINVAL, "%s is not a fault device", d ? d->name : "(null)");
-	return arm(f, rule, err);
+	if (!dev_has_cap(d, DEV_CAP_FAULT_RULES))
+		return bo_errf(err, -EINVAL, "%s takes no fault rules", d ? d->name : "(null)");
+	return d->ops->rule_arm(d, rule, err);
 }
 
 int dev_fault_disarm(struct bdev *d, int id)
 {
-	struct fault_dev *f = as_fault(d);
-	if (!f)
-		return -EINVAL;
+	return dev_has_cap(d, DEV_CAP_FAULT_RULES) ? d->ops->rule_disarm(d, id) : -EINVAL;
+}
+
+static int fault_rule_disarm(struct bdev *d, int id)
+{
+	struct fault_dev *f = (struct fault_dev *)d;
 	for (unsigned i = 0; i < f->nrules; i++) {
 		if (f->rules[i].id != id)
 			continue;
@@ -381,9 +401,11 @@ static void bad_clear(struct fault_dev *f, uint64_t lba, uint32_t count)
 	f->nbad -= j - i;
 }
 
+DEV_SINGLE_CHECK(struct fault_dev);
+
 static int lower_err(struct fault_dev *f, int rc)
 {
-	return bo_errf(&f->dev.err, rc, "fault: %s", bo_errstr(&f->lower->err, rc));
+	return dev_single_err(&f->dev, rc);
 }
 
 static void flip(unsigned char *sec, uint32_t bit, size_t ss)
@@ -602,16 +624,6 @@ static int fault_power_cut(struct bdev *d, struct blk_chooser *ch,
 	return blk_power_cut(((struct fault_dev *)d)->lower, ch, inflight);
 }
 
-static int fault_power_restore(struct bdev *d)
-{
-	return blk_power_restore(((struct fault_dev *)d)->lower);
-}
-
-static struct bdev *fault_lower(struct bdev *d, unsigned i)
-{
-	return i == 0 ? ((struct fault_dev *)d)->lower : NULL;
-}
-
 static void fault_stats(struct bdev *d, void (*emit)(void *, const char *, uint64_t), void *ctx)
 {
 	struct fault_dev *f = (struct fault_dev *)d;
@@ -632,9 +644,11 @@ static const struct bdev_ops fault_ops = {
     .close = fault_close,
     .clone = fault_clone,
     .power_cut = fault_power_cut,
-    .power_restore = fault_power_restore,
-    .lower = fault_lower,
+    .power_restore = dev_single_power_restore,
+    .lower = dev_single_lower,
     .stats = fault_stats,
+    .rule_arm = fault_rule_arm,
+    .rule_disarm = fault_rule_disarm,
 };
 
 static int fault_open(const struct dev_args *a, struct bdev **lowers, unsigned nlowers,

@@ -16,6 +16,9 @@
 #include "blackout/flash.h"
 #include "blackout/util.h"
 #include "dev/flash_int.h"
+#include "dev/internal.h"
+
+DEV_SINGLE_CHECK(struct flash);
 
 #define SB_MAGIC   "BOFLASH1"
 #define MIN_EB     (16u << 10)
@@ -672,11 +675,6 @@ static int flash_power_restore(struct bdev *d)
 	return rc;
 }
 
-static struct bdev *flash_lower(struct bdev *d, unsigned i)
-{
-	return i == 0 ? ((struct flash *)d)->lower : NULL;
-}
-
 static void flash_stats(struct bdev *d, void (*emit)(void *, const char *, uint64_t), void *ctx)
 {
 	struct flash *f = (struct flash *)d;
@@ -719,7 +717,7 @@ static const struct bdev_ops flash_ops = {
     .clone = flash_clone,
     .power_cut = flash_power_cut,
     .power_restore = flash_power_restore,
-    .lower = flash_lower,
+    .lower = dev_single_lower,
     .stats = flash_stats,
 };
 

@@ -13,7 +13,8 @@ static const struct dev_param flash_params[] = {
      "cheap: block-mapped, read-modify-write of the whole erase block in place (collateral "
      "damage at a cut); careful: page-mapped log, atomic map commit, GC, wear levelling",
      DEV_PT_ENUM, ftls},
-    {"size", "64M", "exported capacity, a whole number of erase blocks", DEV_PT_SIZE},
+    {"size", "64M", "exported capacity, a whole number of erase blocks, at most 16G", DEV_PT_SIZE,
+     NULL, 16ull << 30, DEV_RAM_IF_LEAF},
     {"eb", "128k", "erase block size, a power of two from 16k to 8M", DEV_PT_SIZE},
     {"page", "4k", "NAND page (program unit), a power of two from 512 to 64k", DEV_PT_SIZE},
     {"sector", "512", "exported sector size: 512 or 4096", DEV_PT_U64},
@@ -25,7 +26,8 @@ static const struct dev_param flash_params[] = {
      "erases a block survives before it goes bad (then writes fail with EIO); 0 = "
      "unlimited",
      DEV_PT_U64},
-    {"cache", "0", "internal RAM write cache in bytes; 0 = none", DEV_PT_SIZE},
+    {"cache", "0", "internal RAM write cache in bytes, at most 1G; 0 = none", DEV_PT_SIZE, NULL,
+     1ull << 30, DEV_RAM_ALWAYS},
     {"flush", "honor", "honor: flush and FUA destage the cache; ignore: a lying device",
      DEV_PT_ENUM, honor_ignore},
     {"garbage", "false",

@@ -82,8 +82,8 @@ struct flash_rec {
 
 struct flash {
 	struct bdev dev;
+	struct bdev *lower; /* first after dev: the pass-through ops of single.c */
 	struct flash_params p;
-	struct bdev *lower;
 	const struct flash_ftl_ops *ftl;
 	void *fs; /* the FTL's RAM state */
 

@@ -38,7 +38,8 @@ static int mem_open(const struct dev_args *a, struct bdev **lowers, unsigned nlo
 }
 
 static const struct dev_param mem_params[] = {
-    {"size", "16M", "capacity in bytes", DEV_PT_SIZE},
+    {"size", "16M", "capacity in bytes, at most 16G (backed only where written)", DEV_PT_SIZE, NULL,
+     16ull << 30, DEV_RAM_ALWAYS},
     {"sector", "512", "sector size: 512|4096", DEV_PT_ENUM, sector_sizes},
     {NULL},
 };
@@ -71,7 +72,9 @@ static int file_open(const struct dev_args *a, struct bdev **lowers, unsigned nl
 
 static const struct dev_param file_params[] = {
     {"path", NULL, "image file or block device"},
-    {"size", "0", "bytes; 0 = the file's size, larger creates or extends the file", DEV_PT_SIZE},
+    {"size", "0",
+     "bytes, at most 1T; 0 = the file's size, larger creates or extends the file (sparse)",
+     DEV_PT_SIZE, NULL, 1ull << 40},
     {"sector", "512", "sector size: 512|4096", DEV_PT_ENUM, sector_sizes},
     {"readonly", "false", "open read-only (writes fail with EROFS)", DEV_PT_BOOL},
     {NULL},

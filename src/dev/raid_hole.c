@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "blackout/dev.h"
 #include "blackout/raid.h"
 #include "blackout/util.h"
 
@@ -18,20 +19,10 @@ struct hole {
 	int err;
 };
 
-static struct bdev *find_raid(struct bdev *d, unsigned depth)
+/* The first layer with RAID members (pre-order), found by what it can do. */
+static struct bdev *find_raid(struct bdev *d)
 {
-	if (!d || depth > 32)
-		return NULL;
-	if (raid_is(d))
-		return d;
-	for (unsigned i = 0;; i++) {
-		struct bdev *l = blk_lower(d, i);
-		if (!l)
-			return NULL;
-		struct bdev *r = find_raid(l, depth + 1);
-		if (r)
-			return r;
-	}
+	return dev_stack_find_cap(d, DEV_CAP_MEMBERS, 0);
 }
 
 /* bit 0: an untouched sector changed; bit 1: a written sector is neither old nor
@@ -70,7 +61,7 @@ static int visit(void *ctx, struct bdev *state, const struct blk_chooser_list *l
 	(void)l;
 	struct hole *h = ctx;
 	unsigned v = judge(h, state);
-	struct bdev *raid = h->fail_after ? find_raid(state, 0) : NULL;
+	struct bdev *raid = h->fail_after ? find_raid(state) : NULL;
 	struct raid_status st;
 	if (raid && raid_status(raid, &st) == 0)
 		for (unsigned i = 0; i < st.members && !h->err; i++) {
@@ -80,7 +71,7 @@ static int visit(void *ctx, struct bdev *state, const struct blk_chooser_list *l
 			int rc = blk_clone(state, &x);
 			if (rc)
 				return rc;
-			raid_fail_member(find_raid(x, 0), i);
+			raid_fail_member(find_raid(x), i);
 			v |= judge(h, x) & 1;
 			blk_close(x);
 		}

@@ -37,6 +37,8 @@ struct dev_spec {
 	unsigned nlowers;         /* written in the spec */
 	struct dev_spec **lowers; /* the written lowers */
 	unsigned repeat;          /* the list of lowers is repeated this many times */
+	uint64_t ndev;            /* devices this layer opens, itself included, after repeats */
+	uint64_t ram;             /* bytes of its `ram` parameters and its lowers', after repeats */
 };
 
 /* ---- arguments ----------------------------------------------------------------- */
@@ -281,10 +283,43 @@ void dev_spec_free(struct dev_spec *s)
 	spec_free_node(s);
 }
 
+/* Bytes no name has but a mistyped one may hold (UTF-8 as in "mém", control
+ * bytes): read into the name, so the error names the whole word, not its start. */
+static bool is_stray_byte(int c)
+{
+	return c >= 0x7f || (c >= 0 && c < 0x20 && c != '\t' && c != '\n' && c != '\r');
+}
+
+/* A name for a message: well-formed UTF-8 kept, control and stray bytes as \xHH. */
+static const char *escape_name(const char *in, char *out, size_t len)
+{
+	size_t at = 0;
+	const unsigned char *c = (const unsigned char *)in;
+	while (*c && at + 5 < len) {
+		/* length of a well-formed UTF-8 sequence starting here, 0 if none */
+		unsigned n = *c >= 0x20 && *c < 0x7f   ? 1
+		             : *c >= 0xc2 && *c < 0xe0 ? 2
+		             : *c >= 0xe0 && *c < 0xf0 ? 3
+		             : *c >= 0xf0 && *c < 0xf5 ? 4
+		                                       : 0;
+		for (unsigned i = 1; i < n; i++)
+			if ((c[i] & 0xc0) != 0x80)
+				n = 0;
+		if (n == 0) {
+			at += (size_t)snprintf(out + at, len - at, "\\x%02x", *c++);
+			continue;
+		}
+		while (n--)
+			out[at++] = (char)*c++;
+	}
+	out[at] = 0;
+	return out;
+}
+
 static int read_name(struct parser *p, char *buf, size_t len, const char *what)
 {
 	size_t start = p->pos;
-	while (is_name_char(peek(p)))
+	while (is_name_char(peek(p)) || is_stray_byte(peek(p)))
 		p->pos++;
 	size_t n = p->pos - start;
 	if (n == 0)
@@ -377,6 +412,14 @@ static int check_value(struct parser *p, const struct dev_model *m, const struct
 		if (rc)
 			return spec_error(p, at, "%s: %s: %s", m->name, pr->name,
 			                  bo_errstr(&e, rc));
+		if (pr->max && x > pr->max) {
+			char mx[32];
+			bool raid = strncmp(m->name, "raid", 4) == 0;
+			return spec_error(
+			    p, at, "%s: %s=%s is over its maximum of %s (docs/models/%s.md)",
+			    m->name, pr->name, *val, bo_format_size(pr->max, mx, sizeof(mx)),
+			    raid ? "raid" : m->name);
+		}
 		bo_format_size(x, buf, sizeof(buf));
 		break;
 	}
@@ -385,6 +428,9 @@ static int check_value(struct parser *p, const struct dev_model *m, const struct
 		if (parse_u64(*val, &x))
 			return spec_error(p, at, "%s: %s must be a whole number", m->name,
 			                  pr->name);
+		if (pr->max && x > pr->max)
+			return spec_error(p, at, "%s: %s=%s is over its maximum of %" PRIu64,
+			                  m->name, pr->name, *val, pr->max);
 		snprintf(buf, sizeof(buf), "%" PRIu64, x);
 		break;
 	}
@@ -532,10 +578,10 @@ static int parse_layer(struct parser *p, struct dev_spec *s, size_t *name_at)
 		return rc;
 	s->model = dev_model_find(name);
 	if (!s->model) {
-		char list[512];
+		char list[512], e[4 * sizeof(name)];
 		list_models(list, sizeof(list));
-		return spec_error(p, *name_at, "unknown device model '%s' (models: %s)", name,
-		                  list);
+		return spec_error(p, *name_at, "unknown device model '%s' (models: %s)",
+		                  escape_name(name, e, sizeof(e)), list);
 	}
 	const struct dev_model *m = s->model;
 	s->args.model = m;
@@ -562,10 +608,10 @@ static int parse_layer(struct parser *p, struct dev_spec *s, size_t *name_at)
 			return rc;
 		int i = param_index(m, key);
 		if (i < 0) {
-			char list[256];
+			char list[256], e[4 * sizeof(key)];
 			list_params(m, list, sizeof(list));
 			return spec_error(p, key_at, "%s has no parameter '%s' (parameters: %s)",
-			                  m->name, key, list);
+			                  m->name, escape_name(key, e, sizeof(e)), list);
 		}
 		if (s->args.kv[i].given)
 			return spec_error(p, key_at, "%s: parameter '%s' given twice", m->name,
@@ -597,6 +643,44 @@ static int parse_layer(struct parser *p, struct dev_spec *s, size_t *name_at)
 		}
 		return expected(p, "',' or ')' after a parameter value");
 	}
+}
+
+/* What the layer opens once its lowers' repeats expand: devices, and memory
+ * held by RAM media and caches. Lowers were checked first, so each term is
+ * bounded and the sums cannot overflow (64 lowers x 64 repeats x the limits). */
+static int check_expanded(struct parser *p, struct dev_spec *s, size_t name_at)
+{
+	uint64_t ndev = 0, ram = 0;
+	for (unsigned i = 0; i < s->nlowers; i++) {
+		ndev += s->lowers[i]->ndev;
+		ram += s->lowers[i]->ram;
+	}
+	s->ndev = 1 + ndev * s->repeat;
+	s->ram = ram * s->repeat;
+	const struct dev_param *pr = s->model->params;
+	for (unsigned i = 0; i < s->args.n; i++) {
+		uint64_t x;
+		bool held =
+		    pr[i].ram == DEV_RAM_ALWAYS || (pr[i].ram == DEV_RAM_IF_LEAF && !s->nlowers);
+		if (held && pr[i].type == DEV_PT_SIZE &&
+		    bo_parse_size(s->args.kv[i].val, &x, NULL) == 0)
+			s->ram += x;
+	}
+	if (s->ndev > DEV_SPEC_MAX_DEVICES)
+		return spec_error(p, name_at,
+		                  "%s and what stands below it open %" PRIu64
+		                  " devices once repeats expand; a stack may open at most %d",
+		                  s->model->name, s->ndev, DEV_SPEC_MAX_DEVICES);
+	if (s->ram > DEV_SPEC_MAX_RAM) {
+		char a[32], b[32];
+		return spec_error(
+		    p, name_at,
+		    "%s and what stands below it hold %s of RAM media and caches once "
+		    "repeats expand; a stack may hold at most %s",
+		    s->model->name, bo_format_size(s->ram, a, sizeof(a)),
+		    bo_format_size(DEV_SPEC_MAX_RAM, b, sizeof(b)));
+	}
+	return 0;
 }
 
 static int parse_stack(struct parser *p, unsigned depth, struct dev_spec **out)
@@ -643,6 +727,8 @@ static int parse_stack(struct parser *p, unsigned depth, struct dev_spec **out)
 			                m->min_lowers, m->max_lowers, n);
 		goto fail;
 	}
+	if ((rc = check_expanded(p, s, name_at)))
+		goto fail;
 	*out = s;
 	return 0;
 fail:
@@ -825,23 +911,43 @@ static const char *type_name(enum dev_ptype t)
 	}
 }
 
+static void describe_default(const struct dev_spec *s, unsigned i, char *def, size_t len)
+{
+	const struct dev_param *pr = &s->model->params[i];
+	if (!pr->def)
+		snprintf(def, len, "[required]");
+	else if (!s->args.kv[i].given || strcmp(pr->def, s->args.kv[i].val) == 0)
+		snprintf(def, len, "[default]");
+	else
+		snprintf(def, len, "[default %.80s]", pr->def[0] ? pr->def : "\"\"");
+}
+
+static int width(int w, const char *s)
+{
+	int n = (int)strlen(s);
+	return n > w ? n : w;
+}
+
+/* One line per parameter, in columns as wide as this layer's widest entry needs
+ * (at least 8, 12 and 16), so long names and values do not push a line askew. */
 static void describe_node(const struct dev_spec *s, FILE *out, unsigned depth, const char *label)
 {
 	const struct dev_model *m = s->model;
 	fprintf(out, "%*s%s%s — %s\n", (int)depth * 4, "", label, m->name, m->summary);
+	int nw = 8, vw = 12, dw = 16;
+	char def[96];
+	for (unsigned i = 0; i < s->args.n; i++) {
+		describe_default(s, i, def, sizeof(def));
+		nw = width(nw, m->params[i].name);
+		vw = width(vw, s->args.kv[i].val);
+		dw = width(dw, def);
+	}
 	for (unsigned i = 0; i < s->args.n; i++) {
 		const struct dev_param *pr = &m->params[i];
-		char def[96];
-		if (!pr->def)
-			snprintf(def, sizeof(def), "[required]");
-		else if (!s->args.kv[i].given || strcmp(pr->def, s->args.kv[i].val) == 0)
-			snprintf(def, sizeof(def), "[default]");
-		else
-			snprintf(def, sizeof(def), "[default %.80s]",
-			         pr->def[0] ? pr->def : "\"\"");
-		fprintf(out, "%*s  %-8s = %-12s %-16s %s: %s\n", (int)depth * 4, "", pr->name,
-		        s->args.kv[i].val[0] ? s->args.kv[i].val : "\"\"", def, type_name(pr->type),
-		        pr->help);
+		describe_default(s, i, def, sizeof(def));
+		fprintf(out, "%*s  %-*s = %-*s %-*s %s: %s\n", (int)depth * 4, "", nw, pr->name, vw,
+		        s->args.kv[i].val[0] ? s->args.kv[i].val : "\"\"", dw, def,
+		        type_name(pr->type), pr->help);
 	}
 	unsigned n = dev_spec_nlowers(s);
 	for (unsigned i = 0; i < n; i++) {

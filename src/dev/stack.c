@@ -89,6 +89,38 @@ struct bdev *dev_stack_find(struct bdev *top, const char *name, unsigned n)
 	return find(top, name, &n, 0);
 }
 
+bool dev_has_cap(const struct bdev *d, enum dev_cap cap)
+{
+	if (!d)
+		return false;
+	switch (cap) {
+	case DEV_CAP_FAULT_RULES: return d->ops->rule_arm && d->ops->rule_disarm;
+	case DEV_CAP_MEMBERS: return d->ops->members && d->ops->member_fail;
+	}
+	return false;
+}
+
+static struct bdev *find_cap(struct bdev *d, enum dev_cap cap, unsigned *n, unsigned depth)
+{
+	if (!d || depth > 64)
+		return NULL;
+	if (dev_has_cap(d, cap) && (*n)-- == 0)
+		return d;
+	for (unsigned i = 0;; i++) {
+		struct bdev *l = blk_lower(d, i);
+		if (!l)
+			return NULL;
+		struct bdev *f = find_cap(l, cap, n, depth + 1);
+		if (f)
+			return f;
+	}
+}
+
+struct bdev *dev_stack_find_cap(struct bdev *top, enum dev_cap cap, unsigned n)
+{
+	return find_cap(top, cap, &n, 0);
+}
+
 /* ---- outcome spaces ------------------------------------------------------------
  * Both choosers work online, so neither is bounded by BLK_CHOICES_MAX: counting
  * answers 0 and multiplies the radices; outcome k is spelled in mixed radix with

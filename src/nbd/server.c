@@ -321,7 +321,7 @@ static bool is_raid(const struct bdev *d)
 
 static bool is_fault(const struct bdev *d)
 {
-	return strcmp(d->name, "fault") == 0;
+	return dev_has_cap(d, DEV_CAP_FAULT_RULES);
 }
 
 /* Pre-order search of the stack (as far as models report their lowers). */

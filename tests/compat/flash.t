@@ -10,8 +10,11 @@ t "format spells every parameter" \
 t "the canonical spec is a fixed point" '[ "$("$B" stack format "$out")" = "$out" ]'
 out=$("$B" stack describe 'flash(ftl=cheap) > mem(size=80M)')
 t "describe names the FTL choice and its default" \
-  'echo "$out" | grep -q "ftl      = cheap        \[default careful\]"'
-t "describe lists the endurance parameter" 'echo "$out" | grep -q "^  endurance = 0"'
+  'echo "$out" | grep -Eq "^  ftl +  = cheap +\[default careful\]"'
+t "describe lists the endurance parameter" 'echo "$out" | grep -Eq "^  endurance +  = 0 "'
+# partial_erase, the layer's longest name, sets where every "=" of the layer stands
+t "describe keeps the layer's '=' in one column" \
+  '[ "$(echo "$out" | grep "^  [a-z_]* *= " | awk "{ print index(\$0, \" = \") }" | sort -u | wc -l)" = 1 ]'
 out=$("$B" stack probe 'flash(ftl=cheap,eb=64k,page=4k,size=4M)')
 t "probe: cheap flash shows collateral damage of one 64k erase block" \
   'echo "$out" | grep -q "collateral damage: *yes: erase block 64k"'

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "blackout/dev.h"
+#include "blackout/raid.h"
 #include "tap.h"
 
 static const char *const corpus[] = {
@@ -63,7 +64,29 @@ static const struct {
     {"cache(size=1M) > [mem ; mem]", 16, "takes 1 lower device, not 2"},
     {"disk(tear=half) > mem", 11, "none|sector|byte"},
     {"cache(seed=-1) > mem", 12, "whole number"},
-    {"cache > disk > fault > mem\x01", 27, "byte 0x01"},
+    {"cache > disk > fault > mem\x01", 24, "unknown device model 'mem\\x01'"},
+    /* a mistyped name is named whole, control bytes escaped */
+    {"m\xc3\xa9m", 1, "unknown device model 'm\xc3\xa9m'"},
+    {"m\x01"
+     "em > mem",
+     1, "unknown device model 'm\\x01em'"},
+    {"\xff", 1, "unknown device model '\\xff'"},
+    {"mem(siz\xc3\xa9=1)", 5, "no parameter 'siz\xc3\xa9'"},
+    /* each model's maximum size, and the limits once repeats expand */
+    {"flash(size=1T)", 12, "flash: size=1T is over its maximum of 16G (docs/models/flash.md)"},
+    {"mem(size=17G)", 10, "mem: size=17G is over its maximum of 16G"},
+    {"cache(size=5G) > mem", 12, "cache: size=5G is over its maximum of 4G"},
+    {"flash(cache=2G)", 13, "flash: cache=2G is over its maximum of 1G"},
+    {"file(path=x,size=2T)", 18, "file: size=2T is over its maximum of 1T"},
+    {"raid5(chunk=2M) > [mem] x3", 13, "over its maximum of 1M (docs/models/raid.md)"},
+    {"concat > [concat > [concat > [mem(size=1k)] x64] x64] x64", 11,
+     "concat and what stands below it open 4161 devices once repeats expand; a stack may "
+     "open at most 1024"},
+    {"concat > [concat > [mem(size=1k)] x31] x32", 1, "open 1025 devices"},
+    {"raid5 > [mem(size=8G)] x4", 1,
+     "raid5 and what stands below it hold 32G of RAM media and caches once repeats expand; "
+     "a stack may hold at most 16G"},
+    {"concat > [flash(size=16G) ; cache(size=1k) > file(path=x)]", 1, "hold 16777217k of RAM"},
 };
 
 static int count_leaves(void *ctx, struct bdev *leaf, struct bdev **out, struct bo_err *err)
@@ -144,6 +167,26 @@ int main(void)
 		}
 	}
 
+	/* right at the limits after expansion: accepted */
+	{
+		static const char *const fits[] = {
+		    "concat > [concat > [mem(size=1k)] x30] x33", /* 1 + 33 x 31 = 1024 devices */
+		    "raid5 > [mem(size=4G)] x4",                  /* 16G */
+		    "flash(size=16G)",                            /* its private medium: 16G */
+		    "flash(size=8G) > mem(size=9G)", /* on a medium: only the medium's 9G */
+		    "cache(size=4G) > [mem(size=12G)]",
+		};
+		for (size_t i = 0; i < sizeof(fits) / sizeof(fits[0]); i++) {
+			struct dev_spec *s;
+			int rc = dev_spec_parse(fits[i], &s, &err);
+			is_int(rc, 0, "at the limit, accepted: %s", fits[i]);
+			if (rc)
+				diag("%s", err.msg);
+			else
+				dev_spec_free(s);
+		}
+	}
+
 	/* defaults are filled in and reported as not given */
 	{
 		struct dev_spec *s;
@@ -220,6 +263,42 @@ int main(void)
 		is_int(rc, -EINVAL, "mem size must be a multiple of the sector");
 	}
 
+	/* capabilities are found through the ops, never by name */
+	{
+		struct bdev *d;
+		int rc = dev_stack_open_text("cache > fault > raid5(chunk=4k) > [mem(size=64k)] x3",
+		                             NULL, &d, &err);
+		tap_require(rc == 0, "open a stack with a fault layer and a RAID: %s", err.msg);
+		struct bdev *f = blk_lower(d, 0), *r = blk_lower(f, 0);
+		ok(dev_has_cap(f, DEV_CAP_FAULT_RULES) && !dev_has_cap(f, DEV_CAP_MEMBERS),
+		   "fault takes rules, has no members");
+		ok(dev_has_cap(r, DEV_CAP_MEMBERS) && !dev_has_cap(r, DEV_CAP_FAULT_RULES),
+		   "raid5 has members, takes no rules");
+		ok(!dev_has_cap(d, DEV_CAP_FAULT_RULES) &&
+		       !dev_has_cap(blk_lower(r, 0), DEV_CAP_MEMBERS),
+		   "cache and mem have neither");
+		strcpy(f->name, "renamed");
+		strcpy(r->name, "renamed");
+		ok(dev_stack_find_cap(d, DEV_CAP_FAULT_RULES, 0) == f,
+		   "the fault layer is found by what it does, whatever its name");
+		ok(dev_stack_find_cap(d, DEV_CAP_MEMBERS, 0) == r, "so is the RAID");
+		ok(dev_stack_find_cap(d, DEV_CAP_MEMBERS, 1) == NULL, "and only one");
+		ok(dev_fault_arm(f, "read-error lba=0", &err) >= 0, "dev_fault_arm works on it");
+		is_int(raid_fail_member(r, 1), 0, "raid_fail_member works on it");
+		is_int(raid_fail_member(d, 1), -EINVAL, "raid_fail_member on the cache: -EINVAL");
+		blk_close(d);
+
+		struct bdev *m;
+		tap_require(blk_mem_open(512, 64, &m) == 0, "mem");
+		strcpy(m->name, "fault");
+		ok(!dev_has_cap(m, DEV_CAP_FAULT_RULES) &&
+		       dev_stack_find_cap(m, DEV_CAP_FAULT_RULES, 0) == NULL,
+		   "a device merely called 'fault' takes no rules");
+		is_int(dev_fault_arm(m, "read-error lba=0", &err), -EINVAL, "arming it: -EINVAL");
+		ok(strstr(err.msg, "takes no fault rules") != NULL, "saying so: %s", err.msg);
+		blk_close(m);
+	}
+
 	/* describe names every parameter of every layer, its value and its default */
 	{
 		struct dev_spec *s;
@@ -243,6 +322,24 @@ int main(void)
 		for (const char *c = text; *c; c++)
 			lines += *c == '\n';
 		is_int(lines, 2 + 3 + 6 + 1 + 2, "one line per layer and per parameter");
+		free(text);
+		dev_spec_free(s);
+	}
+
+	/* a long parameter name widens its layer's columns instead of pushing its line askew */
+	{
+		struct dev_spec *s;
+		tap_require(dev_spec_parse("disk(tear=byte) > mem", &s, &err) == 0, "parse disk");
+		char *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+		is_int(dev_spec_describe(s, f), 0, "describe disk");
+		fclose(f);
+		ok(strstr(text, "\n  sector    = auto         [default]") &&
+		       strstr(text, "\n  tear      = byte         [default none]") &&
+		       strstr(text, "\n  tear_unit = 1            [default]"),
+		   "disk's '=' and value columns line up under tear_unit");
+		ok(strstr(text, "\n      size     = 16M "), "mem keeps the narrow columns");
 		free(text);
 		dev_spec_free(s);
 	}
