@@ -179,7 +179,7 @@ static int judge_state(struct explorer *ex, struct bdev *state)
 	/* an armed fault is transient (a flaky link, not a dying disk): the power cut
 	 * ends it, and recovery runs on a device that works */
 	if (ex->armed >= 0) {
-		struct bdev *fault = dev_stack_find(state, "fault", 0);
+		struct bdev *fault = dev_stack_find_cap(state, DEV_CAP_FAULT_RULES, 0);
 		if (fault)
 			dev_fault_disarm(fault, ex->armed);
 	}
@@ -427,7 +427,7 @@ static int arm(struct explorer *ex, struct bdev *stack)
 	const char *rule = ex->cfg->arm;
 	if (!rule || !rule[0])
 		return 0;
-	struct bdev *fault = dev_stack_find(stack, "fault", 0);
+	struct bdev *fault = dev_stack_find_cap(stack, DEV_CAP_FAULT_RULES, 0);
 	if (!fault)
 		return bo_errf(ex->err, -EINVAL, "--arm: the stack has no fault layer");
 	struct bo_err e2 = {{0}};

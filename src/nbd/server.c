@@ -316,7 +316,7 @@ int nbd_srv_zero(struct nbd_srv *s, uint32_t count, uint64_t off, bool fua)
 
 static bool is_raid(const struct bdev *d)
 {
-	return raid_is(d);
+	return dev_has_cap(d, DEV_CAP_MEMBERS);
 }
 
 static bool is_fault(const struct bdev *d)
