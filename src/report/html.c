@@ -6,6 +6,7 @@
  * (cell count, a drill-down opening) and write the result into #selftest-result. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "blackout/matrix.h"
 
@@ -122,10 +123,31 @@ static const char page_tail[] =
     "' verdicts='+M.verdicts.length;}\n"
     "</script></body></html>\n";
 
+/* The matrix JSON inside <script>: JSON allows '<' only within strings, where
+ * \u003c means the same, so no name can close the script block. */
+static int embed_json(const struct matrix *m, FILE *f)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+	if (!mem)
+		return -ENOMEM;
+	int rc = matrix_write_json(m, mem);
+	if (fclose(mem) != 0 && rc == 0)
+		rc = -ENOMEM;
+	for (size_t i = 0; rc == 0 && i < len; i++)
+		if (buf[i] == '<')
+			fputs("\\u003c", f);
+		else
+			fputc(buf[i], f);
+	free(buf);
+	return rc;
+}
+
 int matrix_write_html(const struct matrix *m, FILE *f)
 {
 	fputs(page_head, f);
-	int rc = matrix_write_json(m, f);
+	int rc = embed_json(m, f);
 	fputs(page_tail, f);
 	return rc ? rc : ferror(f) ? -EIO : 0;
 }

@@ -3,10 +3,12 @@
  * the verdicts computed from the cells matrix_verdict.c, the HTML report html.c. */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "blackout/json.h"
 #include "blackout/matrix.h"
 #include "blackout/util.h"
 
@@ -83,124 +85,107 @@ void matrix_print_table(const struct matrix *m, FILE *f, bool color)
 		fputs("  (no row pair in this run allows a verdict)\n", f);
 }
 
-/* ---- JSON ---------------------------------------------------------------------- */
+/* ---- JSON (through jansson; bo_json_text keeps names exact) ------------------------ */
 
-static void json_example(const struct matrix_example *e, FILE *f)
+static json_t *json_ops(const struct matrix_example *e)
 {
-	fputs("{\"workload\":", f);
-	bo_json_str(f, e->workload);
-	fputs(",\"state\":", f);
-	bo_json_str(f, e->state_id);
-	fputs(",\"rebuild\":", f);
-	bo_json_str(f, e->rebuild);
-	fputs(",\"broken\":", f);
-	bo_json_str(f, e->broken);
-	fprintf(f, ",\"silent\":%s,\"cut\":%zu,\"cut_inflight\":%s,\"ops\":[",
-	        e->silent ? "true" : "false", e->cut, e->cut_inflight ? "true" : "false");
-	for (size_t i = 0; i < e->nops; i++) {
+	json_t *a = json_array();
+	for (size_t i = 0; a && i < e->nops; i++) {
 		const struct matrix_op *o = &e->ops[i];
-		fprintf(f, "%s{\"op\":\"%s\"", i ? "," : "", o->op);
-		if (strcmp(o->op, "mark") == 0) {
-			fputs(",\"mark\":", f);
-			bo_json_str(f, o->mark);
-		} else if (strcmp(o->op, "flush") != 0) {
-			fprintf(f, ",\"lba\":%" PRIu64 ",\"count\":%u", o->lba, o->count);
+		json_t *x = json_pack("{s:s}", "op", o->op);
+		if (strcmp(o->op, "mark") == 0)
+			json_object_set_new(x, "mark", bo_json_text(o->mark));
+		else if (strcmp(o->op, "flush") != 0) {
+			json_object_set_new(x, "lba", json_integer((json_int_t)o->lba));
+			json_object_set_new(x, "count", json_integer(o->count));
 		}
 		if (o->fua)
-			fputs(",\"fua\":true", f);
-		fputc('}', f);
+			json_object_set_new(x, "fua", json_true());
+		json_array_append_new(a, x);
 	}
-	fputs("],\"damage\":[", f);
-	for (size_t i = 0; i < e->ndamage; i++) {
+	return a;
+}
+
+static json_t *json_example(const struct matrix_example *e)
+{
+	json_t *dmg = json_array();
+	for (size_t i = 0; dmg && i < e->ndamage; i++) {
 		const struct matrix_damage *d = &e->damage[i];
-		fprintf(f, "%s{\"block\":%" PRIu64 ",\"what\":\"%s\",\"ino\":%u,\"owner\":",
-		        i ? "," : "", d->block, d->what, d->ino);
-		bo_json_str(f, d->owner);
-		fputc('}', f);
+		json_array_append_new(dmg,
+		                      json_pack("{s:I,s:s,s:I,s:o}", "block", (json_int_t)d->block,
+		                                "what", d->what, "ino", (json_int_t)d->ino, "owner",
+		                                bo_json_text(d->owner)));
 	}
-	fputs("]}", f);
+	return json_pack("{s:o,s:o,s:o,s:o,s:b,s:I,s:b,s:o,s:o}", "workload",
+	                 bo_json_text(e->workload), "state", bo_json_text(e->state_id), "rebuild",
+	                 bo_json_text(e->rebuild), "broken", bo_json_text(e->broken), "silent",
+	                 e->silent, "cut", (json_int_t)e->cut, "cut_inflight", e->cut_inflight,
+	                 "ops", json_ops(e), "damage", dmg);
+}
+
+static json_t *json_cell(const struct matrix *m, size_t r, size_t c)
+{
+	const struct matrix_cell *x = matrix_cell(m, r, c);
+	json_t *viol = json_object();
+	for (int i = 0; viol && i < MI_N; i++)
+		json_object_set_new(viol, matrix_inv_name((enum matrix_inv)i),
+		                    json_integer((json_int_t)x->viol[i]));
+	json_t *o = json_pack("{s:o,s:o,s:b}", "row", bo_json_text(m->rows[r].id), "col",
+	                      bo_json_text(m->cols[c].id), "ran", x->ran);
+	if (o && x->note[0])
+		json_object_set_new(o, "note", bo_json_text(x->note));
+	json_t *rest = json_pack(
+	    "{s:I,s:I,s:I,s:I,s:I,s:b,s:f,s:f,s:o,s:o}", "states", (json_int_t)x->states, "ok",
+	    (json_int_t)x->ok, "silent", (json_int_t)x->silent, "detected", (json_int_t)x->detected,
+	    "allowed", (json_int_t)x->allowed, "exhaustive", x->exhaustive, "coverage",
+	    round(x->coverage * 1e4) / 1e4, "seconds", round(x->seconds * 100) / 100, "violations",
+	    viol, "example", x->example ? json_example(x->example) : json_null());
+	if (!o || !rest || json_object_update(o, rest) != 0) {
+		json_decref(o);
+		o = NULL;
+	}
+	json_decref(rest);
+	return o;
+}
+
+/* The whole matrix as one JSON value (docs/matrix.md); NULL when out of memory. */
+static json_t *matrix_json(const struct matrix *m)
+{
+	json_t *wl = json_array(), *inv = json_array(), *rows = json_array(), *cols = json_array(),
+	       *cells = json_array(), *verd = json_array();
+	for (size_t i = 0; wl && i < m->nworkloads; i++)
+		json_array_append_new(wl, bo_json_text(m->workloads[i]));
+	for (int i = 0; inv && i < MI_N; i++)
+		json_array_append_new(inv, json_string(matrix_inv_name((enum matrix_inv)i)));
+	for (size_t r = 0; rows && r < m->nrows; r++)
+		json_array_append_new(rows, json_pack("{s:o,s:o,s:o,s:o}", "id",
+		                                      bo_json_text(m->rows[r].id), "label",
+		                                      bo_json_text(m->rows[r].label), "stack",
+		                                      bo_json_text(m->rows[r].stack), "tests",
+		                                      bo_json_text(m->rows[r].what)));
+	for (size_t c = 0; cols && c < m->ncols; c++)
+		json_array_append_new(cols, json_pack("{s:o,s:o,s:o,s:o}", "id",
+		                                      bo_json_text(m->cols[c].id), "label",
+		                                      bo_json_text(m->cols[c].label), "mkfs",
+		                                      bo_json_text(m->cols[c].mkfs), "mount",
+		                                      bo_json_text(m->cols[c].mount)));
+	for (size_t r = 0; cells && r < m->nrows; r++)
+		for (size_t c = 0; c < m->ncols; c++)
+			json_array_append_new(cells, json_cell(m, r, c));
+	struct matrix_verdict v[32];
+	size_t nv = matrix_verdicts(m, v, 32);
+	for (size_t i = 0; verd && i < nv; i++)
+		json_array_append_new(verd, json_pack("{s:s,s:o}", "expectation", v[i].expectation,
+		                                      "text", bo_json_text(v[i].text)));
+	return json_pack("{s:s,s:s,s:I,s:f,s:o,s:o,s:o,s:o,s:o,s:o}", "schema", "blackout-matrix/1",
+	                 "mode", m->mode, "seed", (json_int_t)m->seed, "seconds",
+	                 round(m->seconds * 10) / 10, "workloads", wl, "invariants", inv, "rows",
+	                 rows, "columns", cols, "cells", cells, "verdicts", verd);
 }
 
 int matrix_write_json(const struct matrix *m, FILE *f)
 {
-	fprintf(f,
-	        "{\"schema\":\"blackout-matrix/1\",\"mode\":\"%s\",\"seed\":%" PRIu64
-	        ",\"seconds\":%.1f,\n\"workloads\":[",
-	        m->mode, m->seed, m->seconds);
-	for (size_t i = 0; i < m->nworkloads; i++) {
-		fputs(i ? "," : "", f);
-		bo_json_str(f, m->workloads[i]);
-	}
-	fputs("],\n\"invariants\":[", f);
-	for (int i = 0; i < MI_N; i++)
-		fprintf(f, "%s\"%s\"", i ? "," : "", matrix_inv_name((enum matrix_inv)i));
-	fputs("],\n\"rows\":[", f);
-	for (size_t r = 0; r < m->nrows; r++) {
-		fprintf(f, "%s\n {\"id\":", r ? "," : "");
-		bo_json_str(f, m->rows[r].id);
-		fputs(",\"label\":", f);
-		bo_json_str(f, m->rows[r].label);
-		fputs(",\"stack\":", f);
-		bo_json_str(f, m->rows[r].stack);
-		fputs(",\"tests\":", f);
-		bo_json_str(f, m->rows[r].what);
-		fputc('}', f);
-	}
-	fputs("],\n\"columns\":[", f);
-	for (size_t c = 0; c < m->ncols; c++) {
-		fprintf(f, "%s\n {\"id\":", c ? "," : "");
-		bo_json_str(f, m->cols[c].id);
-		fputs(",\"label\":", f);
-		bo_json_str(f, m->cols[c].label);
-		fputs(",\"mkfs\":", f);
-		bo_json_str(f, m->cols[c].mkfs);
-		fputs(",\"mount\":", f);
-		bo_json_str(f, m->cols[c].mount);
-		fputc('}', f);
-	}
-	fputs("],\n\"cells\":[", f);
-	bool first = true;
-	for (size_t r = 0; r < m->nrows; r++)
-		for (size_t c = 0; c < m->ncols; c++) {
-			const struct matrix_cell *x = matrix_cell(m, r, c);
-			fprintf(f, "%s\n {\"row\":", first ? "" : ",");
-			first = false;
-			bo_json_str(f, m->rows[r].id);
-			fputs(",\"col\":", f);
-			bo_json_str(f, m->cols[c].id);
-			fprintf(f, ",\"ran\":%s", x->ran ? "true" : "false");
-			if (x->note[0]) {
-				fputs(",\"note\":", f);
-				bo_json_str(f, x->note);
-			}
-			fprintf(f,
-			        ",\"states\":%" PRIu64 ",\"ok\":%" PRIu64 ",\"silent\":%" PRIu64
-			        ",\"detected\":%" PRIu64 ",\"allowed\":%" PRIu64
-			        ",\"exhaustive\":%s,\"coverage\":%.4f,"
-			        "\"seconds\":%.2f,\"violations\":{",
-			        x->states, x->ok, x->silent, x->detected, x->allowed,
-			        x->exhaustive ? "true" : "false", x->coverage, x->seconds);
-			for (int i = 0; i < MI_N; i++)
-				fprintf(f, "%s\"%s\":%" PRIu64, i ? "," : "",
-				        matrix_inv_name((enum matrix_inv)i), x->viol[i]);
-			fputs("},\"example\":", f);
-			if (x->example)
-				json_example(x->example, f);
-			else
-				fputs("null", f);
-			fputc('}', f);
-		}
-	fputs("],\n\"verdicts\":[", f);
-	struct matrix_verdict v[32];
-	size_t nv = matrix_verdicts(m, v, 32);
-	for (size_t i = 0; i < nv; i++) {
-		fprintf(f, "%s\n {\"expectation\":\"%s\",\"text\":", i ? "," : "",
-		        v[i].expectation);
-		bo_json_str(f, v[i].text);
-		fputc('}', f);
-	}
-	fputs("]}\n", f);
-	return ferror(f) ? -EIO : 0;
+	return bo_json_write(matrix_json(m), f, 1);
 }
 
 /* ---- Markdown ------------------------------------------------------------------ */
