@@ -15,6 +15,17 @@ sed 's/^/#   /' "$SCRATCH/table.txt"
 J="$out/matrix.json"
 [ -s "$J" ] && [ -s "$out/matrix.md" ] && [ -s "$out/report.html" ]
 ok $? "matrix.json, matrix.md and report.html written"
+jq -e . "$J" >/dev/null && python3 -c 'import json, sys; json.load(open(sys.argv[1], encoding="utf-8"))' "$J"
+ok $? "jq and Python's json read matrix.json"
+python3 - "$out/report.html" <<'PY'
+import json, re, sys
+page = open(sys.argv[1], encoding="utf-8").read()
+m = re.search(r'<script type="application/json" id="data">(.*?)</script>', page, re.S)
+json.loads(m.group(1))
+PY
+ok $? "Python's json reads the data inside report.html"
+jq -r '.verdicts[].text' "$J" | grep -q '—' && ! grep -q '\\u00' "$J"
+ok $? "the verdicts' em dashes are UTF-8 in matrix.json, not one \\u escape per byte"
 
 # ---- the schema (docs/matrix.md) ----
 jq -e '.schema == "blackout-matrix/1" and (.mode == "quick") and (.seed|type=="number")
