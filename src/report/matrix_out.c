@@ -41,13 +41,108 @@ static void cell_text(const struct matrix_cell *c, char *buf, size_t len)
 		snprintf(buf, len, "n/a");
 	else if (c->states == 0)
 		snprintf(buf, len, "none judged");
-	else if (violating(c) == 0 && c->allowed)
-		snprintf(buf, len, "ok %" PRIu64 " +%" PRIu64 "a", c->states, c->allowed);
 	else if (violating(c) == 0)
-		snprintf(buf, len, "ok %" PRIu64, c->states);
+		snprintf(buf, len, "ok %" PRIu64 "%s", c->states, c->exhaustive ? "" : "~");
 	else
-		snprintf(buf, len, "%" PRIu64 "/%" PRIu64 " %" PRIu64 "s", violating(c), c->states,
-		         c->silent);
+		snprintf(buf, len, "%" PRIu64 "/%" PRIu64 "%s", violating(c), c->states,
+		         c->exhaustive ? "" : "~");
+}
+
+/* The terminal table fits 100 columns: columns are letters explained under the table,
+ * row names wrap onto the row's second line, and a cell spends up to three lines on
+ * its counts: broken/judged, how many silently, how many damaged bystanders. */
+enum { TBL_LABEL = 28, TBL_CELL = 12 };
+
+/* Line k (0..2) of a cell; "" when the line says nothing for this cell. */
+static void cell_line(const struct matrix_cell *c, int k, char *buf, size_t len)
+{
+	buf[0] = 0;
+	if (k == 0)
+		cell_text(c, buf, len);
+	else if (k == 1 && c->ran && violating(c))
+		snprintf(buf, len, "%" PRIu64 " silent", c->silent);
+	else if (k == 1 && c->ran && c->allowed)
+		snprintf(buf, len, "+%" PRIu64 " allowed", c->allowed);
+	else if (k == 2 && c->ran && c->viol[MI_BYSTANDER])
+		snprintf(buf, len, "%" PRIu64 " bystndr", c->viol[MI_BYSTANDER]);
+}
+
+/* The row label's part for line k: the words that fit TBL_LABEL - 1 columns. */
+static void label_line(const char *label, int k, char *buf, size_t len)
+{
+	const char *p = label;
+	for (int i = 0; i <= k; i++) {
+		while (*p == ' ' && i > 0)
+			p++;
+		size_t n = strlen(p), cut = n;
+		if (n > TBL_LABEL - 1) {
+			cut = TBL_LABEL - 1;
+			while (cut > 0 && p[cut] != ' ')
+				cut--;
+			if (cut == 0)
+				cut = TBL_LABEL - 1;
+		}
+		if (i == k) {
+			snprintf(buf, len, "%.*s", (int)cut, p);
+			return;
+		}
+		p += cut;
+	}
+}
+
+static void print_legend(const struct matrix *m, FILE *f)
+{
+	fputs("\ncolumns (filesystem configurations):\n", f);
+	for (size_t c = 0; c < m->ncols; c++) {
+		const struct matrix_col *x = &m->cols[c];
+		fprintf(f, "  %c  %-19s mkfs -t %s, mount %s%s\n", (int)('A' + c), x->label,
+		        x->mkfs, x->mount,
+		        strcmp(x->id, "ext2") == 0 ? "; fsck checks it in full after every cut"
+		                                   : "");
+	}
+	fputs("\nkey: ok N = all N crash states judged kept every invariant;"
+	      " V/N = V of N states broke one\n"
+	      "     N silent = broken without any error from mount, fsck or checksums"
+	      " (the headline)\n"
+	      "     N bystndr = states that damaged files the workload never touched\n"
+	      "     ~ = sampled: not every possible state was judged (coverage in the report)\n"
+	      "     +N allowed = N states showed what the mode allows (data=writeback: stale"
+	      " data)\n"
+	      "     b=0/b=1 = mount option barrier=0 (no flushes) / barrier=1;"
+	      " csum = metadata_csum\n"
+	      "     n/a = the configuration does not apply to this stack\n",
+	      f);
+}
+
+/* Terminal columns of s[0..n): UTF-8 continuation bytes take none. */
+static size_t text_cols(const char *s, size_t n)
+{
+	size_t w = 0;
+	for (size_t i = 0; i < n; i++)
+		w += ((unsigned char)s[i] & 0xc0) != 0x80;
+	return w;
+}
+
+/* prefix then text, wrapped at spaces to 100 columns, later lines indented by 4. */
+static void print_wrapped(FILE *f, const char *prefix, const char *text)
+{
+	size_t col = text_cols(prefix, strlen(prefix));
+	fputs(prefix, f);
+	const char *p = text;
+	while (*p) {
+		size_t n = strcspn(p, " ");
+		size_t w = text_cols(p, n);
+		if (col > 4 && col + 1 + w > 100) {
+			fputs("\n   ", f);
+			col = 3;
+		}
+		fprintf(f, " %.*s", (int)n, p);
+		col += 1 + w;
+		p += n;
+		while (*p == ' ')
+			p++;
+	}
+	fputc('\n', f);
 }
 
 void matrix_print_table(const struct matrix *m, FILE *f, bool color)
@@ -55,32 +150,50 @@ void matrix_print_table(const struct matrix *m, FILE *f, bool color)
 	const char *red = color ? "\033[1;31m" : "", *yel = color ? "\033[33m" : "",
 	           *grn = color ? "\033[32m" : "", *off = color ? "\033[0m" : "";
 	fprintf(f,
-	        "blackout matrix (%s, seed %" PRIu64 "): crash states violating an invariant / "
-	        "states judged, and how many silently (s)\n\n",
+	        "blackout matrix (%s, seed %" PRIu64 "): in each cell, the crash states that "
+	        "broke an invariant\n/ the states judged, then how many of those broke one "
+	        "silently\n\n",
 	        m->mode, m->seed);
-	fprintf(f, "%-24s", "stack \\ filesystem");
+	fprintf(f, "%-*s", TBL_LABEL, "stack \\ filesystem");
 	for (size_t c = 0; c < m->ncols; c++)
-		fprintf(f, " %-16.16s", m->cols[c].label);
+		fprintf(f, "%-*c", c + 1 < m->ncols ? TBL_CELL : 1, (int)('A' + c));
 	fputc('\n', f);
 	for (size_t r = 0; r < m->nrows; r++) {
-		fprintf(f, "%-24.24s", m->rows[r].label);
-		for (size_t c = 0; c < m->ncols; c++) {
-			const struct matrix_cell *x = matrix_cell(m, r, c);
-			char t[64];
-			cell_text(x, t, sizeof(t));
-			const char *col = !x->ran ? "" : x->silent ? red : violating(x) ? yel : grn;
-			fprintf(f, " %s%-16s%s", col, t, *col ? off : "");
+		char lab[2][TBL_LABEL + 1];
+		label_line(m->rows[r].label, 0, lab[0], sizeof(lab[0]));
+		label_line(m->rows[r].label, 1, lab[1], sizeof(lab[1]));
+		for (int k = 0; k < 3; k++) {
+			bool any = k < 2 && lab[k][0];
+			char t[16][48];
+			for (size_t c = 0; c < m->ncols && c < 16; c++) {
+				cell_line(matrix_cell(m, r, c), k, t[c], sizeof(t[c]));
+				any = any || t[c][0];
+			}
+			if (!any)
+				continue;
+			fprintf(f, "%-*s", TBL_LABEL, k < 2 ? lab[k] : "");
+			for (size_t c = 0; c < m->ncols && c < 16; c++) {
+				const struct matrix_cell *x = matrix_cell(m, r, c);
+				const char *col = !x->ran || !t[c][0] ? ""
+				                  : x->silent         ? red
+				                  : violating(x)      ? yel
+				                                      : grn;
+				int w = c + 1 < m->ncols ? TBL_CELL - 1 : 0;
+				fprintf(f, "%s%-*s%s%s", col, w, t[c], *col ? off : "",
+				        c + 1 < m->ncols ? " " : "");
+			}
+			fputc('\n', f);
 		}
-		fputc('\n', f);
 	}
-	fputs("\nkey: ok N = every one of N states kept every invariant; V/N Ks = V of N states "
-	      "broke one, K of them silently;\n     +Aa = A states showed what the mode allows "
-	      "(data=writeback: stale data), reported\n\nWhat the measurements say:\n",
-	      f);
+	print_legend(m, f);
+	fputs("\nWhat the measurements say:\n", f);
 	struct matrix_verdict v[32];
 	size_t nv = matrix_verdicts(m, v, 32);
-	for (size_t i = 0; i < nv; i++)
-		fprintf(f, "  [%s] %s\n", v[i].expectation, v[i].text);
+	for (size_t i = 0; i < nv; i++) {
+		char tag[64];
+		snprintf(tag, sizeof(tag), "  [%s]", v[i].expectation);
+		print_wrapped(f, tag, v[i].text);
+	}
 	if (nv == 0)
 		fputs("  (no row pair in this run allows a verdict)\n", f);
 }
@@ -209,7 +322,13 @@ int matrix_write_md(const struct matrix *m, FILE *f)
 			const struct matrix_cell *x = matrix_cell(m, r, c);
 			char t[64];
 			cell_text(x, t, sizeof(t));
-			fprintf(f, x->silent ? " **%s** |" : " %s |", t);
+			if (violating(x))
+				fprintf(f,
+				        x->silent ? " **%s, %" PRIu64 " silent** |"
+				                  : " %s, 0 silent |",
+				        t, x->silent);
+			else
+				fprintf(f, " %s |", t);
 		}
 		fputc('\n', f);
 	}
