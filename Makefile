@@ -10,10 +10,13 @@ SAN      ?=
 CFLAGS_WARN := -std=c11 -Wall -Wextra -Werror -Wshadow -Wno-missing-field-initializers
 ISAL_CFLAGS := $(shell pkg-config --cflags libisal 2>/dev/null)
 ISAL_LIBS   := $(shell pkg-config --libs libisal 2>/dev/null || echo -lisal)
+# jansson reads and writes every JSON file (docs/json.md)
+JSON_CFLAGS := $(shell pkg-config --cflags jansson 2>/dev/null)
+JSON_LIBS   := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
 CPPFLAGS += -D_GNU_SOURCE -Iinclude -Isrc
-CFLAGS   += $(CFLAGS_WARN) $(OPT) -g $(SAN) $(ISAL_CFLAGS) -MMD -MP
+CFLAGS   += $(CFLAGS_WARN) $(OPT) -g $(SAN) $(ISAL_CFLAGS) $(JSON_CFLAGS) -MMD -MP
 LDFLAGS  += $(SAN)
-LDLIBS   += $(ISAL_LIBS) -lm
+LDLIBS   += $(ISAL_LIBS) $(JSON_LIBS) -lm
 
 LIB_SRCS  := $(sort $(filter-out src/cli/% src/nbd/%,$(wildcard src/*/*.c)))
 CLI_SRCS  := $(sort $(wildcard src/cli/*.c))
@@ -119,7 +122,7 @@ $(FUZZ_BUILD)/lib.a: $(LIB_SRCS)
 
 $(FUZZ_BUILD)/fuzz_%: fuzz/fuzz_%.c $(FUZZ_BUILD)/lib.a
 	clang $(CPPFLAGS) $(CFLAGS_WARN) -O1 -g -fsanitize=fuzzer,address,undefined \
-	  $(ISAL_CFLAGS) -o $@ $< $(FUZZ_BUILD)/lib.a $(ISAL_LIBS) -lm
+	  $(ISAL_CFLAGS) $(JSON_CFLAGS) -o $@ $< $(FUZZ_BUILD)/lib.a $(ISAL_LIBS) $(JSON_LIBS) -lm
 
 # Short runs from each target's seed corpus; crashes are saved under build/fuzz/.
 fuzz: $(FUZZ_BINS)
@@ -155,7 +158,7 @@ $(NBD_PLUGIN): $(NBD_OBJS) $(BUILD)/pic/libblackout.a
 # The control-protocol parser is fuzzed on its own (it is not in the library).
 $(FUZZ_BUILD)/fuzz_nbd_control: fuzz/fuzz_nbd_control.c src/nbd/control.c $(FUZZ_BUILD)/lib.a
 	clang $(CPPFLAGS) $(CFLAGS_WARN) -O1 -g -fsanitize=fuzzer,address,undefined \
-	  $(ISAL_CFLAGS) -o $@ $^ $(ISAL_LIBS) -lm
+	  $(ISAL_CFLAGS) $(JSON_CFLAGS) -o $@ $^ $(ISAL_LIBS) $(JSON_LIBS) -lm
 -include $(NBD_OBJS:.o=.d)
 
 # ---- benchmarks and the demo --------------------------------------------------

@@ -1,6 +1,8 @@
 /* fuzz_workload.c — libFuzzer target for the workload parser (docs/workloads.md) and
- * the result JSON reader (shard files): parse, print, parse again must be equal; a
- * parsed workload is modelled by the oracle and judged against an empty tree. */
+ * the result JSON reader (shard files, through jansson): parse, print, parse again must
+ * be equal, and what the reader accepts keeps its promises (counts that add up, a
+ * coverage in [0, 1]); a parsed workload is modelled by the oracle and judged against
+ * an empty tree. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +33,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct crash_result *r2;
 		check(crash_result_read_json(buf, len, &r2, &err) == 0);
 		check(r2->nfail == r->nfail && r2->judged == r->judged);
+		check(r->ok <= r->judged && r->silent + r->detected <= r->judged - r->ok);
+		check(r->coverage >= 0 && r->coverage <= 1 && r->shard < r->nshards);
+		for (size_t i = 0; i < r->nfail; i++)
+			check(strcmp(r->fail[i].detail, r2->fail[i].detail) == 0 &&
+			      strcmp(r->fail[i].id, r2->fail[i].id) == 0);
+		char *buf2 = NULL;
+		size_t len2 = 0;
+		FILE *f2 = open_memstream(&buf2, &len2);
+		check(f2 && crash_result_write_json(r2, f2) == 0);
+		fclose(f2);
+		check(len2 == len && memcmp(buf, buf2, len) == 0);
+		free(buf2);
 		crash_result_free(r2);
 		crash_result_free(r);
 		free(buf);

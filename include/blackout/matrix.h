@@ -158,6 +158,13 @@ int matrix_write_html(const struct matrix *m, FILE *f);
 /* Writes matrix.json, matrix.md and report.html into dir (created if missing). */
 int matrix_write_all(const struct matrix *m, const char *dir, struct bo_err *err);
 
+/* Where a matrix run is, for a progress line. */
+struct matrix_progress {
+	size_t done, total; /* explorations (one per cell and workload) */
+	uint64_t states;    /* crash states judged so far */
+	double seconds;
+};
+
 /* Running the explorations that fill a struct matrix (src/report/matrix_run.c). */
 struct matrix_run_opts {
 	bool full;
@@ -167,7 +174,7 @@ struct matrix_run_opts {
 	const char *self;    /* how to call blackout in rebuild commands */
 	crash_fsck_fn fsck;  /* own fsck for the consistency invariant, or NULL */
 	void *fsck_ctx;
-	void (*progress)(void *ctx, size_t done, size_t total, double seconds);
+	void (*progress)(void *ctx, const struct matrix_progress *p);
 	void *progress_ctx;
 	/* --vm: real-kernel rows, one scripts/vmtest run per cell (matrix_vm.c) */
 	bool vm;

@@ -51,11 +51,6 @@ int bo_parse_num(const char *opt, const char *s, unsigned flags, uint64_t min, u
 /* Shortest exact rendering: 65536 -> "64k", 1000 -> "1000". buf >= 32 bytes. */
 const char *bo_format_size(uint64_t v, char *buf, size_t len);
 
-/* Writes s as a JSON string literal (quotes included), escaping what JSON and an
- * HTML <script> block need ('"', '\\', control bytes, '<' as \u003c), and every
- * byte >= 0x7f as \u00XX (names from damaged directories need not be UTF-8; the
- * result reader turns each back into its byte). */
-void bo_json_str(FILE *f, const char *s);
 /* Renders len bytes of s on one line: printable ASCII as is, a backslash doubled,
  * \n \t \r, every other byte (controls, >= 0x7f) as \xHH. Writes at most size
  * bytes, NUL included; returns the length of the whole rendering (like snprintf). */

@@ -71,8 +71,13 @@ static void progress_plain(void *ctx, const struct crash_progress *p)
 	if (p->seconds - *last < 5 && p->done < p->total)
 		return;
 	*last = p->seconds;
-	fprintf(stderr, "explore: %" PRIu64 "/%" PRIu64 " states, %.1fs, %" PRIu64 " violations\n",
-	        p->done, p->total, p->seconds, p->violations);
+	double left = p->done && p->total > p->done
+	                  ? p->seconds / (double)p->done * (double)(p->total - p->done)
+	                  : 0;
+	fprintf(stderr,
+	        "explore: %" PRIu64 " of %" PRIu64 " crash states judged, %" PRIu64
+	        " violations, %.0f s so far, about %.0f s left\n",
+	        p->done, p->total, p->violations, p->seconds, left);
 }
 
 static int write_json(const struct crash_result *r, const char *path)

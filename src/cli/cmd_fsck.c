@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "blackout/fsck.h"
+#include "blackout/json.h"
 #include "cli/cli.h"
 
 static const char fsck_help[] =
@@ -28,34 +29,19 @@ static const char fsck_help[] =
 
 struct out {
 	bool json;
+	json_t *problems; /* --json: filled by on_problem */
 	unsigned n;
 };
-
-static void json_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			printf("\\%c", ch);
-		else if (ch < 0x20 || ch >= 0x7f)
-			printf("\\u%04x", ch);
-		else
-			putchar(ch);
-	}
-	putchar('"');
-}
 
 static void on_problem(void *ctx, const struct fsck_problem *p)
 {
 	struct out *o = ctx;
 	if (o->json) {
-		printf("%s{\"kind\":\"%s\",\"inode\":%u,\"block\":%llu,\"name\":", o->n ? "," : "",
-		       fsck_kind_name(p->kind), p->ino, (unsigned long long)p->block);
-		json_str(p->name);
-		printf(",\"message\":");
-		json_str(p->msg);
-		putchar('}');
+		json_array_append_new(
+		    o->problems,
+		    json_pack("{s:s,s:I,s:I,s:o,s:o}", "kind", fsck_kind_name(p->kind), "inode",
+		              (json_int_t)p->ino, "block", (json_int_t)p->block, "name",
+		              bo_json_text(p->name), "message", bo_json_text(p->msg)));
 	} else {
 		printf("%s", p->msg);
 		if (p->name[0])
@@ -106,23 +92,28 @@ int cmd_fsck(int argc, char **argv)
 	}
 	opts.on_problem = on_problem;
 	opts.ctx = &out;
-	if (out.json)
-		printf("{\"image\":"), json_str(image), printf(",\"problems\":[");
+	if (out.json && !(out.problems = json_array()))
+		return 8;
 	struct fsck_report r;
 	rc = fsck_check(d, &opts, &r, &err);
 	blk_close(d);
 	if (rc) {
 		if (out.json)
-			printf("],\"error\":"), json_str(bo_errstr(&err, rc)), printf("}\n");
+			bo_json_write(json_pack("{s:o,s:o,s:o}", "image", bo_json_text(image),
+			                        "problems", out.problems, "error",
+			                        bo_json_text(bo_errstr(&err, rc))),
+			              stdout, 0);
 		fprintf(stderr, "blackout fsck: %s: %s\n", image, bo_errstr(&err, rc));
 		return 8;
 	}
 	int code = fsck_exit_code(&r);
 	if (out.json) {
-		printf("],\"remaining\":%u,\"fixed\":%u,\"by_checksum\":%s,\"needs_recovery\":%s,"
-		       "\"exit\":%d}\n",
-		       r.nr_problems, r.nr_fixed, r.by_checksum ? "true" : "false",
-		       r.needs_recovery ? "true" : "false", code);
+		bo_json_write(json_pack("{s:o,s:o,s:I,s:I,s:b,s:b,s:i}", "image",
+		                        bo_json_text(image), "problems", out.problems, "remaining",
+		                        (json_int_t)r.nr_problems, "fixed", (json_int_t)r.nr_fixed,
+		                        "by_checksum", r.by_checksum, "needs_recovery",
+		                        r.needs_recovery, "exit", code),
+		              stdout, 0);
 	} else {
 		if (opts.repair && r.modified)
 			printf("%s: repaired; %u problem(s) remain\n", image, r.nr_problems);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "blackout/json.h"
 #include "blackout/rec.h"
 #include "blackout/util.h"
 #include "cli/cli.h"
@@ -49,10 +50,10 @@ static int dump(const char *path, bool json)
 		return cli_fail("log", "%s", bo_errstr(&err, rc));
 	uint32_t ss = rec_log_sector_size(log);
 	size_t n = rec_log_len(log);
-	if (json)
-		printf("{\"sector_size\":%u,\"nr_sectors\":%" PRIu64 ",\"ops\":[", ss,
-		       rec_log_nr_sectors(log));
-	else
+	json_t *ops = json ? json_array() : NULL;
+	if (json && !ops)
+		return cli_fail("log", "out of memory");
+	if (!json)
 		printf("# %zu operations, %u-byte sectors, %" PRIu64 " sectors\n", n, ss,
 		       rec_log_nr_sectors(log));
 	for (size_t i = 0; i < n; i++) {
@@ -61,17 +62,22 @@ static int dump(const char *path, bool json)
 		                 ? bo_hash64(BO_HASH64_INIT, e->data, (size_t)e->count * ss)
 		                 : 0;
 		if (json) {
-			printf("%s{\"i\":%zu,\"op\":\"%s\"", i ? "," : "", i, rec_op_name(e->op));
-			if (e->op == REC_MARK) {
-				printf(",\"name\":");
-				bo_json_str(stdout, e->mark);
-			} else if (e->op != REC_FLUSH) {
-				printf(",\"lba\":%" PRIu64 ",\"count\":%u", e->lba, e->count);
+			json_t *o =
+			    json_pack("{s:I,s:s}", "i", (json_int_t)i, "op", rec_op_name(e->op));
+			if (e->op == REC_MARK)
+				json_object_set_new(o, "name", bo_json_text(e->mark));
+			else if (e->op != REC_FLUSH) {
+				json_object_set_new(o, "lba", json_integer((json_int_t)e->lba));
+				json_object_set_new(o, "count", json_integer(e->count));
 			}
-			if (e->op == REC_WRITE)
-				printf(",\"fua\":%s,\"hash\":\"%016" PRIx64 "\"",
-				       e->flags & BLK_FUA ? "true" : "false", h);
-			printf(",\"result\":%d}", e->result);
+			if (e->op == REC_WRITE) {
+				char hex[17];
+				snprintf(hex, sizeof(hex), "%016" PRIx64, h);
+				json_object_set_new(o, "fua", json_boolean(e->flags & BLK_FUA));
+				json_object_set_new(o, "hash", json_string(hex));
+			}
+			json_object_set_new(o, "result", json_integer(e->result));
+			json_array_append_new(ops, o);
 			continue;
 		}
 		printf("%6zu %-7s", i, rec_op_name(e->op));
@@ -85,7 +91,9 @@ static int dump(const char *path, bool json)
 		putchar('\n');
 	}
 	if (json)
-		printf("]}\n");
+		bo_json_write(json_pack("{s:i,s:I,s:o}", "sector_size", (int)ss, "nr_sectors",
+		                        (json_int_t)rec_log_nr_sectors(log), "ops", ops),
+		              stdout, 0);
 	rec_log_free(log);
 	return 0;
 }

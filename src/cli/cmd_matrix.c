@@ -33,16 +33,32 @@ static const char matrix_help[] =
     "  --vm-cuts N      power cuts per real-kernel cell (default 4; about 10 s each\n"
     "                   under TCG: docs/vmtest.md measured 3 cuts in 33 s)\n"
     "\n"
+    "The table fits 100 columns: columns are lettered and explained under it, with a\n"
+    "key for every abbreviation. Colour only on a terminal and without NO_COLOR.\n"
+    "Progress goes to standard error: one line redrawn on a terminal, otherwise a\n"
+    "plain line every 5 s (explorations done, crash states judged, time left).\n"
     "The JSON schema and how to read the table: docs/matrix.md.\n";
 
-static void progress(void *ctx, size_t done, size_t total, double secs)
+/* On a terminal one line redrawn in place; otherwise (a log, a pipe) a plain line at
+ * most every 5 s and at the end, so a piped run is never silent for long. */
+struct progress_state {
+	bool tty;
+	double last;
+};
+
+static void progress(void *ctx, const struct matrix_progress *p)
 {
-	(void)ctx;
-	double eta = done ? secs / (double)done * (double)(total - done) : 0;
-	fprintf(stderr, "\rmatrix: %zu/%zu explorations, %.0f s, ETA %.0f s   ", done, total, secs,
-	        eta);
-	if (done == total)
-		fputc('\n', stderr);
+	struct progress_state *ps = ctx;
+	bool end = p->done == p->total;
+	if (!ps->tty && !end && p->done > 1 && p->seconds - ps->last < 5)
+		return;
+	ps->last = p->seconds;
+	double left = p->done ? p->seconds / (double)p->done * (double)(p->total - p->done) : 0;
+	fprintf(stderr,
+	        "%smatrix: %zu of %zu explorations done, %" PRIu64
+	        " crash states judged, %.0f s so far, about %.0f s left%s",
+	        ps->tty ? "\r" : "", p->done, p->total, p->states, p->seconds, left,
+	        ps->tty && !end ? "   " : "\n");
 }
 
 int cmd_matrix(int argc, char **argv)
@@ -99,8 +115,9 @@ int cmd_matrix(int argc, char **argv)
 	o.jobs = (unsigned)jobs;
 	o.max_states = maxs ? maxs : o.full ? 3000 : 300;
 	o.self = "blackout";
-	if (isatty(2))
-		o.progress = progress;
+	struct progress_state ps = {.tty = isatty(2) == 1};
+	o.progress = progress;
+	o.progress_ctx = &ps;
 
 	char script[4096 + 32], vmdir[4096 + 8];
 	if (o.vm) {
@@ -120,7 +137,9 @@ int cmd_matrix(int argc, char **argv)
 	if (json) {
 		matrix_write_json(&m, stdout);
 	} else {
-		matrix_print_table(&m, stdout, isatty(1));
+		/* NO_COLOR (no-color.org): set and not empty turns colour off */
+		const char *nc = getenv("NO_COLOR");
+		matrix_print_table(&m, stdout, isatty(1) && !(nc && *nc));
 	}
 	rc = matrix_write_all(&m, out, &err);
 	matrix_free_cells(&m);

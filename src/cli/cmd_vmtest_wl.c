@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "blackout/crash.h"
+#include "blackout/json.h"
 #include "blackout/util.h"
 #include "cli/cli.h"
 
@@ -173,13 +174,12 @@ static int judge_cut(const struct vmargs *a, const struct crash_promises *base, 
 	const char *how = jrc || !o.broken ? "" : o.detected ? " (detected)" : " (SILENT)";
 	printf("vmtest: cut %2u at write %4llu: %s%s, %zu steps returned%s%s\n", i, point, verdict,
 	       how, p.completed, jrc ? ": " : "", jrc ? bo_errstr(&err, jrc) : "");
-	fprintf(vj, "{\"cut\":%u,\"completed\":%zu,\"outcome\":\"%s\",\"detected\":%s,", i,
-	        p.completed, verdict, jrc == 0 && o.detected ? "true" : "false");
-	fputs("\"detected_by\":", vj);
-	bo_json_str(vj, jrc ? "" : o.detected_by);
-	fputs(",\"detail\":", vj);
-	bo_json_str(vj, jrc ? bo_errstr(&err, jrc) : o.detail);
-	fputs("}\n", vj);
+	bo_json_write(json_pack("{s:i,s:I,s:s,s:b,s:o,s:o}", "cut", (int)i, "completed",
+	                        (json_int_t)p.completed, "outcome", verdict, "detected",
+	                        jrc == 0 && o.detected, "detected_by",
+	                        bo_json_text(jrc ? "" : o.detected_by), "detail",
+	                        bo_json_text(jrc ? bo_errstr(&err, jrc) : o.detail)),
+	              vj, 0);
 	free(work);
 	free(chk);
 	free(host);
@@ -193,28 +193,25 @@ static void summary(const struct vmargs *a, const struct tally *t, FILE *f)
 	char fs[16];
 	snprintf(fs, sizeof fs, "%.*s", (int)strcspn(a->fs ? a->fs : "ext4", ","),
 	         a->fs ? a->fs : "ext4");
-	fputs("{\"summary\":true,\"stack\":", f);
-	bo_json_str(f, a->stack ? a->stack : "");
-	fputs(",\"fs\":", f);
-	bo_json_str(f, fs);
-	fputs(",\"mount_options\":", f);
-	bo_json_str(f, mopt);
-	fputs(",\"workload\":", f);
-	bo_json_str(f, a->workload);
-	fputs(",\"attachment\":", f);
-	bo_json_str(f, a->attach ? a->attach : "virtio");
-	fprintf(f,
-	        ",\"cuts\":%u,\"observed\":%u,\"classified\":%u,\"ok\":%llu,\"lost_synced\":%llu,"
-	        "\"bystander_damage\":%llu,\"foreign_data\":%llu,\"unmountable\":%u,"
-	        "\"fsck_errors\":%u,\"atomic_replace\":%llu,\"silent\":%llu,\"detected\":%llu,"
-	        "\"boot_to_workload_s\":%s,\"workload_writes\":%llu}\n",
-	        a->cuts, t->observed, t->classified, (unsigned long long)r->ok,
-	        (unsigned long long)r->viol[CRASH_INV_DURABLE],
-	        (unsigned long long)r->viol[CRASH_INV_BYSTANDER],
-	        (unsigned long long)r->viol[CRASH_INV_STALE], t->unmountable, t->fsck_errors,
-	        (unsigned long long)r->viol[CRASH_INV_ATOMIC], (unsigned long long)r->silent,
-	        (unsigned long long)r->detected, a->boot_s ? a->boot_s : "0",
-	        (unsigned long long)a->span);
+	json_t *j =
+	    json_pack("{s:b,s:o,s:o,s:o,s:o,s:o}", "summary", 1, "stack",
+	              bo_json_text(a->stack ? a->stack : ""), "fs", bo_json_text(fs),
+	              "mount_options", bo_json_text(mopt), "workload", bo_json_text(a->workload),
+	              "attachment", bo_json_text(a->attach ? a->attach : "virtio"));
+	json_t *n = json_pack(
+	    "{s:i,s:i,s:i,s:I,s:I,s:I,s:I,s:i,s:i,s:I,s:I,s:I,s:f,s:I}", "cuts", (int)a->cuts,
+	    "observed", (int)t->observed, "classified", (int)t->classified, "ok", (json_int_t)r->ok,
+	    "lost_synced", (json_int_t)r->viol[CRASH_INV_DURABLE], "bystander_damage",
+	    (json_int_t)r->viol[CRASH_INV_BYSTANDER], "foreign_data",
+	    (json_int_t)r->viol[CRASH_INV_STALE], "unmountable", (int)t->unmountable, "fsck_errors",
+	    (int)t->fsck_errors, "atomic_replace", (json_int_t)r->viol[CRASH_INV_ATOMIC], "silent",
+	    (json_int_t)r->silent, "detected", (json_int_t)r->detected, "boot_to_workload_s",
+	    a->boot_s ? strtod(a->boot_s, NULL) : 0.0, "workload_writes", (json_int_t)a->span);
+	if (j && n && json_object_update(j, n) == 0)
+		bo_json_write(j, f, 0);
+	else
+		json_decref(j);
+	json_decref(n);
 	printf("vmtest: %u cuts, %u observed, %u classified: %llu ok, %llu lost synced data, %llu "
 	       "bystander damage, %llu stale data, %u unmountable, %u fsck errors; %llu silent, "
 	       "%llu detected\n",

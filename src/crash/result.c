@@ -3,72 +3,77 @@
  * same exploration run twice gives identical bytes. */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "blackout/crash.h"
+#include "blackout/json.h"
 #include "blackout/util.h"
 
-static void inv_list(FILE *f, unsigned mask)
+/* The value of "blackout_explore": the reader refuses any other. */
+#define CRASH_RESULT_FORMAT 1
+
+/* The invariants in mask, by name. */
+static json_t *inv_list(unsigned mask)
 {
-	fputc('[', f);
-	bool first = true;
-	for (int i = 0; i < CRASH_INV_N; i++)
-		if (mask & (1u << i)) {
-			fprintf(f, "%s\"%s\"", first ? "" : ",", crash_inv_name((enum crash_inv)i));
-			first = false;
-		}
-	fputc(']', f);
+	json_t *a = json_array();
+	for (int i = 0; a && i < CRASH_INV_N; i++)
+		if (mask & (1u << i))
+			json_array_append_new(a, json_string(crash_inv_name((enum crash_inv)i)));
+	return a;
 }
 
-static void inv_counts(FILE *f, const uint64_t *v)
+static json_t *inv_counts(const uint64_t *v)
 {
-	fputc('{', f);
-	for (int i = 0; i < CRASH_INV_N; i++)
-		fprintf(f, "%s\"%s\":%" PRIu64, i ? "," : "", crash_inv_name((enum crash_inv)i),
-		        v[i]);
-	fputc('}', f);
+	json_t *o = json_object();
+	for (int i = 0; o && i < CRASH_INV_N; i++)
+		json_object_set_new(o, crash_inv_name((enum crash_inv)i),
+		                    json_integer((json_int_t)v[i]));
+	return o;
+}
+
+/* Rounded as the text shows them, so a run read back and written again is the same. */
+static double round_to(double x, double unit)
+{
+	return round(x / unit) * unit;
 }
 
 int crash_result_write_json(const struct crash_result *r, FILE *f)
 {
-	fputs("{\"blackout_explore\":1,\"stack\":", f);
-	bo_json_str(f, r->stack);
-	fputs(",\"fs\":", f);
-	bo_json_str(f, r->fs);
-	fputs(",\"workload\":", f);
-	bo_json_str(f, r->workload);
-	fprintf(f,
-	        ",\"seed\":%" PRIu64 ",\"max_states\":%" PRIu64 ",\"shard\":%u,\"nshards\":%u"
-	        ",\n \"cuts\":%" PRIu64 ",\"space\":%" PRIu64 ",\"space_log2\":%.3f"
-	        ",\"exhaustive\":%s,\"built\":%" PRIu64 ",\"coverage\":%.6f"
-	        ",\n \"judged\":%" PRIu64 ",\"duplicates\":%" PRIu64 ",\"ok\":%" PRIu64
-	        ",\"silent\":%" PRIu64 ",\"detected\":%" PRIu64 ",\"e2fsck_runs\":%" PRIu64
-	        ",\"e2fsck_disagree\":%" PRIu64 ",\n \"violations\":",
-	        r->seed, r->max_states, r->shard, r->nshards, r->cuts, r->space, r->space_log2,
-	        r->exhaustive ? "true" : "false", r->built, r->coverage, r->judged, r->duplicates,
-	        r->ok, r->silent, r->detected, r->e2fsck_runs, r->e2fsck_disagree);
-	inv_counts(f, r->viol);
-	fputs(",\"allowed\":", f);
-	inv_counts(f, r->allowed);
-	fputs(",\n \"failures\":[", f);
-	for (size_t i = 0; i < r->nfail; i++) {
+	json_t *fails = json_array();
+	for (size_t i = 0; fails && i < r->nfail; i++) {
 		const struct crash_state *s = &r->fail[i];
-		fprintf(f, "%s\n  {\"id\":", i ? "," : "");
-		bo_json_str(f, s->id);
-		fprintf(f, ",\"pos\":%zu,\"inflight\":%s,\"completed\":%zu,\"broken\":", s->pos,
-		        s->inflight ? "true" : "false", s->completed);
-		inv_list(f, s->broken);
-		fputs(",\"allowed\":", f);
-		inv_list(f, s->allowed);
-		fprintf(f, ",\"detected\":%s,\"detected_by\":", s->detected ? "true" : "false");
-		bo_json_str(f, s->detected_by);
-		fprintf(f, ",\"e2fsck_agrees\":%d,\"detail\":", s->e2fsck_agrees);
-		bo_json_str(f, s->detail);
-		fputc('}', f);
+		json_array_append_new(
+		    fails, json_pack("{s:o,s:I,s:b,s:I,s:o,s:o,s:b,s:o,s:i,s:o}", "id",
+		                     bo_json_text(s->id), "pos", (json_int_t)s->pos, "inflight",
+		                     s->inflight, "completed", (json_int_t)s->completed, "broken",
+		                     inv_list(s->broken), "allowed", inv_list(s->allowed),
+		                     "detected", s->detected, "detected_by",
+		                     bo_json_text(s->detected_by), "e2fsck_agrees",
+		                     s->e2fsck_agrees, "detail", bo_json_text(s->detail)));
 	}
-	fputs("]}\n", f);
-	return ferror(f) ? -EIO : 0;
+	json_t *top = json_pack(
+	    "{s:i,s:o,s:o,s:o,s:I,s:I,s:i,s:i,s:I,s:I,s:f,s:b,s:I,s:f}", "blackout_explore",
+	    CRASH_RESULT_FORMAT, "stack", bo_json_text(r->stack), "fs", bo_json_text(r->fs),
+	    "workload", bo_json_text(r->workload), "seed", (json_int_t)r->seed, "max_states",
+	    (json_int_t)r->max_states, "shard", (int)r->shard, "nshards", (int)r->nshards, "cuts",
+	    (json_int_t)r->cuts, "space", (json_int_t)(r->space > INT64_MAX ? INT64_MAX : r->space),
+	    "space_log2", round_to(r->space_log2, 1e-3), "exhaustive", r->exhaustive, "built",
+	    (json_int_t)r->built, "coverage", round_to(r->coverage, 1e-6));
+	json_t *counts =
+	    json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o,s:o,s:o}", "judged", (json_int_t)r->judged,
+	              "duplicates", (json_int_t)r->duplicates, "ok", (json_int_t)r->ok, "silent",
+	              (json_int_t)r->silent, "detected", (json_int_t)r->detected, "e2fsck_runs",
+	              (json_int_t)r->e2fsck_runs, "e2fsck_disagree", (json_int_t)r->e2fsck_disagree,
+	              "violations", inv_counts(r->viol), "allowed", inv_counts(r->allowed),
+	              "failures", fails);
+	if (top && counts && json_object_update(top, counts) != 0) {
+		json_decref(top);
+		top = NULL;
+	}
+	json_decref(counts);
+	return bo_json_write(top, f, 0);
 }
 
 void crash_result_print(const struct crash_result *r, FILE *f)
@@ -118,412 +123,145 @@ void crash_result_print(const struct crash_result *r, FILE *f)
 	}
 }
 
-/* ---- reading results back: a small JSON reader for our own output ---------------
- * The input is untrusted (files from shards): depth, sizes and types are checked. */
+/* ---- reading results back (shards, vmtest) ----------------------------------------
+ * The input is untrusted: every field is checked for its type and range, and the
+ * counts against each other, so a bad file is refused with the field named. */
 
-enum { J_NULL, J_BOOL, J_NUM, J_STR, J_ARR, J_OBJ };
+/* No count an exploration can reach comes near this; it leaves room to add shards. */
+#define COUNT_MAX (UINT64_C(1) << 53)
 
-struct jv {
-	int type;
-	bool b;
-	double num;
-	bool neg;
-	uint64_t u; /* exact integer value when the number is one */
-	char *str;
-	struct jv *items;
-	char **keys; /* objects */
-	size_t n;
-};
-
-struct jp {
-	const char *s, *end, *start;
-	struct bo_err *err;
-	unsigned depth;
-};
-
-static void jv_free(struct jv *v)
+static unsigned read_invs(struct bo_jr *jr, const json_t *o, const char *key)
 {
-	for (size_t i = 0; i < v->n; i++) {
-		jv_free(&v->items[i]);
-		if (v->keys)
-			free(v->keys[i]);
-	}
-	free(v->items);
-	free(v->keys);
-	free(v->str);
-}
-
-static int jerr(struct jp *p, const char *what)
-{
-	return bo_errf(p->err, -EINVAL, "result JSON, byte %zu: %s", (size_t)(p->s - p->start),
-	               what);
-}
-
-static void ws(struct jp *p)
-{
-	while (p->s < p->end && (*p->s == ' ' || *p->s == '\n' || *p->s == '\t' || *p->s == '\r'))
-		p->s++;
-}
-
-static int jstr(struct jp *p, char **out)
-{
-	p->s++; /* opening quote */
-	size_t cap = 32, n = 0;
-	char *b = malloc(cap);
-	if (!b)
-		return -ENOMEM;
-	while (p->s < p->end && *p->s != '"') {
-		unsigned c = (unsigned char)*p->s++;
-		if (c < 0x20) {
-			free(b);
-			return jerr(p, "control byte in a string");
-		}
-		if (c == '\\') {
-			if (p->s >= p->end)
-				break;
-			char e = *p->s++;
-			switch (e) {
-			case 'n': c = '\n'; break;
-			case 't': c = '\t'; break;
-			case 'r': c = '\r'; break;
-			case 'b': c = '\b'; break;
-			case 'f': c = '\f'; break;
-			case '"':
-			case '\\':
-			case '/': c = (unsigned char)e; break;
-			case 'u': {
-				if (p->end - p->s < 4) {
-					free(b);
-					return jerr(p, "short \\u escape");
-				}
-				unsigned v = 0;
-				for (int i = 0; i < 4; i++) {
-					char h = p->s[i];
-					v = v * 16 +
-					    (unsigned)(h >= '0' && h <= '9'   ? h - '0'
-					               : h >= 'a' && h <= 'f' ? h - 'a' + 10
-					               : h >= 'A' && h <= 'F' ? h - 'A' + 10
-					                                      : 99);
-					if (v > 0xffff) {
-						free(b);
-						return jerr(p, "bad \\u escape");
-					}
-				}
-				p->s += 4;
-				/* we write one escape per byte (bo_json_str); others become '?' */
-				c = v < 0x100 ? v : '?';
-				break;
-			}
-			default: free(b); return jerr(p, "bad escape");
-			}
-		}
-		if (n + 2 > cap) {
-			if (cap > (1u << 24)) {
-				free(b);
-				return jerr(p, "string too long");
-			}
-			char *nb = realloc(b, cap * 2);
-			if (!nb) {
-				free(b);
-				return -ENOMEM;
-			}
-			b = nb;
-			cap *= 2;
-		}
-		b[n++] = (char)c;
-	}
-	if (p->s >= p->end) {
-		free(b);
-		return jerr(p, "unterminated string");
-	}
-	p->s++;
-	b[n] = 0;
-	*out = b;
-	return 0;
-}
-
-static int jval(struct jp *p, struct jv *v);
-
-static int jlist(struct jp *p, struct jv *v, bool obj)
-{
-	char close = obj ? '}' : ']';
-	p->s++;
-	size_t cap = 0;
-	ws(p);
-	if (p->s < p->end && *p->s == close) {
-		p->s++;
-		return 0;
-	}
-	for (;;) {
-		if (v->n == cap) {
-			size_t nc = cap ? cap * 2 : 8;
-			if (nc > (1u << 22))
-				return jerr(p, "too many elements");
-			struct jv *ni = realloc(v->items, nc * sizeof(*ni));
-			if (!ni)
-				return -ENOMEM;
-			v->items = ni;
-			if (obj) {
-				char **nk = realloc(v->keys, nc * sizeof(*nk));
-				if (!nk)
-					return -ENOMEM;
-				v->keys = nk;
-			}
-			cap = nc;
-		}
-		memset(&v->items[v->n], 0, sizeof(v->items[0]));
-		ws(p);
-		if (obj) {
-			v->keys[v->n] = NULL;
-			if (p->s >= p->end || *p->s != '"')
-				return jerr(p, "expected a key");
-			int rc = jstr(p, &v->keys[v->n]);
-			if (rc)
-				return rc;
-			ws(p);
-			if (p->s >= p->end || *p->s != ':') {
-				v->n++;
-				return jerr(p, "expected ':'");
-			}
-			p->s++;
-		}
-		int rc = jval(p, &v->items[v->n]);
-		v->n++;
-		if (rc)
-			return rc;
-		ws(p);
-		if (p->s < p->end && *p->s == ',') {
-			p->s++;
-			continue;
-		}
-		if (p->s < p->end && *p->s == close) {
-			p->s++;
-			return 0;
-		}
-		return jerr(p, obj ? "expected ',' or '}'" : "expected ',' or ']'");
-	}
-}
-
-static int jval(struct jp *p, struct jv *v)
-{
-	ws(p);
-	if (p->s >= p->end)
-		return jerr(p, "unexpected end");
-	if (++p->depth > 16)
-		return jerr(p, "nested too deep");
-	int rc = 0;
-	char c = *p->s;
-	if (c == '{' || c == '[') {
-		v->type = c == '{' ? J_OBJ : J_ARR;
-		rc = jlist(p, v, c == '{');
-	} else if (c == '"') {
-		v->type = J_STR;
-		rc = jstr(p, &v->str);
-	} else if (p->end - p->s >= 4 && memcmp(p->s, "true", 4) == 0) {
-		v->type = J_BOOL;
-		v->b = true;
-		p->s += 4;
-	} else if (p->end - p->s >= 5 && memcmp(p->s, "false", 5) == 0) {
-		v->type = J_BOOL;
-		p->s += 5;
-	} else if (p->end - p->s >= 4 && memcmp(p->s, "null", 4) == 0) {
-		v->type = J_NULL;
-		p->s += 4;
-	} else if (c == '-' || (c >= '0' && c <= '9')) {
-		v->type = J_NUM;
-		char buf[64];
-		size_t n = 0;
-		while (p->s < p->end && n < sizeof(buf) - 1 && strchr("+-0123456789.eE", *p->s) &&
-		       *p->s)
-			buf[n++] = *p->s++;
-		buf[n] = 0;
-		char *e;
-		v->num = strtod(buf, &e);
-		if (*e)
-			return jerr(p, "bad number");
-		v->neg = buf[0] == '-';
-		if (!strpbrk(buf, ".eE") && !v->neg) {
-			errno = 0;
-			v->u = strtoull(buf, &e, 10);
-			if (errno)
-				return jerr(p, "integer out of range");
-		}
-	} else {
-		rc = jerr(p, "unexpected character");
-	}
-	p->depth--;
-	return rc;
-}
-
-static const struct jv *jget(const struct jv *o, const char *key)
-{
-	if (o->type != J_OBJ)
-		return NULL;
-	for (size_t i = 0; i < o->n; i++)
-		if (strcmp(o->keys[i], key) == 0)
-			return &o->items[i];
-	return NULL;
-}
-
-struct jread {
-	struct bo_err *err;
-	int rc;
-};
-
-static uint64_t ju64(struct jread *r, const struct jv *o, const char *key)
-{
-	const struct jv *v = jget(o, key);
-	if (!v || v->type != J_NUM || v->neg) {
-		if (!r->rc)
-			r->rc = bo_errf(r->err, -EINVAL, "result JSON: '%s' missing or not a count",
-			                key);
-		return 0;
-	}
-	return v->u;
-}
-
-static double jnum(struct jread *r, const struct jv *o, const char *key)
-{
-	const struct jv *v = jget(o, key);
-	if (!v || v->type != J_NUM) {
-		if (!r->rc)
-			r->rc = bo_errf(r->err, -EINVAL,
-			                "result JSON: '%s' missing or not a number", key);
-		return 0;
-	}
-	return v->num;
-}
-
-static bool jbool(struct jread *r, const struct jv *o, const char *key)
-{
-	const struct jv *v = jget(o, key);
-	if (!v || v->type != J_BOOL) {
-		if (!r->rc)
-			r->rc = bo_errf(r->err, -EINVAL,
-			                "result JSON: '%s' missing or not a boolean", key);
-		return false;
-	}
-	return v->b;
-}
-
-static void jstrcpy(struct jread *r, const struct jv *o, const char *key, char *dst, size_t len)
-{
-	const struct jv *v = jget(o, key);
-	if (!v || v->type != J_STR) {
-		if (!r->rc)
-			r->rc = bo_errf(r->err, -EINVAL,
-			                "result JSON: '%s' missing or not a string", key);
-		return;
-	}
-	snprintf(dst, len, "%s", v->str);
-}
-
-static unsigned jinvs(struct jread *r, const struct jv *o, const char *key)
-{
-	const struct jv *v = jget(o, key);
+	json_t *v = bo_jr_get(jr, o, key, JSON_ARRAY);
 	unsigned m = 0;
-	if (!v || v->type != J_ARR) {
-		if (!r->rc)
-			r->rc = bo_errf(r->err, -EINVAL, "result JSON: '%s' missing or not a list",
-			                key);
-		return 0;
-	}
-	for (size_t i = 0; i < v->n; i++) {
+	size_t i;
+	json_t *x;
+	json_array_foreach(v, i, x)
+	{
 		int k = -1;
 		for (int j = 0; j < CRASH_INV_N; j++)
-			if (v->items[i].type == J_STR &&
-			    strcmp(v->items[i].str, crash_inv_name((enum crash_inv)j)) == 0)
+			if (json_is_string(x) &&
+			    strcmp(json_string_value(x), crash_inv_name((enum crash_inv)j)) == 0)
 				k = j;
-		if (k < 0 && !r->rc)
-			r->rc =
-			    bo_errf(r->err, -EINVAL, "result JSON: unknown invariant in '%s'", key);
-		if (k >= 0)
+		if (k < 0)
+			bo_jr_fail(jr, key, "item %zu is not an invariant's name", i);
+		else
 			m |= 1u << k;
 	}
 	return m;
 }
 
-static void jcounts(struct jread *r, const struct jv *o, const char *key, uint64_t *out)
+static void read_counts(struct bo_jr *jr, const json_t *o, const char *key, uint64_t *out)
 {
-	const struct jv *v = jget(o, key);
-	if (!v || v->type != J_OBJ) {
-		if (!r->rc)
-			r->rc = bo_errf(r->err, -EINVAL, "result JSON: '%s' missing", key);
+	json_t *v = bo_jr_get(jr, o, key, JSON_OBJECT);
+	if (!v)
+		return;
+	snprintf(jr->where, sizeof(jr->where), "%s", key);
+	for (int i = 0; i < CRASH_INV_N; i++)
+		out[i] = bo_jr_count(jr, v, crash_inv_name((enum crash_inv)i), COUNT_MAX);
+	jr->where[0] = 0;
+}
+
+static void read_failure(struct bo_jr *jr, const json_t *f, size_t i, struct crash_state *s)
+{
+	snprintf(jr->where, sizeof(jr->where), "failures[%zu]", i);
+	if (!json_is_object(f)) {
+		bo_jr_fail(jr, "", "is not an object");
 		return;
 	}
-	for (int i = 0; i < CRASH_INV_N; i++)
-		out[i] = ju64(r, v, crash_inv_name((enum crash_inv)i));
+	bo_jr_text(jr, f, "id", s->id, sizeof(s->id));
+	s->pos = (size_t)bo_jr_count(jr, f, "pos", COUNT_MAX);
+	s->inflight = bo_jr_bool(jr, f, "inflight");
+	s->completed = (size_t)bo_jr_count(jr, f, "completed", COUNT_MAX);
+	s->broken = read_invs(jr, f, "broken");
+	s->allowed = read_invs(jr, f, "allowed");
+	s->detected = bo_jr_bool(jr, f, "detected");
+	bo_jr_text(jr, f, "detected_by", s->detected_by, sizeof(s->detected_by));
+	json_t *ag = bo_jr_get(jr, f, "e2fsck_agrees", JSON_INTEGER);
+	if (ag && (json_integer_value(ag) < -1 || json_integer_value(ag) > 1))
+		bo_jr_fail(jr, "e2fsck_agrees", "is not -1, 0 or 1");
+	s->e2fsck_agrees = ag ? (int)json_integer_value(ag) : 0;
+	bo_jr_text(jr, f, "detail", s->detail, sizeof(s->detail));
+	jr->where[0] = 0;
+}
+
+/* The counts of one result must add up: a file that says otherwise is damaged. */
+static void check_sums(struct bo_jr *jr, const struct crash_result *r)
+{
+	if (r->ok > r->judged)
+		bo_jr_fail(jr, "ok", "(%" PRIu64 ") is more than 'judged' (%" PRIu64 ")", r->ok,
+		           r->judged);
+	else if (r->silent + r->detected > r->judged - r->ok)
+		bo_jr_fail(jr, "silent",
+		           "+ 'detected' (%" PRIu64 ") is more than the %" PRIu64 " failing states",
+		           r->silent + r->detected, r->judged - r->ok);
+	if (r->nshards == 0 || r->nshards > 64 || r->shard >= r->nshards)
+		bo_jr_fail(jr, "shard", "%u of %u is not a shard (1 to 64 shards)", r->shard,
+		           r->nshards);
 }
 
 int crash_result_read_json(const char *text, size_t len, struct crash_result **out,
                            struct bo_err *err)
 {
 	*out = NULL;
-	struct jp p = {text, text + len, text, err, 0};
-	struct jv root = {0};
-	int rc = jval(&p, &root);
-	if (rc == 0) {
-		ws(&p);
-		if (p.s != p.end)
-			rc = bo_errf(err, -EINVAL, "result JSON: trailing bytes after the object");
-	}
-	if (rc == 0 && (root.type != J_OBJ || !jget(&root, "blackout_explore")))
-		rc = bo_errf(err, -EINVAL, "not a blackout explore result (no 'blackout_explore')");
-	struct crash_result *r = rc ? NULL : calloc(1, sizeof(*r));
-	if (rc == 0 && !r)
-		rc = -ENOMEM;
-	if (rc) {
-		jv_free(&root);
+	json_t *root;
+	int rc = bo_json_parse(text, len, "result JSON", &root, err);
+	if (rc)
 		return rc;
+	json_t *ver = json_object_get(root, "blackout_explore");
+	if (!json_is_object(root) || !ver) {
+		json_decref(root);
+		return bo_errf(err, -EINVAL,
+		               "not a blackout explore result (no 'blackout_explore')");
 	}
-	struct jread jr = {err, 0};
-	jstrcpy(&jr, &root, "stack", r->stack, sizeof(r->stack));
-	jstrcpy(&jr, &root, "fs", r->fs, sizeof(r->fs));
-	jstrcpy(&jr, &root, "workload", r->workload, sizeof(r->workload));
-	r->seed = ju64(&jr, &root, "seed");
-	r->max_states = ju64(&jr, &root, "max_states");
-	r->shard = (unsigned)ju64(&jr, &root, "shard");
-	r->nshards = (unsigned)ju64(&jr, &root, "nshards");
-	r->cuts = ju64(&jr, &root, "cuts");
-	r->space = ju64(&jr, &root, "space");
-	r->space_log2 = jnum(&jr, &root, "space_log2");
-	r->exhaustive = jbool(&jr, &root, "exhaustive");
-	r->built = ju64(&jr, &root, "built");
-	r->coverage = jnum(&jr, &root, "coverage");
-	r->judged = ju64(&jr, &root, "judged");
-	r->duplicates = ju64(&jr, &root, "duplicates");
-	r->ok = ju64(&jr, &root, "ok");
-	r->silent = ju64(&jr, &root, "silent");
-	r->detected = ju64(&jr, &root, "detected");
-	r->e2fsck_runs = ju64(&jr, &root, "e2fsck_runs");
-	r->e2fsck_disagree = ju64(&jr, &root, "e2fsck_disagree");
-	jcounts(&jr, &root, "violations", r->viol);
-	jcounts(&jr, &root, "allowed", r->allowed);
-	const struct jv *fl = jget(&root, "failures");
-	if (!jr.rc && (!fl || fl->type != J_ARR))
-		jr.rc = bo_errf(err, -EINVAL, "result JSON: 'failures' missing");
-	if (!jr.rc && fl->n && !(r->fail = calloc(fl->n, sizeof(*r->fail))))
+	if (!json_is_integer(ver) || json_integer_value(ver) != CRASH_RESULT_FORMAT) {
+		bool num = json_is_integer(ver);
+		json_decref(root);
+		return bo_errf(err, -EINVAL,
+		               "result JSON: 'blackout_explore' (the format version) is %s; this "
+		               "blackout reads version %d",
+		               num ? "another number" : "not a number", CRASH_RESULT_FORMAT);
+	}
+	struct crash_result *r = calloc(1, sizeof(*r));
+	if (!r) {
+		json_decref(root);
+		return -ENOMEM;
+	}
+	struct bo_jr jr = {.err = err, .what = "result JSON"};
+	bo_jr_text(&jr, root, "stack", r->stack, sizeof(r->stack));
+	bo_jr_text(&jr, root, "fs", r->fs, sizeof(r->fs));
+	bo_jr_text(&jr, root, "workload", r->workload, sizeof(r->workload));
+	r->seed = bo_jr_count(&jr, root, "seed", INT64_MAX);
+	r->max_states = bo_jr_count(&jr, root, "max_states", COUNT_MAX);
+	r->shard = (unsigned)bo_jr_count(&jr, root, "shard", 63);
+	r->nshards = (unsigned)bo_jr_count(&jr, root, "nshards", 64);
+	r->cuts = bo_jr_count(&jr, root, "cuts", COUNT_MAX);
+	/* saturated: the writer caps it at INT64_MAX, the largest integer JSON readers keep */
+	r->space = bo_jr_count(&jr, root, "space", INT64_MAX);
+	if (r->space == INT64_MAX)
+		r->space = UINT64_MAX;
+	r->space_log2 = bo_jr_real(&jr, root, "space_log2", 0, 1e9);
+	r->exhaustive = bo_jr_bool(&jr, root, "exhaustive");
+	r->built = bo_jr_count(&jr, root, "built", COUNT_MAX);
+	r->coverage = bo_jr_real(&jr, root, "coverage", 0, 1);
+	r->judged = bo_jr_count(&jr, root, "judged", COUNT_MAX);
+	r->duplicates = bo_jr_count(&jr, root, "duplicates", COUNT_MAX);
+	r->ok = bo_jr_count(&jr, root, "ok", COUNT_MAX);
+	r->silent = bo_jr_count(&jr, root, "silent", COUNT_MAX);
+	r->detected = bo_jr_count(&jr, root, "detected", COUNT_MAX);
+	r->e2fsck_runs = bo_jr_count(&jr, root, "e2fsck_runs", COUNT_MAX);
+	r->e2fsck_disagree = bo_jr_count(&jr, root, "e2fsck_disagree", COUNT_MAX);
+	read_counts(&jr, root, "violations", r->viol);
+	read_counts(&jr, root, "allowed", r->allowed);
+	if (!jr.rc)
+		check_sums(&jr, r);
+	json_t *fl = bo_jr_get(&jr, root, "failures", JSON_ARRAY);
+	size_t nf = fl ? json_array_size(fl) : 0;
+	if (nf && !(r->fail = calloc(nf, sizeof(*r->fail))) && !jr.rc)
 		jr.rc = -ENOMEM;
-	for (size_t i = 0; !jr.rc && i < fl->n; i++) {
-		const struct jv *f = &fl->items[i];
-		struct crash_state *s = &r->fail[r->nfail++];
-		if (f->type != J_OBJ) {
-			jr.rc =
-			    bo_errf(err, -EINVAL, "result JSON: failure %zu is not an object", i);
-			break;
-		}
-		jstrcpy(&jr, f, "id", s->id, sizeof(s->id));
-		s->pos = (size_t)ju64(&jr, f, "pos");
-		s->inflight = jbool(&jr, f, "inflight");
-		s->completed = (size_t)ju64(&jr, f, "completed");
-		s->broken = jinvs(&jr, f, "broken");
-		s->allowed = jinvs(&jr, f, "allowed");
-		s->detected = jbool(&jr, f, "detected");
-		jstrcpy(&jr, f, "detected_by", s->detected_by, sizeof(s->detected_by));
-		s->e2fsck_agrees = (int)jnum(&jr, f, "e2fsck_agrees");
-		jstrcpy(&jr, f, "detail", s->detail, sizeof(s->detail));
-	}
-	jv_free(&root);
+	for (size_t i = 0; !jr.rc && i < nf; i++)
+		read_failure(&jr, json_array_get(fl, i), i, &r->fail[r->nfail++]);
+	json_decref(root);
 	if (jr.rc) {
 		crash_result_free(r);
 		return jr.rc;

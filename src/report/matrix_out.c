@@ -3,10 +3,12 @@
  * the verdicts computed from the cells matrix_verdict.c, the HTML report html.c. */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "blackout/json.h"
 #include "blackout/matrix.h"
 #include "blackout/util.h"
 
@@ -39,13 +41,108 @@ static void cell_text(const struct matrix_cell *c, char *buf, size_t len)
 		snprintf(buf, len, "n/a");
 	else if (c->states == 0)
 		snprintf(buf, len, "none judged");
-	else if (violating(c) == 0 && c->allowed)
-		snprintf(buf, len, "ok %" PRIu64 " +%" PRIu64 "a", c->states, c->allowed);
 	else if (violating(c) == 0)
-		snprintf(buf, len, "ok %" PRIu64, c->states);
+		snprintf(buf, len, "ok %" PRIu64 "%s", c->states, c->exhaustive ? "" : "~");
 	else
-		snprintf(buf, len, "%" PRIu64 "/%" PRIu64 " %" PRIu64 "s", violating(c), c->states,
-		         c->silent);
+		snprintf(buf, len, "%" PRIu64 "/%" PRIu64 "%s", violating(c), c->states,
+		         c->exhaustive ? "" : "~");
+}
+
+/* The terminal table fits 100 columns: columns are letters explained under the table,
+ * row names wrap onto the row's second line, and a cell spends up to three lines on
+ * its counts: broken/judged, how many silently, how many damaged bystanders. */
+enum { TBL_LABEL = 28, TBL_CELL = 12 };
+
+/* Line k (0..2) of a cell; "" when the line says nothing for this cell. */
+static void cell_line(const struct matrix_cell *c, int k, char *buf, size_t len)
+{
+	buf[0] = 0;
+	if (k == 0)
+		cell_text(c, buf, len);
+	else if (k == 1 && c->ran && violating(c))
+		snprintf(buf, len, "%" PRIu64 " silent", c->silent);
+	else if (k == 1 && c->ran && c->allowed)
+		snprintf(buf, len, "+%" PRIu64 " allowed", c->allowed);
+	else if (k == 2 && c->ran && c->viol[MI_BYSTANDER])
+		snprintf(buf, len, "%" PRIu64 " bystndr", c->viol[MI_BYSTANDER]);
+}
+
+/* The row label's part for line k: the words that fit TBL_LABEL - 1 columns. */
+static void label_line(const char *label, int k, char *buf, size_t len)
+{
+	const char *p = label;
+	for (int i = 0; i <= k; i++) {
+		while (*p == ' ' && i > 0)
+			p++;
+		size_t n = strlen(p), cut = n;
+		if (n > TBL_LABEL - 1) {
+			cut = TBL_LABEL - 1;
+			while (cut > 0 && p[cut] != ' ')
+				cut--;
+			if (cut == 0)
+				cut = TBL_LABEL - 1;
+		}
+		if (i == k) {
+			snprintf(buf, len, "%.*s", (int)cut, p);
+			return;
+		}
+		p += cut;
+	}
+}
+
+static void print_legend(const struct matrix *m, FILE *f)
+{
+	fputs("\ncolumns (filesystem configurations):\n", f);
+	for (size_t c = 0; c < m->ncols; c++) {
+		const struct matrix_col *x = &m->cols[c];
+		fprintf(f, "  %c  %-19s mkfs -t %s, mount %s%s\n", (int)('A' + c), x->label,
+		        x->mkfs, x->mount,
+		        strcmp(x->id, "ext2") == 0 ? "; fsck checks it in full after every cut"
+		                                   : "");
+	}
+	fputs("\nkey: ok N = all N crash states judged kept every invariant;"
+	      " V/N = V of N states broke one\n"
+	      "     N silent = broken without any error from mount, fsck or checksums"
+	      " (the headline)\n"
+	      "     N bystndr = states that damaged files the workload never touched\n"
+	      "     ~ = sampled: not every possible state was judged (coverage in the report)\n"
+	      "     +N allowed = N states showed what the mode allows (data=writeback: stale"
+	      " data)\n"
+	      "     b=0/b=1 = mount option barrier=0 (no flushes) / barrier=1;"
+	      " csum = metadata_csum\n"
+	      "     n/a = the configuration does not apply to this stack\n",
+	      f);
+}
+
+/* Terminal columns of s[0..n): UTF-8 continuation bytes take none. */
+static size_t text_cols(const char *s, size_t n)
+{
+	size_t w = 0;
+	for (size_t i = 0; i < n; i++)
+		w += ((unsigned char)s[i] & 0xc0) != 0x80;
+	return w;
+}
+
+/* prefix then text, wrapped at spaces to 100 columns, later lines indented by 4. */
+static void print_wrapped(FILE *f, const char *prefix, const char *text)
+{
+	size_t col = text_cols(prefix, strlen(prefix));
+	fputs(prefix, f);
+	const char *p = text;
+	while (*p) {
+		size_t n = strcspn(p, " ");
+		size_t w = text_cols(p, n);
+		if (col > 4 && col + 1 + w > 100) {
+			fputs("\n   ", f);
+			col = 3;
+		}
+		fprintf(f, " %.*s", (int)n, p);
+		col += 1 + w;
+		p += n;
+		while (*p == ' ')
+			p++;
+	}
+	fputc('\n', f);
 }
 
 void matrix_print_table(const struct matrix *m, FILE *f, bool color)
@@ -53,154 +150,155 @@ void matrix_print_table(const struct matrix *m, FILE *f, bool color)
 	const char *red = color ? "\033[1;31m" : "", *yel = color ? "\033[33m" : "",
 	           *grn = color ? "\033[32m" : "", *off = color ? "\033[0m" : "";
 	fprintf(f,
-	        "blackout matrix (%s, seed %" PRIu64 "): crash states violating an invariant / "
-	        "states judged, and how many silently (s)\n\n",
+	        "blackout matrix (%s, seed %" PRIu64 "): in each cell, the crash states that "
+	        "broke an invariant\n/ the states judged, then how many of those broke one "
+	        "silently\n\n",
 	        m->mode, m->seed);
-	fprintf(f, "%-24s", "stack \\ filesystem");
+	fprintf(f, "%-*s", TBL_LABEL, "stack \\ filesystem");
 	for (size_t c = 0; c < m->ncols; c++)
-		fprintf(f, " %-16.16s", m->cols[c].label);
+		fprintf(f, "%-*c", c + 1 < m->ncols ? TBL_CELL : 1, (int)('A' + c));
 	fputc('\n', f);
 	for (size_t r = 0; r < m->nrows; r++) {
-		fprintf(f, "%-24.24s", m->rows[r].label);
-		for (size_t c = 0; c < m->ncols; c++) {
-			const struct matrix_cell *x = matrix_cell(m, r, c);
-			char t[64];
-			cell_text(x, t, sizeof(t));
-			const char *col = !x->ran ? "" : x->silent ? red : violating(x) ? yel : grn;
-			fprintf(f, " %s%-16s%s", col, t, *col ? off : "");
+		char lab[2][TBL_LABEL + 1];
+		label_line(m->rows[r].label, 0, lab[0], sizeof(lab[0]));
+		label_line(m->rows[r].label, 1, lab[1], sizeof(lab[1]));
+		for (int k = 0; k < 3; k++) {
+			bool any = k < 2 && lab[k][0];
+			char t[16][48];
+			for (size_t c = 0; c < m->ncols && c < 16; c++) {
+				cell_line(matrix_cell(m, r, c), k, t[c], sizeof(t[c]));
+				any = any || t[c][0];
+			}
+			if (!any)
+				continue;
+			fprintf(f, "%-*s", TBL_LABEL, k < 2 ? lab[k] : "");
+			for (size_t c = 0; c < m->ncols && c < 16; c++) {
+				const struct matrix_cell *x = matrix_cell(m, r, c);
+				const char *col = !x->ran || !t[c][0] ? ""
+				                  : x->silent         ? red
+				                  : violating(x)      ? yel
+				                                      : grn;
+				int w = c + 1 < m->ncols ? TBL_CELL - 1 : 0;
+				fprintf(f, "%s%-*s%s%s", col, w, t[c], *col ? off : "",
+				        c + 1 < m->ncols ? " " : "");
+			}
+			fputc('\n', f);
 		}
-		fputc('\n', f);
 	}
-	fputs("\nkey: ok N = every one of N states kept every invariant; V/N Ks = V of N states "
-	      "broke one, K of them silently;\n     +Aa = A states showed what the mode allows "
-	      "(data=writeback: stale data), reported\n\nWhat the measurements say:\n",
-	      f);
+	print_legend(m, f);
+	fputs("\nWhat the measurements say:\n", f);
 	struct matrix_verdict v[32];
 	size_t nv = matrix_verdicts(m, v, 32);
-	for (size_t i = 0; i < nv; i++)
-		fprintf(f, "  [%s] %s\n", v[i].expectation, v[i].text);
+	for (size_t i = 0; i < nv; i++) {
+		char tag[64];
+		snprintf(tag, sizeof(tag), "  [%s]", v[i].expectation);
+		print_wrapped(f, tag, v[i].text);
+	}
 	if (nv == 0)
 		fputs("  (no row pair in this run allows a verdict)\n", f);
 }
 
-/* ---- JSON ---------------------------------------------------------------------- */
+/* ---- JSON (through jansson; bo_json_text keeps names exact) ------------------------ */
 
-static void json_example(const struct matrix_example *e, FILE *f)
+static json_t *json_ops(const struct matrix_example *e)
 {
-	fputs("{\"workload\":", f);
-	bo_json_str(f, e->workload);
-	fputs(",\"state\":", f);
-	bo_json_str(f, e->state_id);
-	fputs(",\"rebuild\":", f);
-	bo_json_str(f, e->rebuild);
-	fputs(",\"broken\":", f);
-	bo_json_str(f, e->broken);
-	fprintf(f, ",\"silent\":%s,\"cut\":%zu,\"cut_inflight\":%s,\"ops\":[",
-	        e->silent ? "true" : "false", e->cut, e->cut_inflight ? "true" : "false");
-	for (size_t i = 0; i < e->nops; i++) {
+	json_t *a = json_array();
+	for (size_t i = 0; a && i < e->nops; i++) {
 		const struct matrix_op *o = &e->ops[i];
-		fprintf(f, "%s{\"op\":\"%s\"", i ? "," : "", o->op);
-		if (strcmp(o->op, "mark") == 0) {
-			fputs(",\"mark\":", f);
-			bo_json_str(f, o->mark);
-		} else if (strcmp(o->op, "flush") != 0) {
-			fprintf(f, ",\"lba\":%" PRIu64 ",\"count\":%u", o->lba, o->count);
+		json_t *x = json_pack("{s:s}", "op", o->op);
+		if (strcmp(o->op, "mark") == 0)
+			json_object_set_new(x, "mark", bo_json_text(o->mark));
+		else if (strcmp(o->op, "flush") != 0) {
+			json_object_set_new(x, "lba", json_integer((json_int_t)o->lba));
+			json_object_set_new(x, "count", json_integer(o->count));
 		}
 		if (o->fua)
-			fputs(",\"fua\":true", f);
-		fputc('}', f);
+			json_object_set_new(x, "fua", json_true());
+		json_array_append_new(a, x);
 	}
-	fputs("],\"damage\":[", f);
-	for (size_t i = 0; i < e->ndamage; i++) {
+	return a;
+}
+
+static json_t *json_example(const struct matrix_example *e)
+{
+	json_t *dmg = json_array();
+	for (size_t i = 0; dmg && i < e->ndamage; i++) {
 		const struct matrix_damage *d = &e->damage[i];
-		fprintf(f, "%s{\"block\":%" PRIu64 ",\"what\":\"%s\",\"ino\":%u,\"owner\":",
-		        i ? "," : "", d->block, d->what, d->ino);
-		bo_json_str(f, d->owner);
-		fputc('}', f);
+		json_array_append_new(dmg,
+		                      json_pack("{s:I,s:s,s:I,s:o}", "block", (json_int_t)d->block,
+		                                "what", d->what, "ino", (json_int_t)d->ino, "owner",
+		                                bo_json_text(d->owner)));
 	}
-	fputs("]}", f);
+	return json_pack("{s:o,s:o,s:o,s:o,s:b,s:I,s:b,s:o,s:o}", "workload",
+	                 bo_json_text(e->workload), "state", bo_json_text(e->state_id), "rebuild",
+	                 bo_json_text(e->rebuild), "broken", bo_json_text(e->broken), "silent",
+	                 e->silent, "cut", (json_int_t)e->cut, "cut_inflight", e->cut_inflight,
+	                 "ops", json_ops(e), "damage", dmg);
+}
+
+static json_t *json_cell(const struct matrix *m, size_t r, size_t c)
+{
+	const struct matrix_cell *x = matrix_cell(m, r, c);
+	json_t *viol = json_object();
+	for (int i = 0; viol && i < MI_N; i++)
+		json_object_set_new(viol, matrix_inv_name((enum matrix_inv)i),
+		                    json_integer((json_int_t)x->viol[i]));
+	json_t *o = json_pack("{s:o,s:o,s:b}", "row", bo_json_text(m->rows[r].id), "col",
+	                      bo_json_text(m->cols[c].id), "ran", x->ran);
+	if (o && x->note[0])
+		json_object_set_new(o, "note", bo_json_text(x->note));
+	json_t *rest = json_pack(
+	    "{s:I,s:I,s:I,s:I,s:I,s:b,s:f,s:f,s:o,s:o}", "states", (json_int_t)x->states, "ok",
+	    (json_int_t)x->ok, "silent", (json_int_t)x->silent, "detected", (json_int_t)x->detected,
+	    "allowed", (json_int_t)x->allowed, "exhaustive", x->exhaustive, "coverage",
+	    round(x->coverage * 1e4) / 1e4, "seconds", round(x->seconds * 100) / 100, "violations",
+	    viol, "example", x->example ? json_example(x->example) : json_null());
+	if (!o || !rest || json_object_update(o, rest) != 0) {
+		json_decref(o);
+		o = NULL;
+	}
+	json_decref(rest);
+	return o;
+}
+
+/* The whole matrix as one JSON value (docs/matrix.md); NULL when out of memory. */
+static json_t *matrix_json(const struct matrix *m)
+{
+	json_t *wl = json_array(), *inv = json_array(), *rows = json_array(), *cols = json_array(),
+	       *cells = json_array(), *verd = json_array();
+	for (size_t i = 0; wl && i < m->nworkloads; i++)
+		json_array_append_new(wl, bo_json_text(m->workloads[i]));
+	for (int i = 0; inv && i < MI_N; i++)
+		json_array_append_new(inv, json_string(matrix_inv_name((enum matrix_inv)i)));
+	for (size_t r = 0; rows && r < m->nrows; r++)
+		json_array_append_new(rows, json_pack("{s:o,s:o,s:o,s:o}", "id",
+		                                      bo_json_text(m->rows[r].id), "label",
+		                                      bo_json_text(m->rows[r].label), "stack",
+		                                      bo_json_text(m->rows[r].stack), "tests",
+		                                      bo_json_text(m->rows[r].what)));
+	for (size_t c = 0; cols && c < m->ncols; c++)
+		json_array_append_new(cols, json_pack("{s:o,s:o,s:o,s:o}", "id",
+		                                      bo_json_text(m->cols[c].id), "label",
+		                                      bo_json_text(m->cols[c].label), "mkfs",
+		                                      bo_json_text(m->cols[c].mkfs), "mount",
+		                                      bo_json_text(m->cols[c].mount)));
+	for (size_t r = 0; cells && r < m->nrows; r++)
+		for (size_t c = 0; c < m->ncols; c++)
+			json_array_append_new(cells, json_cell(m, r, c));
+	struct matrix_verdict v[32];
+	size_t nv = matrix_verdicts(m, v, 32);
+	for (size_t i = 0; verd && i < nv; i++)
+		json_array_append_new(verd, json_pack("{s:s,s:o}", "expectation", v[i].expectation,
+		                                      "text", bo_json_text(v[i].text)));
+	return json_pack("{s:s,s:s,s:I,s:f,s:o,s:o,s:o,s:o,s:o,s:o}", "schema", "blackout-matrix/1",
+	                 "mode", m->mode, "seed", (json_int_t)m->seed, "seconds",
+	                 round(m->seconds * 10) / 10, "workloads", wl, "invariants", inv, "rows",
+	                 rows, "columns", cols, "cells", cells, "verdicts", verd);
 }
 
 int matrix_write_json(const struct matrix *m, FILE *f)
 {
-	fprintf(f,
-	        "{\"schema\":\"blackout-matrix/1\",\"mode\":\"%s\",\"seed\":%" PRIu64
-	        ",\"seconds\":%.1f,\n\"workloads\":[",
-	        m->mode, m->seed, m->seconds);
-	for (size_t i = 0; i < m->nworkloads; i++) {
-		fputs(i ? "," : "", f);
-		bo_json_str(f, m->workloads[i]);
-	}
-	fputs("],\n\"invariants\":[", f);
-	for (int i = 0; i < MI_N; i++)
-		fprintf(f, "%s\"%s\"", i ? "," : "", matrix_inv_name((enum matrix_inv)i));
-	fputs("],\n\"rows\":[", f);
-	for (size_t r = 0; r < m->nrows; r++) {
-		fprintf(f, "%s\n {\"id\":", r ? "," : "");
-		bo_json_str(f, m->rows[r].id);
-		fputs(",\"label\":", f);
-		bo_json_str(f, m->rows[r].label);
-		fputs(",\"stack\":", f);
-		bo_json_str(f, m->rows[r].stack);
-		fputs(",\"tests\":", f);
-		bo_json_str(f, m->rows[r].what);
-		fputc('}', f);
-	}
-	fputs("],\n\"columns\":[", f);
-	for (size_t c = 0; c < m->ncols; c++) {
-		fprintf(f, "%s\n {\"id\":", c ? "," : "");
-		bo_json_str(f, m->cols[c].id);
-		fputs(",\"label\":", f);
-		bo_json_str(f, m->cols[c].label);
-		fputs(",\"mkfs\":", f);
-		bo_json_str(f, m->cols[c].mkfs);
-		fputs(",\"mount\":", f);
-		bo_json_str(f, m->cols[c].mount);
-		fputc('}', f);
-	}
-	fputs("],\n\"cells\":[", f);
-	bool first = true;
-	for (size_t r = 0; r < m->nrows; r++)
-		for (size_t c = 0; c < m->ncols; c++) {
-			const struct matrix_cell *x = matrix_cell(m, r, c);
-			fprintf(f, "%s\n {\"row\":", first ? "" : ",");
-			first = false;
-			bo_json_str(f, m->rows[r].id);
-			fputs(",\"col\":", f);
-			bo_json_str(f, m->cols[c].id);
-			fprintf(f, ",\"ran\":%s", x->ran ? "true" : "false");
-			if (x->note[0]) {
-				fputs(",\"note\":", f);
-				bo_json_str(f, x->note);
-			}
-			fprintf(f,
-			        ",\"states\":%" PRIu64 ",\"ok\":%" PRIu64 ",\"silent\":%" PRIu64
-			        ",\"detected\":%" PRIu64 ",\"allowed\":%" PRIu64
-			        ",\"exhaustive\":%s,\"coverage\":%.4f,"
-			        "\"seconds\":%.2f,\"violations\":{",
-			        x->states, x->ok, x->silent, x->detected, x->allowed,
-			        x->exhaustive ? "true" : "false", x->coverage, x->seconds);
-			for (int i = 0; i < MI_N; i++)
-				fprintf(f, "%s\"%s\":%" PRIu64, i ? "," : "",
-				        matrix_inv_name((enum matrix_inv)i), x->viol[i]);
-			fputs("},\"example\":", f);
-			if (x->example)
-				json_example(x->example, f);
-			else
-				fputs("null", f);
-			fputc('}', f);
-		}
-	fputs("],\n\"verdicts\":[", f);
-	struct matrix_verdict v[32];
-	size_t nv = matrix_verdicts(m, v, 32);
-	for (size_t i = 0; i < nv; i++) {
-		fprintf(f, "%s\n {\"expectation\":\"%s\",\"text\":", i ? "," : "",
-		        v[i].expectation);
-		bo_json_str(f, v[i].text);
-		fputc('}', f);
-	}
-	fputs("]}\n", f);
-	return ferror(f) ? -EIO : 0;
+	return bo_json_write(matrix_json(m), f, 1);
 }
 
 /* ---- Markdown ------------------------------------------------------------------ */
@@ -224,7 +322,13 @@ int matrix_write_md(const struct matrix *m, FILE *f)
 			const struct matrix_cell *x = matrix_cell(m, r, c);
 			char t[64];
 			cell_text(x, t, sizeof(t));
-			fprintf(f, x->silent ? " **%s** |" : " %s |", t);
+			if (violating(x))
+				fprintf(f,
+				        x->silent ? " **%s, %" PRIu64 " silent** |"
+				                  : " %s, 0 silent |",
+				        t, x->silent);
+			else
+				fprintf(f, " %s |", t);
 		}
 		fputc('\n', f);
 	}

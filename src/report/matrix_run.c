@@ -574,7 +574,8 @@ int matrix_run(const struct matrix_run_opts *o, struct matrix *m, struct bo_err 
 	}
 	for (size_t i = 0; i < ntask; i++)
 		jobq[i] = (struct job){.task = (uint32_t)i};
-	size_t njob = ntask, next = 0, done = 0;
+	size_t njob = ntask, next = 0, done = 0, explored = 0;
+	uint64_t judged = 0; /* states, for the progress line */
 	bool phase2 = false;
 	uint32_t busy[64];
 	bool working[64] = {false};
@@ -642,8 +643,13 @@ int matrix_run(const struct matrix_run_opts *o, struct matrix *m, struct bo_err 
 				ex_task[tk->row * nc + tk->col] = jb->task;
 			}
 			done++;
-			if (o->progress && !jb->damage)
-				o->progress(o->progress_ctx, done, ntask, bo_now() - t0);
+			if (!jb->damage)
+				explored++, judged += t.states;
+			if (o->progress && !jb->damage) {
+				struct matrix_progress mp = {explored, ntask, judged,
+				                             bo_now() - t0};
+				o->progress(o->progress_ctx, &mp);
+			}
 		}
 		if (rc)
 			break;

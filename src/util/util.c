@@ -194,25 +194,6 @@ double bo_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-void bo_json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", f);
-		else if (c < 0x20 || c >= 0x7f || c == '<' || c == '>' || c == '&')
-			/* bytes from damaged names need not be UTF-8: each byte >= 0x7f is
-			 * one escape, which the result reader turns back into that byte */
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
 int bo_read_file(const char *path, size_t max, char **buf, size_t *len, struct bo_err *err)
 {
 	*buf = NULL;

@@ -52,8 +52,8 @@ ok $? "ext2 after a cut: inconsistencies found, e2fsck run beside the own fsck"
 grep -q '"e2fsck_disagree":0,' "$SCRATCH/e2.json"
 ok $? "e2fsck agrees with the own fsck on every state it judged"
 # a state fsck found inconsistent (its id from the JSON's failures)
-id=$(grep '"broken":\[[^]]*"consistent"' "$SCRATCH/e2.json" | grep '"detected_by":"fsck"' |
-	head -1 | sed 's/.*"id":"\([^"]*\)".*/\1/')
+id=$(jq -r '[.failures[] | select((.broken | index("consistent")) and .detected_by == "fsck")][0].id' \
+	"$SCRATCH/e2.json")
 [ -n "$id" ] && [ -s "$SCRATCH/keep/$id.cmd" ]
 ok $? "--keep wrote a failing state ($id) and its rebuild command"
 cmd=$(sed -e "s|--keep DIR|--keep $SCRATCH/rebuilt --quiet|" -e "s|^blackout |$B |" "$SCRATCH/keep/$id.cmd")

@@ -18,8 +18,9 @@ printf "%s\n" "$out" | grep -qF 'write   lba=2 count=1 fua data=ae422092ddedd0f7
 ok $? "a failed FUA write shows its errno"
 
 out=$("$B" log dump --json "$C/seed3-marks.log")
-printf "%s\n" "$out" | grep -qF '"name":"\u001b[31mred\n"'
-ok $? "--json escapes the name as a JSON string"
+printf "%s\n" "$out" | jq -e '.ops[0].name == "\u001b[31mred\n"' >/dev/null &&
+	! printf "%s" "$out" | grep -q "$(printf '\033')"
+ok $? "--json escapes the name as a JSON string that reads back exactly"
 
 out=$(timeout 10 "$B" log dump /dev/zero 2>&1)
 rc=$?

@@ -2,7 +2,8 @@
 # matrix_quick.t — the main job end to end: `blackout matrix --quick` runs, its JSON
 # follows docs/matrix.md, its verdicts are the physics the seeds describe (asserted
 # from the cells, not a snapshot of numbers), and report.html works in a real
-# browser: one heatmap cell per row x column, and a drill-down opens.
+# browser, with and without JavaScript: one cell per row x column, a chart per row, the
+# worst cell's drill-down open, another opening on a click; screenshots of both.
 . "$BLACKOUT_SRC/tests/compat/lib.sh"
 
 out="$SCRATCH/report"
@@ -15,6 +16,17 @@ sed 's/^/#   /' "$SCRATCH/table.txt"
 J="$out/matrix.json"
 [ -s "$J" ] && [ -s "$out/matrix.md" ] && [ -s "$out/report.html" ]
 ok $? "matrix.json, matrix.md and report.html written"
+jq -e . "$J" >/dev/null && python3 -c 'import json, sys; json.load(open(sys.argv[1], encoding="utf-8"))' "$J"
+ok $? "jq and Python's json read matrix.json"
+python3 - "$out/report.html" <<'PY'
+import json, re, sys
+page = open(sys.argv[1], encoding="utf-8").read()
+m = re.search(r'<script type="application/json" id="data">(.*?)</script>', page, re.S)
+json.loads(m.group(1))
+PY
+ok $? "Python's json reads the data inside report.html"
+jq -r '.verdicts[].text' "$J" | grep -q '—' && ! grep -q '\\u00' "$J"
+ok $? "the verdicts' em dashes are UTF-8 in matrix.json, not one \\u escape per byte"
 
 # ---- the schema (docs/matrix.md) ----
 jq -e '.schema == "blackout-matrix/1" and (.mode == "quick") and (.seed|type=="number")
@@ -80,20 +92,46 @@ if command -v chromium >/dev/null 2>&1; then
 	  --user-data-dir=$ud"
 	# shellcheck disable=SC2086
 	dom=$(timeout 120 chromium $flags --dump-dom "file://$out/report.html#selftest" 2>/dev/null)
-	res=$(printf '%s\n' "$dom" | grep -o 'selftest cells=[0-9]* expected=[0-9]* drill=[a-z]* timeline=[a-z]* verdicts=[0-9]*')
+	res=$(printf '%s\n' "$dom" | grep -o 'selftest cells=[0-9]* expected=[0-9]* initial=[a-z]* drill=[a-z]* timeline=[a-z]* charts=[0-9]* verdicts=[0-9]*')
 	diag "browser: $res"
 	n=$(printf '%s' "$res" | sed -n 's/.*cells=\([0-9]*\) expected=\([0-9]*\).*/\1 \2/p')
 	set -- $n
 	[ -n "${1:-}" ] && [ "$1" = "$2" ] && [ "$1" -gt 0 ]
-	ok $? "the heatmap has one cell per row x column in Chromium"
+	ok $? "the table has one clickable cell per row x column in Chromium"
+	printf '%s' "$res" | grep -q 'initial=open'
+	ok $? "the worst cell's drill-down is open when the page loads"
 	printf '%s' "$res" | grep -q 'drill=open timeline=yes'
 	ok $? "clicking a cell opens its drill-down with the I/O timeline"
+	rows=$(jq '.rows|length' "$J")
+	printf '%s' "$res" | grep -q "charts=$rows "
+	ok $? "one chart per row ($rows)"
+	# without JavaScript: the same page with its scripts removed
+	python3 - "$out/report.html" "$out/report-nojs.html" <<'PY'
+import re, sys
+page = open(sys.argv[1], encoding="utf-8").read()
+open(sys.argv[2], "w", encoding="utf-8").write(re.sub(r"<script\b.*?</script>", "", page, flags=re.S))
+PY
+	# shellcheck disable=SC2086
+	nojs=$(timeout 120 chromium $flags --dump-dom "file://$out/report-nojs.html" 2>/dev/null)
+	[ "$(printf '%s' "$nojs" | grep -o 'class="rowchart"' | wc -l)" -eq "$rows" ] &&
+		[ "$(printf '%s' "$nojs" | grep -o '<td class="cell' | wc -l)" -eq "$1" ] &&
+		printf '%s' "$nojs" | grep -q '<div id="drill" class="open"><h2>' &&
+		printf '%s' "$nojs" | grep -q 'Click a cell' &&
+		[ "$(printf '%s' "$nojs" | grep -o '<li><span class="tag">' | wc -l)" -eq "$(jq '.verdicts|length' "$J")" ]
+	ok $? "without JavaScript: verdicts, every cell, one chart per row and the worst drill-down"
+	jq -r '.rows[].stack' "$J" | while read -r spec; do
+		printf '%s' "$nojs" | grep -qF "$(printf '%s' "$spec" | sed 's/&/\&amp;/g; s/</\&lt;/g; s/>/\&gt;/g')" || exit 1
+	done
+	ok $? "each row's stack spec is shown"
 	mkdir -p "$BUILD"
 	# shellcheck disable=SC2086
-	timeout 120 chromium $flags --window-size=1400,1100 --screenshot="$BUILD/matrix-report.png" \
+	timeout 120 chromium $flags --window-size=1400,1600 --screenshot="$BUILD/matrix-report.png" \
 		"file://$out/report.html" >/dev/null 2>&1
-	[ -s "$BUILD/matrix-report.png" ]
-	ok $? "screenshot saved as build/matrix-report.png"
+	# shellcheck disable=SC2086
+	timeout 120 chromium $flags --window-size=1400,2400 --screenshot="$BUILD/matrix-report-nojs.png" \
+		"file://$out/report-nojs.html" >/dev/null 2>&1
+	[ -s "$BUILD/matrix-report.png" ] && [ -s "$BUILD/matrix-report-nojs.png" ]
+	ok $? "screenshots saved as build/matrix-report.png and build/matrix-report-nojs.png"
 else
 	ok 1 "chromium is missing (scripts/install-deps installs it)"
 fi

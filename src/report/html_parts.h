@@ -1,0 +1,9 @@
+/* html_parts.h — the report page's style sheet and script (html_script.c), shared with
+ * html.c, which writes the page around them. */
+#ifndef BLACKOUT_REPORT_HTML_PARTS_H
+#define BLACKOUT_REPORT_HTML_PARTS_H
+
+extern const char html_style[];
+extern const char html_script[];
+
+#endif
