@@ -216,16 +216,19 @@ static void fill_example(const struct crash_config *cfg, const struct crash_resu
 	one.state_id = pick->id;
 	if (crash_config_format(&one, self, e->rebuild, sizeof(e->rebuild)) < 0)
 		snprintf(e->rebuild, sizeof(e->rebuild), "(the rebuild line is too long)");
+	/* the judge's detail names each broken invariant already ("durable: ..."): the
+	 * bare names stand only where it gave none */
 	size_t o = 0;
-	for (int i = 0; i < CRASH_INV_N; i++)
+	if (pick->detail[0])
+		o = (size_t)snprintf(e->broken, sizeof(e->broken), "%s", pick->detail);
+	for (int i = 0; i < CRASH_INV_N && !pick->detail[0]; i++)
 		if (pick->broken & (1u << i))
 			o += (size_t)snprintf(
 			    e->broken + o, o < sizeof(e->broken) ? sizeof(e->broken) - o : 0,
 			    "%s%s", o ? "+" : "", crash_inv_name((enum crash_inv)i));
-	if (o < sizeof(e->broken))
-		snprintf(e->broken + o, sizeof(e->broken) - o, "%s%s%s: %s",
-		         pick->detected ? " (detected by " : "", pick->detected_by,
-		         pick->detected ? ")" : "", pick->detail);
+	if (o < sizeof(e->broken) && pick->detected)
+		snprintf(e->broken + o, sizeof(e->broken) - o, " (detected by %s)",
+		         pick->detected_by);
 	e->silent = !pick->detected;
 	e->cut_inflight = pick->inflight;
 	/* a window of the timeline around the cut */

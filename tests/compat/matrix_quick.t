@@ -54,6 +54,10 @@ jq -e 'all(.cells[]; (.states - .ok) as $failing | (.ran|type=="boolean") and (.
 ok $? "every cell's counts are consistent (ok + failing = states, silent + detected = failing)"
 jq -e 'all(.cells[]; .ran and .states > 0)' "$J" >/dev/null
 ok $? "every cell ran and judged states"
+# each example says what broke once: "durable: /x ...", never "durable: durable: /x ..."
+jq -r '.cells[].example | objects | .broken' "$J" | grep -q . &&
+	! jq -r '.cells[].example | objects | .broken' "$J" | grep -Eq '^([a-z]+): \1:'
+ok $? "failing examples name each broken invariant once"
 
 # ---- the physics (the crash explorer's issue, asserted on the quick matrix) ----
 cell() { jq -e --arg r "$1" --arg c "$2" ".cells[] | select(.row==\$r and .col==\$c) | $3" "$J" >/dev/null; }
