@@ -1,5 +1,6 @@
-/* fsck_ctx.h — the checker's working state, shared by the check passes (check.c) and
- * the repairs (repair.c). One allocation set per run; nothing global. */
+/* fsck_ctx.h — the checker's working state, shared by the passes (super.c, pass1.c ..
+ * pass5.c, driven by check.c) and the repairs (repair.c), and the small interface
+ * between them: image access (image.c) and the fix list. Nothing global. */
 #ifndef BLACKOUT_FSCK_CTX_H
 #define BLACKOUT_FSCK_CTX_H
 
@@ -7,6 +8,7 @@
 #include <stdint.h>
 
 #include "blackout/fsck.h"
+#include "fs/format.h"
 
 /* Per-inode state bits (ck.iflag). */
 enum {
@@ -96,17 +98,63 @@ struct ck {
 	uint32_t lpf; /* lost+found inode (0: none) */
 };
 
+/* check.c: record a problem (false once max_problems is reached); queue a repair. */
 bool ck_problem(struct ck *c, enum fsck_kind k, uint32_t ino, uint64_t blk, const char *name,
                 int name_len, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
 int ck_add_fix(struct ck *c, enum fix_kind k, uint32_t ino, uint32_t pblk, uint32_t off,
                uint32_t val);
+
+/* image.c: the image as both sides reach it. */
+int ck_rd(struct ck *c, uint64_t blk, void *buf, uint32_t nblk);
+int ck_wr(struct ck *c, uint64_t blk, const void *buf);
 int ck_read_inode(struct ck *c, uint32_t ino, uint8_t *in);
 int ck_write_inode(struct ck *c, uint32_t ino, uint8_t *in);
+int ck_write_sb(struct ck *c);
+uint32_t ck_grp_inodes_used(struct ck *c, uint32_t g);
+
+/* The passes, in the order check.c runs them. */
+int ck_pass0(struct ck *c);         /* super.c: superblock and group descriptors */
+int ck_check_journal(struct ck *c); /* super.c: the journal's superblock */
+int ck_load_bitmaps(struct ck *c);  /* pass5.c: group metadata claimed, maps read */
+int ck_pass1(struct ck *c);         /* pass1.c: inodes and their blocks */
+int ck_fast_scan(struct ck *c);     /* pass1.c: the --fast metadata scrub */
+int ck_pass2(struct ck *c);         /* pass2.c: directory structure */
+void ck_pass3(struct ck *c);        /* pass3.c: connectivity */
+void ck_pass4(struct ck *c);        /* pass4.c: reference counts */
+void ck_pass5(struct ck *c);        /* pass5.c: bitmaps and summary counts */
+bool ck_claim(struct ck *c, uint64_t b, uint32_t ino, const char *what);
 
 /* repair.c */
 int fsck_apply_fixes(struct ck *c);
 int fsck_rewrite_maps(struct ck *c);
 int fsck_restore_backup(struct ck *c);
+
+/* ---- group geometry ---- */
+static inline uint8_t *ck_gd(struct ck *c, uint32_t g)
+{
+	return c->gdt + (size_t)g * c->desc_size;
+}
+static inline uint64_t ck_grp_first(const struct ck *c, uint32_t g)
+{
+	return c->first_data + (uint64_t)g * c->bpg;
+}
+static inline uint32_t ck_grp_nblocks(const struct ck *c, uint32_t g)
+{
+	uint64_t f = ck_grp_first(c, g);
+	return c->nblocks - f < c->bpg ? (uint32_t)(c->nblocks - f) : c->bpg;
+}
+static inline bool ck_grp_has_super(const struct ck *c, uint32_t g)
+{
+	return ext2_bg_has_super(c->sb, g);
+}
+static inline uint32_t ck_itb_blocks(const struct ck *c)
+{
+	return (uint32_t)(((uint64_t)c->ipg * c->isz + c->bs - 1) / c->bs);
+}
+static inline bool ck_blk_valid(const struct ck *c, uint64_t b)
+{
+	return b >= c->first_data && b < c->nblocks;
+}
 
 static inline bool bit_test(const uint8_t *m, uint64_t i)
 {
@@ -142,6 +190,12 @@ static inline void bit_set(uint8_t *m, uint64_t i)
 static inline void bit_clear(uint8_t *m, uint64_t i)
 {
 	m[i >> 3] &= (uint8_t) ~(1u << (i & 7));
+}
+
+/* The first inode at or after ino that pass 1 found in use, or ninodes + 1. */
+static inline uint32_t ck_next_used(const struct ck *c, uint32_t ino)
+{
+	return (uint32_t)bit_next(c->iused, ino - 1, c->ninodes) + 1;
 }
 
 #endif

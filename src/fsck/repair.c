@@ -1,7 +1,8 @@
 /* repair.c — fixes for the damage crashes leave, applied from what a check found:
  * local fixes first (entries, inode fields, checksums), and only on a round whose
  * check found none of those, the global ones computed from a consistent state (link
- * counts, lost+found, bitmaps and summary counts). fsck_check() loops and re-checks. */
+ * counts, lost+found, bitmaps and summary counts). fsck_check() loops and re-checks.
+ * It reaches the image only through image.c and the fix list (fsck_ctx.h). */
 #include <errno.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -20,8 +21,7 @@ static int rdb(struct ck *c, uint64_t b, uint8_t *buf)
 
 static int wrb(struct ck *c, uint64_t b, const uint8_t *buf)
 {
-	c->r->modified = true;
-	return blk_pwrite(c->d, b * c->bs, c->bs, buf, 0);
+	return ck_wr(c, b, buf);
 }
 
 /* Rewrites whichever checksum a directory block carries. */
@@ -643,15 +643,8 @@ static int fix_maps(struct ck *c)
 	if (sb_dirty) {
 		sb_put32(c->sb, SB_FREE_BLOCKS_LO, (uint32_t)free_b);
 		sb_put32(c->sb, SB_FREE_INODES, (uint32_t)free_i);
-		if (c->csum)
-			sb_put32(c->sb, SB_CHECKSUM, fsck_sb_csum(c->sb));
-		uint8_t head[4096];
-		if ((rc = blk_pread(c->d, 0, sizeof(head), head)))
-			return rc;
-		memcpy(head + EXT2_SB_OFFSET, c->sb, EXT2_SB_SIZE);
-		c->r->modified = true;
 		c->r->nr_fixed++;
-		if ((rc = blk_pwrite(c->d, 0, sizeof(head), head, 0)))
+		if ((rc = ck_write_sb(c)))
 			return rc;
 	}
 	return 0;
@@ -804,16 +797,8 @@ static int fix_sb_fields(struct ck *c)
 		sb_put32(c->sb, SB_FREE_BLOCKS_LO, 0), dirty = true;
 	if (!dirty)
 		return 0;
-	if (c->csum)
-		sb_put32(c->sb, SB_CHECKSUM, fsck_sb_csum(c->sb));
-	uint8_t head[4096];
-	int rc = blk_pread(c->d, 0, sizeof(head), head);
-	if (rc)
-		return rc;
-	memcpy(head + EXT2_SB_OFFSET, c->sb, EXT2_SB_SIZE);
-	c->r->modified = true;
 	c->r->nr_fixed++;
-	rc = blk_pwrite(c->d, 0, sizeof(head), head, 0);
+	int rc = ck_write_sb(c);
 	return rc ? rc : 1;
 }
 
