@@ -22,9 +22,13 @@ static const char fsck_help[] =
     "           cross-structure checks): for every mount after an unclean shutdown\n"
     "  --json   one JSON object instead of lines\n"
     "\n"
-    "Exit: 0 clean, 1 errors fixed, 4 errors left, 8 operational error (cannot read,\n"
-    "not ext2, unsupported feature). A journal that needs recovery is reported as a\n"
-    "problem: replay it first.\n";
+    "A journal that needs recovery is replayed first by -p and -y, as e2fsck does: it\n"
+    "is found through the journal inode (or, when that inode is damaged, through the\n"
+    "superblock's backup of its blocks), replayed, and needs_recovery is cleared; the\n"
+    "check then sees the replayed image. -n reports it and checks the image as it is.\n"
+    "\n"
+    "Exit: 0 clean, 1 errors fixed (a replay counts), 4 errors left, 8 operational error\n"
+    "(cannot read, not ext2, unsupported feature).\n";
 
 struct out {
 	bool json;
@@ -118,12 +122,26 @@ int cmd_fsck(int argc, char **argv)
 		return 8;
 	}
 	int code = fsck_exit_code(&r);
+	const struct fsck_replay *j = &r.replay;
 	if (out.json) {
 		printf("],\"remaining\":%u,\"fixed\":%u,\"by_checksum\":%s,\"needs_recovery\":%s,"
-		       "\"exit\":%d}\n",
+		       "\"replayed\":%s,\"replayed_blocks\":%llu,\"replay_error\":",
 		       r.nr_problems, r.nr_fixed, r.by_checksum ? "true" : "false",
-		       r.needs_recovery ? "true" : "false", code);
+		       r.needs_recovery ? "true" : "false", j->done ? "true" : "false",
+		       (unsigned long long)j->info.nr_replayed);
+		json_str(j->error);
+		printf(",\"exit\":%d}\n", code);
 	} else {
+		if (j->done)
+			printf("%s: journal replayed: %u transaction(s), %llu block(s) written%s\n",
+			       image, j->info.nr_transactions,
+			       (unsigned long long)j->info.nr_replayed,
+			       j->from_backup ? " (the journal inode is damaged: found through the "
+			                        "superblock's backup of its blocks)"
+			                      : "");
+		else if (j->error[0])
+			printf("%s: the journal needs recovery but cannot be replayed: %s\n", image,
+			       j->error);
 		if (opts.repair && r.modified)
 			printf("%s: repaired; %u problem(s) remain\n", image, r.nr_problems);
 		else

@@ -166,9 +166,11 @@ static int check_once(struct bdev *d, const struct fsck_opts *o, struct fsck_rep
 	struct ck c = {.d = d, .o = o, .r = r, .err = err};
 	bool modified = r->modified;
 	uint32_t fixed = r->nr_fixed;
+	struct fsck_replay replay = r->replay;
 	memset(r, 0, sizeof(*r));
 	r->modified = modified;
 	r->nr_fixed = fixed;
+	r->replay = replay;
 	int rc = run_check(&c);
 	if (!rc && repair && r->nr_problems && !r->needs_recovery) {
 		int done = 0;
@@ -194,6 +196,16 @@ int fsck_check(struct bdev *d, const struct fsck_opts *o, struct fsck_report *r,
 	memset(r, 0, sizeof(*r));
 	if (o->repair == FSCK_REPAIR_NONE || o->fast)
 		return check_once(d, o, r, err, false);
+	/* As e2fsck: the journal first, then the check sees the replayed image. A
+	 * journal that cannot be replayed is left as it is: the check reports it. */
+	struct bo_err jerr = {{0}};
+	int jrc = fsck_journal_recover(d, &r->replay, &jerr);
+	if (jrc && r->replay.needed)
+		snprintf(r->replay.error, sizeof(r->replay.error), "%s", bo_errstr(&jerr, jrc));
+	else if (jrc)
+		memset(&r->replay, 0,
+		       sizeof(r->replay)); /* no usable journal: the check says why */
+	r->modified = r->replay.modified;
 	/* Repair: check and fix until a check finds nothing more it can fix. */
 	struct fsck_opts q = *o;
 	q.max_problems = 0;

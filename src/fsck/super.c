@@ -164,8 +164,11 @@ static int sb_counts(struct ck *c, uint64_t ic)
 		ck_problem(c, FSCK_SUPER, 0, 1, NULL, 0, "last write time is in the future");
 	if (inc & EXT3_FEATURE_INCOMPAT_RECOVER) {
 		c->r->needs_recovery = true;
-		ck_problem(c, FSCK_NEEDS_RECOVERY, 0, 0, NULL, 0,
-		           "the journal needs recovery: replay it before checking");
+		ck_problem(c, FSCK_NEEDS_RECOVERY, 0, 0, NULL, 0, "%s",
+		           c->o->repair == FSCK_REPAIR_NONE
+		               ? "the journal needs recovery: not replayed in a read-only "
+		                 "check (-p or -y replays it)"
+		               : "the journal needs recovery and could not be replayed");
 	}
 	return 0;
 }
