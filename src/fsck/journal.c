@@ -241,7 +241,10 @@ int fsck_journal_recover(struct bdev *d, struct fsck_replay *out, struct bo_err 
 		rc = jm_find(&m, out);
 	if (!rc)
 		rc = replay(&c, &m, out);
-	if (!rc && out->from_backup)
+	/* The inode is rewritten only where pass 0 trusted everything: a descriptor
+	 * pointing at the wrong inode table must never direct a write. */
+	uint32_t others = r.nr_problems - (r.needs_recovery ? 1 : 0);
+	if (!rc && out->from_backup && out->done && !others && !c.gdt_bad && !c.sb_bad)
 		rc = restore_journal_inode(&c);
 	out->modified = r.modified;
 	free(m.e);
