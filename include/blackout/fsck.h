@@ -100,6 +100,19 @@ int fsck_check(struct bdev *d, const struct fsck_opts *o, struct fsck_report *r,
  * superblock or the journal cannot be used, -ENOENT without a journal. */
 int fsck_journal_recover(struct bdev *d, struct fsck_replay *out, struct bo_err *err);
 
+/* The journal's blocks as the filesystem on d describes them (found as above). */
+struct fsck_journal_map {
+	uint32_t block_size;
+	uint64_t fs_blocks, nr_blocks;
+	bool from_backup;
+	struct jbd_extent *ext; /* the journal's logical blocks in order */
+	size_t nr_ext;
+	uint64_t *indirect; /* the journal inode's indirect blocks (not journal blocks) */
+	size_t nr_indirect;
+};
+int fsck_journal_map(struct bdev *d, struct fsck_journal_map *m, struct bo_err *err);
+void fsck_journal_map_free(struct fsck_journal_map *m);
+
 /* e2fsck's exit code for a finished check: 0 clean, 1 fixed, 4 errors left. */
 int fsck_exit_code(const struct fsck_report *r);
 const char *fsck_kind_name(enum fsck_kind k);

@@ -17,7 +17,9 @@ struct jmap {
 	struct jbd_extent *e;
 	size_t n, cap;
 	uint64_t have, want;
-	uint8_t *lvl; /* 3 blocks: one per indirect level */
+	uint8_t *lvl;  /* 3 blocks: one per indirect level */
+	uint64_t *ind; /* the indirect blocks walked: not part of the journal */
+	size_t nind, capind;
 	char why[160];
 };
 
@@ -56,6 +58,15 @@ static int jm_walk(struct jmap *m, uint64_t blk, int level)
 		         (unsigned long long)blk, blk ? "beyond the filesystem" : "missing");
 		return -EUCLEAN;
 	}
+	if (m->nind == m->capind) {
+		size_t nc = m->capind ? m->capind * 2 : 8;
+		uint64_t *ni = realloc(m->ind, nc * sizeof(*ni));
+		if (!ni)
+			return -ENOMEM;
+		m->ind = ni;
+		m->capind = nc;
+	}
+	m->ind[m->nind++] = blk;
 	uint32_t bs = m->c->bs;
 	uint8_t *b = m->lvl + (size_t)(level - 1) * bs;
 	int rc = ck_rd(m->c, blk, b, 1);
@@ -72,7 +83,8 @@ static int jm_walk(struct jmap *m, uint64_t blk, int level)
 static int jm_build(struct jmap *m, const uint8_t *iblock, uint64_t size)
 {
 	struct ck *c = m->c;
-	m->n = m->have = 0;
+	m->n = m->nind = 0;
+	m->have = 0;
 	m->want = size / c->bs;
 	if (m->want < 16 || size % c->bs) {
 		snprintf(m->why, sizeof(m->why), "size %llu is not a journal's",
@@ -214,43 +226,89 @@ static int restore_journal_inode(struct ck *c)
 	return ck_write_inode(c, jino, in);
 }
 
-/* Locates the geometry through pass 0 (quietly), then maps and replays. */
+/* One look at the filesystem: geometry through pass 0 (quietly), then the map. */
+struct jfs {
+	struct fsck_opts o;
+	struct fsck_report r;
+	struct ck c;
+	struct jmap m;
+};
+
+static int jfs_open(struct jfs *f, struct bdev *d, struct fsck_replay *out, struct bo_err *err)
+{
+	memset(f, 0, sizeof(*f));
+	f->o.repair = FSCK_REPAIR_YES;
+	f->c = (struct ck){.d = d, .o = &f->o, .r = &f->r, .err = err};
+	f->m.c = &f->c;
+	struct ck *c = &f->c;
+	int rc = ck_pass0(c);
+	if (rc > 0)
+		return bo_errf(err, -EUCLEAN, "not a usable ext2/ext3 superblock: %s",
+		               f->r.nr_kept ? f->r.problems[0].msg : "?");
+	if (rc)
+		return rc;
+	out->needed = sb_has_incompat(c->sb, EXT3_FEATURE_INCOMPAT_RECOVER);
+	if (!sb_has_compat(c->sb, EXT3_FEATURE_COMPAT_HAS_JOURNAL))
+		return bo_errf(err, -ENOENT, "the filesystem has no journal");
+	c->buf = malloc(c->bs);
+	f->m.lvl = malloc((size_t)c->bs * 3);
+	if (!c->buf || !f->m.lvl)
+		return -ENOMEM;
+	return jm_find(&f->m, out);
+}
+
+static void jfs_close(struct jfs *f)
+{
+	free(f->m.e);
+	free(f->m.ind);
+	free(f->m.lvl);
+	free(f->c.buf);
+	free(f->c.gdt);
+	free(f->c.grp_bad);
+}
+
+int fsck_journal_map(struct bdev *d, struct fsck_journal_map *out, struct bo_err *err)
+{
+	struct jfs f;
+	struct fsck_replay rp = {0};
+	memset(out, 0, sizeof(*out));
+	int rc = jfs_open(&f, d, &rp, err);
+	if (!rc) {
+		out->block_size = f.c.bs;
+		out->fs_blocks = f.c.nblocks;
+		out->nr_blocks = f.m.want;
+		out->from_backup = rp.from_backup;
+		out->ext = f.m.e;
+		out->nr_ext = f.m.n;
+		out->indirect = f.m.ind;
+		out->nr_indirect = f.m.nind;
+		f.m.e = NULL;
+		f.m.ind = NULL;
+	}
+	jfs_close(&f);
+	return rc;
+}
+
+void fsck_journal_map_free(struct fsck_journal_map *m)
+{
+	free(m->ext);
+	free(m->indirect);
+	memset(m, 0, sizeof(*m));
+}
+
 int fsck_journal_recover(struct bdev *d, struct fsck_replay *out, struct bo_err *err)
 {
-	struct fsck_opts o = {.repair = FSCK_REPAIR_YES};
-	struct fsck_report r;
-	memset(&r, 0, sizeof(r));
+	struct jfs f;
 	memset(out, 0, sizeof(*out));
-	struct ck c = {.d = d, .o = &o, .r = &r, .err = err};
-	struct jmap m = {.c = &c};
-	int rc = ck_pass0(&c);
-	if (rc > 0)
-		rc = bo_errf(err, -EUCLEAN, "the superblock is not usable: %s",
-		             r.nr_kept ? r.problems[0].msg : "?");
+	int rc = jfs_open(&f, d, out, err);
 	if (!rc)
-		out->needed = sb_has_incompat(c.sb, EXT3_FEATURE_INCOMPAT_RECOVER);
-	if (!rc && !sb_has_compat(c.sb, EXT3_FEATURE_COMPAT_HAS_JOURNAL))
-		rc = bo_errf(err, -ENOENT, "the filesystem has no journal");
-	if (!rc) {
-		c.buf = malloc(c.bs);
-		m.lvl = malloc((size_t)c.bs * 3);
-		if (!c.buf || !m.lvl)
-			rc = -ENOMEM;
-	}
-	if (!rc)
-		rc = jm_find(&m, out);
-	if (!rc)
-		rc = replay(&c, &m, out);
+		rc = replay(&f.c, &f.m, out);
 	/* The inode is rewritten only where pass 0 trusted everything: a descriptor
 	 * pointing at the wrong inode table must never direct a write. */
-	uint32_t others = r.nr_problems - (r.needs_recovery ? 1 : 0);
-	if (!rc && out->from_backup && out->done && !others && !c.gdt_bad && !c.sb_bad)
-		rc = restore_journal_inode(&c);
-	out->modified = r.modified;
-	free(m.e);
-	free(m.lvl);
-	free(c.buf);
-	free(c.gdt);
-	free(c.grp_bad);
+	uint32_t others = f.r.nr_problems - (f.r.needs_recovery ? 1 : 0);
+	if (!rc && out->from_backup && out->done && !others && !f.c.gdt_bad && !f.c.sb_bad)
+		rc = restore_journal_inode(&f.c);
+	out->modified = f.r.modified;
+	jfs_close(&f);
 	return rc;
 }

@@ -23,6 +23,7 @@ struct rstate {
 	bool range_bad;
 	uint32_t range_tid, range_at;
 	uint64_t range_blk;
+	uint32_t replayed; /* transactions whose commit the replay pass reached */
 };
 
 static uint32_t desc_size(const struct jbd_journal *j)
@@ -374,6 +375,8 @@ static int one_pass(struct jbd_journal *j, struct rstate *st, enum pass pass)
 				}
 				last_commit_time = commit_time;
 			}
+			if (pass == PASS_REPLAY)
+				st->replayed++;
 			tid++;
 			continue;
 		}
@@ -421,10 +424,13 @@ int jbd_journal_recover(struct jbd_journal *j, struct jbd_recovery_info *info)
 	if (!rc)
 		rc = one_pass(j, &st, PASS_REPLAY);
 	jmap_free(&st.revoked);
-	info->end_tid = st.end_tid;
-	info->nr_transactions = st.end_tid - j->sb.sequence;
+	/* Only what the replay pass got through counts: a scan that failed replayed
+	 * nothing, and end_tid is then still the first transaction of the log. */
+	info->nr_transactions = st.replayed;
+	info->end_tid = j->sb.sequence + st.replayed;
 	if (rc)
 		return rc; /* corrupt log: leave the journal as it is for a checker to see */
+	info->end_tid = st.end_tid;
 	/* Replayed blocks durable before the log that holds them is discarded. */
 	int frc = blk_flush(j->d);
 	if (frc)
