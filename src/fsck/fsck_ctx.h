@@ -57,10 +57,11 @@ struct ck {
 	const struct fsck_opts *o;
 	struct fsck_report *r;
 	struct bo_err *err;
-	bool stop;    /* max_problems reached */
-	bool had_dup; /* some block was claimed twice */
-	bool sb_bad;  /* the superblock needs its backup */
-	bool gdt_bad; /* the descriptors need their backup */
+	bool stop;          /* max_problems reached */
+	bool had_dup;       /* some block was claimed twice */
+	bool sb_bad;        /* the superblock needs its backup */
+	bool gdt_bad;       /* the descriptors need their backup */
+	uint64_t backup_sb; /* block of the backup superblock checked with (0: primary) */
 	uint64_t alloc_cursor;
 
 	uint8_t sb[1024];
@@ -113,7 +114,9 @@ int ck_write_sb(struct ck *c);
 uint32_t ck_grp_inodes_used(struct ck *c, uint32_t g);
 
 /* The passes, in the order check.c runs them. */
-int ck_pass0(struct ck *c);         /* super.c: superblock and group descriptors */
+int ck_pass0(struct ck *c); /* super.c: superblock and group descriptors */
+/* super.c: a valid backup superblock (1: found, into out[1024]; 0: none). */
+int ck_find_backup_sb(struct ck *c, uint8_t *out, uint64_t *blk, uint32_t *bs);
 int ck_check_journal(struct ck *c); /* super.c: the journal's superblock */
 int ck_load_bitmaps(struct ck *c);  /* pass5.c: group metadata claimed, maps read */
 int ck_pass1(struct ck *c);         /* pass1.c: inodes and their blocks */

@@ -662,14 +662,6 @@ int fsck_rewrite_maps(struct ck *c)
 }
 
 /* ---- superblock and descriptors from their backups --------------------------- */
-static bool backup_sb_ok(const uint8_t *b, uint32_t bs, uint32_t bpg)
-{
-	return sb_get16(b, SB_MAGIC) == EXT2_MAGIC && sb_block_size(b) == bs &&
-	       sb_get32(b, SB_BLOCKS_PER_GROUP) == bpg && sb_get16(b, SB_BLOCK_GROUP_NR) == 1 &&
-	       (!sb_has_ro_compat(b, EXT4_FEATURE_RO_COMPAT_METADATA_CSUM) ||
-	        fsck_sb_csum(b) == sb_get32(b, SB_CHECKSUM));
-}
-
 /* Fields that never change after mkfs here (no resize, no tune2fs): a backup that
  * disagrees about one is the better copy. */
 static bool sb_static_differs(const uint8_t *a, const uint8_t *b)
@@ -688,41 +680,25 @@ static bool sb_static_differs(const uint8_t *a, const uint8_t *b)
 
 static int restore_sb(struct ck *c, bool only_if_differs)
 {
-	uint8_t b[1024];
-	uint32_t own = sb_get32(c->sb, SB_BLOCKS_PER_GROUP);
-	static const uint32_t bss[] = {1024, 2048, 4096};
-	for (unsigned i = 0; i < 3; i++) {
-		uint32_t bs = bss[i];
-		uint32_t cand[] = {own, bs * 8, 8192, 4096, 2048, 1024, 512, 256};
-		for (unsigned j = 0; j < sizeof(cand) / sizeof(cand[0]); j++) {
-			uint32_t bpg = cand[j];
-			if (bpg < 256 || bpg > bs * 8 || bpg % 8)
-				continue;
-			uint64_t off = ((bs == 1024 ? 1ull : 0ull) + bpg) * bs;
-			if (off + sizeof(b) > blk_size_bytes(c->d) ||
-			    blk_pread(c->d, off, sizeof(b), b))
-				continue;
-			if (!backup_sb_ok(b, bs, bpg))
-				continue;
-			if (only_if_differs &&
-			    (!sb_static_differs(b, c->sb) || bs != c->bs || bpg != c->bpg))
-				return 0;
-			uint8_t head[4096];
-			int rc = blk_pread(c->d, 0, sizeof(head), head);
-			if (rc)
-				return rc;
-			sb_put16(b, SB_BLOCK_GROUP_NR, 0);
-			if (sb_has_ro_compat(b, EXT4_FEATURE_RO_COMPAT_METADATA_CSUM))
-				sb_put32(b, SB_CHECKSUM, fsck_sb_csum(b));
-			memcpy(head + EXT2_SB_OFFSET, b, sizeof(b));
-			c->r->modified = true;
-			c->r->nr_fixed++;
-			if ((rc = blk_pwrite(c->d, 0, sizeof(head), head, 0)))
-				return rc;
-			return 1;
-		}
+	if (!only_if_differs) {
+		/* pass 0 checked with the backup (c->backup_sb): it becomes the primary */
+		if (!c->backup_sb)
+			return 0;
+		c->r->nr_fixed++;
+		int rc = ck_write_sb(c);
+		return rc ? rc : 1;
 	}
-	return 0;
+	uint8_t b[EXT2_SB_SIZE];
+	uint64_t at;
+	uint32_t bs;
+	if (!ck_find_backup_sb(c, b, &at, &bs) || !sb_static_differs(b, c->sb) || bs != c->bs ||
+	    sb_get32(b, SB_BLOCKS_PER_GROUP) != c->bpg)
+		return 0;
+	memcpy(c->sb, b, EXT2_SB_SIZE);
+	sb_put16(c->sb, SB_BLOCK_GROUP_NR, 0);
+	c->r->nr_fixed++;
+	int rc = ck_write_sb(c);
+	return rc ? rc : 1;
 }
 
 static bool gdt_ok(struct ck *c, const uint8_t *gdt)

@@ -12,19 +12,10 @@
 #include "fsck/fsck_int.h"
 
 /* ---- pass 0: superblock and group descriptors ------------------------------------ */
-/* Reads the superblock; 1 when it cannot be used (a problem was reported). */
-static int sb_read(struct ck *c)
+/* Decodes c->sb; 1 when it cannot be used (a problem was reported). */
+static int sb_parse(struct ck *c)
 {
 	uint8_t *sb = c->sb;
-	uint8_t head[4096];
-	uint64_t devsz = blk_size_bytes(c->d);
-	if (devsz < 4096)
-		return bo_errf(c->err, -EINVAL, "device is %llu bytes: too small for ext2",
-		               (unsigned long long)devsz);
-	int rc = blk_pread(c->d, 0, sizeof(head), head);
-	if (rc)
-		return bo_errf(c->err, rc, "reading the superblock: %s", bo_errstr(&c->d->err, rc));
-	memcpy(sb, head + EXT2_SB_OFFSET, EXT2_SB_SIZE);
 	if (sb_get16(sb, SB_MAGIC) != EXT2_MAGIC) {
 		ck_problem(c, FSCK_SUPER, 0, 1, NULL, 0, "bad magic number 0x%04x in superblock",
 		           sb_get16(sb, SB_MAGIC));
@@ -227,13 +218,92 @@ static int check_gdt(struct ck *c)
 	return 0;
 }
 
+/* A superblock at byte offset `off` that can stand in for a primary of block size bs
+ * and bpg blocks per group: the backup of group 1, checksum included. */
+static bool backup_ok(const uint8_t *b, uint32_t bs, uint32_t bpg)
+{
+	return sb_get16(b, SB_MAGIC) == EXT2_MAGIC && sb_block_size(b) == bs &&
+	       sb_get32(b, SB_BLOCKS_PER_GROUP) == bpg && sb_get16(b, SB_BLOCK_GROUP_NR) == 1 &&
+	       (!sb_has_ro_compat(b, EXT4_FEATURE_RO_COMPAT_METADATA_CSUM) ||
+	        fsck_sb_csum(b) == sb_get32(b, SB_CHECKSUM));
+}
+
+int ck_find_backup_sb(struct ck *c, uint8_t *out, uint64_t *blk, uint32_t *bsz)
+{
+	/* Where e2fsck looks (group 1 of a filesystem with 8 x block size blocks per
+	 * group), then the other group sizes mke2fs -g can make. */
+	uint32_t own = sb_get32(c->sb, SB_BLOCKS_PER_GROUP);
+	static const uint32_t bss[] = {1024, 2048, 4096};
+	for (unsigned i = 0; i < 3; i++) {
+		uint32_t bs = bss[i];
+		uint32_t cand[] = {bs * 8, own, 8192, 4096, 2048, 1024, 512, 256};
+		for (unsigned k = 0; k < sizeof(cand) / sizeof(cand[0]); k++) {
+			uint32_t bpg = cand[k];
+			if (bpg < 256 || bpg > bs * 8 || bpg % 8 || (k && bpg == bs * 8))
+				continue;
+			uint64_t at = (bs == 1024 ? 1ull : 0ull) + bpg;
+			if ((at + 1) * bs > blk_size_bytes(c->d) ||
+			    blk_pread(c->d, at * bs, EXT2_SB_SIZE, out))
+				continue;
+			if (!backup_ok(out, bs, bpg))
+				continue;
+			*blk = at;
+			*bsz = bs;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* The primary is unusable: check through a backup, as e2fsck does, and say which. A
+ * primary without even the magic and no backup: not an ext2/ext3 filesystem. */
+static int use_backup(struct ck *c, uint64_t devsz)
+{
+	uint8_t b[EXT2_SB_SIZE];
+	uint64_t at;
+	uint32_t bs;
+	bool magic = sb_get16(c->sb, SB_MAGIC) == EXT2_MAGIC;
+	if (!ck_find_backup_sb(c, b, &at, &bs)) {
+		if (!magic)
+			return bo_errf(c->err, -EINVAL,
+			               "not an ext2/ext3 filesystem (no superblock magic at byte "
+			               "1024, and no backup superblock where e2fsck -b looks)");
+		return 1;
+	}
+	ck_problem(c, FSCK_SUPER, 0, at, NULL, 0,
+	           "superblock is damaged: checking with the backup superblock at block %llu "
+	           "(block size %u), as e2fsck -b %llu -B %u does",
+	           (unsigned long long)at, bs, (unsigned long long)at, bs);
+	memcpy(c->sb, b, EXT2_SB_SIZE);
+	sb_put16(c->sb, SB_BLOCK_GROUP_NR, 0);
+	if (sb_has_ro_compat(c->sb, EXT4_FEATURE_RO_COMPAT_METADATA_CSUM))
+		sb_put32(c->sb, SB_CHECKSUM, fsck_sb_csum(c->sb));
+	c->sb_bad = true;
+	c->backup_sb = at;
+	int rc = sb_parse(c);
+	return rc ? rc : sb_geometry(c, devsz);
+}
+
 int ck_pass0(struct ck *c)
 {
-	int rc = sb_read(c);
-	if (rc)
-		return rc;
 	uint64_t devsz = blk_size_bytes(c->d);
-	if ((rc = sb_geometry(c, devsz)))
+	if (devsz < 4096)
+		return bo_errf(c->err, -EINVAL, "device is %llu bytes: too small for ext2",
+		               (unsigned long long)devsz);
+	uint8_t head[4096];
+	int rc = blk_pread(c->d, 0, sizeof(head), head);
+	if (rc)
+		return bo_errf(c->err, rc, "reading the superblock: %s", bo_errstr(&c->d->err, rc));
+	memcpy(c->sb, head + EXT2_SB_OFFSET, EXT2_SB_SIZE);
+	rc = sb_parse(c);
+	if (!rc)
+		rc = sb_geometry(c, devsz);
+	if (rc == 1 && !c->stop)
+		rc = use_backup(c, devsz);
+	else if (rc == 1 && sb_get16(c->sb, SB_MAGIC) != EXT2_MAGIC &&
+	         !ck_find_backup_sb(c, head, &(uint64_t){0}, &(uint32_t){0}))
+		rc = bo_errf(c->err, -EINVAL, "not an ext2/ext3 filesystem");
+	if (rc)
 		return rc;
 	if ((rc = sb_counts(c, sb_get32(c->sb, SB_INODES_COUNT))))
 		return rc;
