@@ -27,22 +27,25 @@ struct dblk {
 
 /* A repair the check found, applied by repair.c. */
 enum fix_kind {
-	FIX_CLEAR_DIRENT, /* dir block pblk, entry at off: drop it */
-	FIX_FILETYPE,     /* dir block pblk, entry at off: set file type `val` */
-	FIX_INODE_BLOCKS, /* inode: zero out-of-range pointers, fix i_blocks/i_size */
-	FIX_DTIME,        /* inode: set (val=1) or clear (val=0) dtime */
-	FIX_INODE_CSUM,   /* inode: rewrite its checksum */
-	FIX_DIRBLK_CSUM,  /* dir block pblk of inode: rewrite tail/dx checksum */
-	FIX_IBLOCKS,      /* inode: i_blocks = val (512-byte units) */
-	FIX_SIZE,         /* inode: i_size = val blocks * bs */
-	FIX_CLEAR_HTREE,  /* inode: drop INDEX_FL (the index blocks read as empty entries) */
-	FIX_CLONE,        /* inode: the pointer at (holder block, 0 = the inode; slot off) to
+	FIX_CLEAR_DIRENT,  /* dir block pblk, entry at off: drop it */
+	FIX_FILETYPE,      /* dir block pblk, entry at off: set file type `val` */
+	FIX_INODE_BLOCKS,  /* inode: zero out-of-range pointers, fix i_blocks/i_size */
+	FIX_DTIME,         /* inode: set (val=1) or clear (val=0) dtime */
+	FIX_INODE_CSUM,    /* inode: rewrite its checksum */
+	FIX_DIRBLK_CSUM,   /* dir block pblk of inode: rewrite tail/dx checksum */
+	FIX_IBLOCKS,       /* inode: i_blocks = val (512-byte units) */
+	FIX_SIZE,          /* inode: i_size = val blocks * bs */
+	FIX_CLEAR_HTREE,   /* inode: drop INDEX_FL (the index blocks read as empty entries) */
+	FIX_CLONE,         /* inode: the pointer at (holder block, 0 = the inode; slot off) to
 	                   * the multiply-claimed block val gets a private copy */
-	FIX_CLEAR_INODE,  /* inode: release it (links 0, dtime set), as e2fsck clears */
-	FIX_INODE_FIELDS, /* inode: zero bad flags/faddr/hi fields, extra_isize, special size */
-	FIX_CLEAR_ACL,    /* inode: drop a bad extended attribute block */
-	FIX_SALVAGE,      /* dir block pblk: entry at off is broken: end the block there */
-	FIX_DOT,          /* dir block pblk: rewrite '.' (off 0) or '..' (off 1) */
+	FIX_CLEAR_INODE,   /* inode: release it (links 0, dtime set), as e2fsck clears */
+	FIX_INODE_FIELDS,  /* inode: zero bad flags/faddr/hi fields, extra_isize, special size */
+	FIX_CLEAR_ACL,     /* inode: drop a bad extended attribute block */
+	FIX_SALVAGE,       /* dir block pblk: entry at off is broken: end the block there */
+	FIX_DOT,           /* dir block pblk: rewrite '.' (off 0) or '..' (off 1) */
+	FIX_MODE_DIR,      /* inode: its mode says special file, its block a directory */
+	FIX_RESERVED_MODE, /* reserved inode: mode = val (e2fsck's choice per inode) */
+	FIX_CLEAR_IN_EA,   /* inode: drop the extended attributes inside it (bad entry) */
 };
 struct fix {
 	enum fix_kind kind;

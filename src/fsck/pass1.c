@@ -220,6 +220,96 @@ static int check_symlink(struct ck *c, uint32_t ino, const uint8_t *in, bool *fa
 	return 0;
 }
 
+/* e2fsck's check_is_really_dir: a device, FIFO or socket inode whose first block
+ * reads as a directory's first block ('.' naming it, then '..'), all of its pointers
+ * valid and unclaimed, is a directory whose mode was damaged. */
+static bool really_dir(struct ck *c, uint32_t ino, const uint8_t *in)
+{
+	uint16_t mode = ino_mode(in);
+	if (mode_is_dir(mode) || mode_is_reg(mode) || mode_is_lnk(mode) || !ino_block(in, 0) ||
+	    !mode_to_ftype(mode))
+		return false;
+	bool not_device = false;
+	for (unsigned i = 0; i < EXT2_N_BLOCKS; i++) {
+		uint32_t b = ino_block(in, i);
+		if (!b)
+			continue;
+		not_device |= i >= 4;
+		if (!ck_blk_valid(c, b) || bit_test(c->bused, b))
+			return false;
+	}
+	uint16_t t = mode & EXT2_S_IFMT;
+	if ((t == EXT2_S_IFCHR || t == EXT2_S_IFBLK) && ino_links(in) == 1 && !not_device)
+		return false;
+	if (ck_rd(c, ino_block(in, 0), c->buf, 1))
+		return false;
+	const uint8_t *b = c->buf;
+	uint32_t rl = de_rec_len(b);
+	if (de_name_len(b) != 1 || b[DE_NAME] != '.' || de_inode(b) != ino || rl < 12 || rl % 4 ||
+	    rl >= c->bs - 12)
+		return false;
+	const uint8_t *d = b + rl;
+	uint32_t rl2 = de_rec_len(d);
+	return de_name_len(d) == 2 && d[DE_NAME] == '.' && d[DE_NAME + 1] == '.' && rl2 >= 12 &&
+	       rl2 % 4 == 0;
+}
+
+/* The hash of an extended attribute entry over its name and value (value words
+ * little-endian, zero past the end of the region); signed: names as signed chars,
+ * which e2fsck also accepts. */
+static uint32_t ea_entry_hash(const uint8_t *e, const uint8_t *region, uint32_t rlen, uint32_t voff,
+                              uint32_t vsize, bool sign)
+{
+	uint32_t h = 0;
+	for (uint32_t i = 0; i < e[0]; i++) {
+		uint32_t ch = sign ? (uint32_t)(int32_t)(int8_t)e[16 + i] : e[16 + i];
+		h = (h << 5) ^ (h >> 27) ^ ch;
+	}
+	for (uint32_t o = voff; vsize && o < voff + ((vsize + 3) & ~3u); o += 4) {
+		uint32_t w = 0;
+		for (uint32_t k = 0; k < 4; k++)
+			w |= (uint32_t)(o + k < rlen ? region[o + k] : 0) << (8 * k);
+		h = (h << 16) ^ (h >> 16) ^ w;
+	}
+	return h;
+}
+
+/* The extended attributes stored inside a large inode, after i_extra_isize: entries
+ * inside the inode, values inside it, no external value inodes, hashes right. */
+static void check_inode_ea(struct ck *c, uint32_t ino, const uint8_t *in)
+{
+	uint32_t ex = c->isz > EXT2_GOOD_OLD_INODE_SIZE ? get_le16(in + I_EXTRA_ISIZE) : 0;
+	if (ex < 4 || ex > c->isz - EXT2_GOOD_OLD_INODE_SIZE || (ex & 3))
+		return;
+	uint32_t start = EXT2_GOOD_OLD_INODE_SIZE + ex;
+	if (start + 4 > c->isz || get_le32(in + start) != EXT2_XATTR_MAGIC)
+		return;
+	const uint8_t *first = in + start + 4;
+	uint32_t room = c->isz - start - 4, off = 0;
+	const char *bad = NULL;
+	while (!bad && off + 4 <= room && get_le32(first + off)) {
+		const uint8_t *e = first + off;
+		uint32_t len = off + 16 <= room ? ((uint32_t)e[0] + 16 + 3) & ~3u : 0;
+		uint32_t voff = len ? get_le16(e + 2) : 0, vsize = len ? get_le32(e + 8) : 0;
+		if (!len || off + len > room)
+			bad = "runs past the inode";
+		else if (get_le32(e + 4))
+			bad = "keeps its value in another inode";
+		else if (voff > room || vsize > room - voff)
+			bad = "has its value outside the inode";
+		else if (get_le32(e + 12) &&
+		         get_le32(e + 12) != ea_entry_hash(e, first, room, voff, vsize, false) &&
+		         get_le32(e + 12) != ea_entry_hash(e, first, room, voff, vsize, true))
+			bad = "has a bad hash";
+		off += len;
+	}
+	if (bad) {
+		ck_problem(c, FSCK_INODE, ino, 0, NULL, 0,
+		           "inode %u: an extended attribute inside the inode %s", ino, bad);
+		ck_add_fix(c, FIX_CLEAR_IN_EA, ino, 0, 0, 0);
+	}
+}
+
 static int check_inode(struct ck *c, uint32_t ino, const uint8_t *in)
 {
 	uint16_t mode = ino_mode(in);
@@ -228,6 +318,17 @@ static int check_inode(struct ck *c, uint32_t ino, const uint8_t *in)
 	int rc = 0;
 	bool walk = false, special = false;
 	uint32_t before = c->r->nr_problems;
+
+	if (really_dir(c, ino, in)) {
+		ck_problem(c, FSCK_INODE, ino, 0, NULL, 0,
+		           "inode %u has mode 0%o but its first block is a directory's", ino, mode);
+		/* as e2fsck: once fixed, the rest of the check sees a directory */
+		if (c->o->repair != FSCK_REPAIR_NONE) {
+			ck_add_fix(c, FIX_MODE_DIR, ino, 0, 0, 0);
+			mode = (uint16_t)((mode & 07777) | EXT2_S_IFDIR);
+		}
+	}
+	check_inode_ea(c, ino, in);
 
 	if ((fl & EXT2_INDEX_FL) && (!c->dir_index || !mode_is_dir(mode))) {
 		ck_problem(c, FSCK_INODE, ino, 0, NULL, 0, "inode %u has INDEX_FL set %s", ino,
@@ -353,21 +454,27 @@ static int check_reserved(struct ck *c, uint32_t ino, const uint8_t *in)
 			           "journal inode is not in use, but contains data");
 		return 0;
 	}
+	/* A bad mode is fixed as e2fsck fixes it; the blocks are walked (claimed) all
+	 * the same: a repair must never free blocks an inode still points at. */
 	if (ino == EXT2_RESIZE_INO) {
 		if (!sb_has_compat(c->sb, EXT2_FEATURE_COMPAT_RESIZE_INODE))
 			return 0;
-		if (mode && !mode_is_reg(mode))
-			return ck_problem(c, FSCK_INODE, ino, 0, NULL, 0,
-			                  "resize inode has bad mode"),
-			       0;
+		if (mode && !mode_is_reg(mode)) {
+			ck_problem(c, FSCK_INODE, ino, 0, NULL, 0, "resize inode has bad mode");
+			ck_add_fix(c, FIX_RESERVED_MODE, ino, 0, 0, 0);
+		}
 		w.resize = true;
+	} else if (ino == EXT2_JOURNAL_INO) {
+		if (!mode_is_reg(mode)) {
+			ck_problem(c, FSCK_INODE, ino, 0, NULL, 0,
+			           "journal inode is not a regular file");
+			ck_add_fix(c, FIX_RESERVED_MODE, ino, 0, 0, EXT2_S_IFREG);
+		}
 	} else if (ino != EXT2_BAD_INO && mode && !mode_is_reg(mode)) {
 		ck_problem(c, FSCK_INODE, ino, 0, NULL, 0, "reserved inode %u has bad mode 0%o",
 		           ino, mode);
-		return 0;
+		ck_add_fix(c, FIX_RESERVED_MODE, ino, 0, 0, 0);
 	}
-	if (ino == EXT2_JOURNAL_INO && !mode_is_reg(mode))
-		ck_problem(c, FSCK_INODE, ino, 0, NULL, 0, "journal inode is not a regular file");
 	if ((rc = walk_blocks(c, &w, in)))
 		return rc;
 	uint64_t want = w.nblk * (c->bs / 512);
@@ -375,7 +482,7 @@ static int check_reserved(struct ck *c, uint32_t ino, const uint8_t *in)
 		ck_problem(c, FSCK_IBLOCKS, ino, 0, NULL, 0,
 		           "inode %u i_blocks is %llu, should be %llu", ino,
 		           (unsigned long long)ino_blocks(in), (unsigned long long)want);
-	if (ino == EXT2_RESIZE_INO && w.nblk) {
+	if (ino == EXT2_RESIZE_INO && c->rsv_gdt) {
 		/* Its double-indirect block lists the reserved GDT blocks of group 0,
 		 * each listing its backups: check that it still does. */
 		uint32_t dind = ino_block(in, EXT2_DIND_BLOCK);

@@ -181,6 +181,23 @@ static int fix_inode(struct ck *c, const struct fix *f)
 		ino_set_file_acl(in, 0);
 		changed = 1;
 		break;
+	case FIX_RESERVED_MODE:
+		put_le16(in + I_MODE, (uint16_t)f->val);
+		changed = 1;
+		break;
+	case FIX_MODE_DIR:
+		put_le16(in + I_MODE, (uint16_t)((ino_mode(in) & 07777) | EXT2_S_IFDIR));
+		changed = 1;
+		break;
+	case FIX_CLEAR_IN_EA: {
+		/* as e2fsck: the whole in-inode attribute area goes (its magic cleared) */
+		uint32_t ex = get_le16(in + I_EXTRA_ISIZE);
+		if (c->isz <= EXT2_GOOD_OLD_INODE_SIZE + ex + 4)
+			return 0;
+		put_le32(in + EXT2_GOOD_OLD_INODE_SIZE + ex, 0);
+		changed = 1;
+		break;
+	}
 	case FIX_INODE_FIELDS: {
 		uint16_t m = ino_mode(in);
 		uint32_t fl = ino_flags(in) & ~(EXT4_EXTENTS_FL | EXT4_INLINE_DATA_FL);
