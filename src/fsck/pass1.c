@@ -310,26 +310,10 @@ static void check_inode_ea(struct ck *c, uint32_t ino, const uint8_t *in)
 	}
 }
 
-static int check_inode(struct ck *c, uint32_t ino, const uint8_t *in)
+/* Flags and fields e2fsck checks on every inode in use, whatever its type. */
+static void check_inode_fields(struct ck *c, uint32_t ino, const uint8_t *in, uint16_t mode)
 {
-	uint16_t mode = ino_mode(in);
 	uint32_t fl = ino_flags(in);
-	struct walk w = {.ino = ino, .last = -1};
-	int rc = 0;
-	bool walk = false, special = false;
-	uint32_t before = c->r->nr_problems;
-
-	if (really_dir(c, ino, in)) {
-		ck_problem(c, FSCK_INODE, ino, 0, NULL, 0,
-		           "inode %u has mode 0%o but its first block is a directory's", ino, mode);
-		/* as e2fsck: once fixed, the rest of the check sees a directory */
-		if (c->o->repair != FSCK_REPAIR_NONE) {
-			ck_add_fix(c, FIX_MODE_DIR, ino, 0, 0, 0);
-			mode = (uint16_t)((mode & 07777) | EXT2_S_IFDIR);
-		}
-	}
-	check_inode_ea(c, ino, in);
-
 	if ((fl & EXT2_INDEX_FL) && (!c->dir_index || !mode_is_dir(mode))) {
 		ck_problem(c, FSCK_INODE, ino, 0, NULL, 0, "inode %u has INDEX_FL set %s", ino,
 		           c->dir_index ? "but is not a directory" : "without dir_index");
@@ -355,6 +339,29 @@ static int check_inode(struct ck *c, uint32_t ino, const uint8_t *in)
 			ck_add_fix(c, FIX_INODE_FIELDS, ino, 0, 0, 0);
 		}
 	}
+}
+
+static int check_inode(struct ck *c, uint32_t ino, const uint8_t *in)
+{
+	uint16_t mode = ino_mode(in);
+	uint32_t fl = ino_flags(in);
+	struct walk w = {.ino = ino, .last = -1};
+	int rc = 0;
+	bool walk = false, special = false;
+	uint32_t before = c->r->nr_problems;
+
+	if (really_dir(c, ino, in)) {
+		ck_problem(c, FSCK_INODE, ino, 0, NULL, 0,
+		           "inode %u has mode 0%o but its first block is a directory's", ino, mode);
+		/* as e2fsck: once fixed, the rest of the check sees a directory */
+		if (c->o->repair != FSCK_REPAIR_NONE) {
+			ck_add_fix(c, FIX_MODE_DIR, ino, 0, 0, 0);
+			mode = (uint16_t)((mode & 07777) | EXT2_S_IFDIR);
+		}
+	}
+	check_inode_ea(c, ino, in);
+
+	check_inode_fields(c, ino, in, mode);
 	c->ftype[ino] = mode_to_ftype(mode);
 	switch (mode & EXT2_S_IFMT) {
 	case EXT2_S_IFDIR:

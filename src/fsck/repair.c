@@ -134,6 +134,44 @@ static int untail_index(struct ck *c, uint32_t ino)
 	return 0;
 }
 
+/* A private copy of the multiply-claimed block f->val for the pointer at (f->pblk,
+ * f->off); the inode's own slots are changed in `in`. 1: nothing to do (the pointer
+ * moved on); 0 or -errno otherwise. */
+static int fix_clone(struct ck *c, const struct fix *f, uint8_t *in, int *changed)
+{
+	int rc;
+	if (f->ino == EXT2_RESIZE_INO)
+		return 1;
+	uint64_t nb = 0;
+	for (uint64_t n = 0; n < c->nblocks && !nb; n++) {
+		uint64_t b = c->first_data + (c->alloc_cursor + n) % (c->nblocks - c->first_data);
+		if (!bit_test(c->bused, b))
+			nb = b;
+	}
+	if (!nb)
+		return 1;
+	c->alloc_cursor = nb - c->first_data + 1;
+	bit_set(c->bused, nb);
+	uint8_t *blk = c->lvl[2];
+	if ((rc = rdb(c, f->val, blk)) || (rc = wrb(c, nb, blk)))
+		return rc;
+	if (f->pblk == 0) {
+		if (f->off >= EXT2_N_BLOCKS || ino_block(in, f->off) != f->val)
+			return 1;
+		ino_set_block(in, f->off, (uint32_t)nb);
+		*changed = 1;
+	} else {
+		if ((rc = rdb(c, f->pblk, blk)))
+			return rc;
+		if (f->off >= c->bs / 4 || get_le32(blk + 4 * f->off) != f->val)
+			return 1;
+		put_le32(blk + 4 * f->off, (uint32_t)nb);
+		c->r->nr_fixed++;
+		return wrb(c, f->pblk, blk);
+	}
+	return 0;
+}
+
 static int fix_inode(struct ck *c, const struct fix *f)
 {
 	uint8_t in[1024];
@@ -220,39 +258,10 @@ static int fix_inode(struct ck *c, const struct fix *f)
 		changed = 1;
 		break;
 	}
-	case FIX_CLONE: {
-		if (f->ino == EXT2_RESIZE_INO)
-			return 0;
-		uint64_t nb = 0;
-		for (uint64_t n = 0; n < c->nblocks && !nb; n++) {
-			uint64_t b =
-			    c->first_data + (c->alloc_cursor + n) % (c->nblocks - c->first_data);
-			if (!bit_test(c->bused, b))
-				nb = b;
-		}
-		if (!nb)
-			return 0;
-		c->alloc_cursor = nb - c->first_data + 1;
-		bit_set(c->bused, nb);
-		uint8_t *blk = c->lvl[2];
-		if ((rc = rdb(c, f->val, blk)) || (rc = wrb(c, nb, blk)))
-			return rc;
-		if (f->pblk == 0) {
-			if (f->off >= EXT2_N_BLOCKS || ino_block(in, f->off) != f->val)
-				return 0;
-			ino_set_block(in, f->off, (uint32_t)nb);
-			changed = 1;
-		} else {
-			if ((rc = rdb(c, f->pblk, blk)))
-				return rc;
-			if (f->off >= c->bs / 4 || get_le32(blk + 4 * f->off) != f->val)
-				return 0;
-			put_le32(blk + 4 * f->off, (uint32_t)nb);
-			c->r->nr_fixed++;
-			return wrb(c, f->pblk, blk);
-		}
+	case FIX_CLONE:
+		if ((rc = fix_clone(c, f, in, &changed)) != 0)
+			return rc < 0 ? rc : 0;
 		break;
-	}
 	case FIX_CLEAR_HTREE:
 		/* Under metadata_csum the index blocks carry no dirent tail: give them one
 		 * so they read as (empty) linear blocks. */
