@@ -15,8 +15,14 @@ void ck_pass4(struct ck *c)
 			           c->iflag[ino] & IF_ZEROLEN ? "zero-length " : "", ino);
 			continue;
 		}
-		if ((c->iflag[ino] & IF_DIR) && want > EXT2_LINK_MAX)
+		if ((c->iflag[ino] & IF_DIR) && want > EXT2_LINK_MAX) {
 			want = 1;
+			if (!sb_has_ro_compat(c->sb, EXT4_FEATURE_RO_COMPAT_DIR_NLINK))
+				ck_problem(c, FSCK_LINKS, ino, 0, NULL, 0,
+				           "directory %u exceeds the maximum link count, but "
+				           "dir_nlink is not set",
+				           ino);
+		}
 		if (have != want)
 			ck_problem(c, FSCK_LINKS, ino, 0, NULL, 0,
 			           "inode %u ref count is %u, should be %u", ino, have, want);

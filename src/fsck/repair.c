@@ -554,8 +554,18 @@ static int fix_links(struct ck *c)
 			if (!want)
 				continue;
 		}
-		if ((c->iflag[ino] & IF_DIR) && want > EXT2_LINK_MAX)
+		if ((c->iflag[ino] & IF_DIR) && want > EXT2_LINK_MAX) {
+			/* a link count of 1 means "too many" only with dir_nlink: set it */
 			want = 1;
+			if (!sb_has_ro_compat(c->sb, EXT4_FEATURE_RO_COMPAT_DIR_NLINK)) {
+				sb_put32(c->sb, SB_FEATURE_RO_COMPAT,
+				         sb_get32(c->sb, SB_FEATURE_RO_COMPAT) |
+				             EXT4_FEATURE_RO_COMPAT_DIR_NLINK);
+				c->r->nr_fixed++;
+				if ((rc = ck_write_sb(c)))
+					return rc;
+			}
+		}
 		if (c->links[ino] != want) {
 			if ((rc = ck_read_inode(c, ino, in)))
 				return rc;
