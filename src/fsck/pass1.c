@@ -522,6 +522,26 @@ static int check_reserved(struct ck *c, uint32_t ino, const uint8_t *in)
 	return 0;
 }
 
+/* A deleted inode (links 0): a deletion time, and not one that is an orphan list's
+ * link to the next inode (a list a crash or damage left behind: e2fsck's
+ * PR_1_LOW_DTIME, judged only when the superblock's times are believable). */
+static void check_deleted(struct ck *c, uint32_t ino, const uint8_t *in)
+{
+	uint32_t dt = get_le32(in + I_DTIME), ic = sb_get32(c->sb, SB_INODES_COUNT);
+	bool times_ok = true;
+	static const uint16_t times[] = {SB_WTIME, SB_MTIME, SB_MKFS_TIME};
+	for (unsigned i = 0; i < 3; i++)
+		times_ok &= !sb_get32(c->sb, times[i]) || sb_get32(c->sb, times[i]) >= ic;
+	if (dt && dt < ic && times_ok) {
+		ck_problem(c, FSCK_INODE, ino, 0, NULL, 0,
+		           "inode %u was part of the orphaned inode list (dtime %u)", ino, dt);
+		ck_add_fix(c, FIX_DTIME, ino, 0, 0, 1);
+	} else if (!dt && ino_mode(in)) {
+		ck_problem(c, FSCK_INODE, ino, 0, NULL, 0, "deleted inode %u has zero dtime", ino);
+		ck_add_fix(c, FIX_DTIME, ino, 0, 0, 1);
+	}
+}
+
 int ck_pass1(struct ck *c)
 {
 	uint32_t per_chunk = (uint32_t)(c->cap_db ? 0 : 0) + (256u * 1024 / c->isz);
@@ -567,11 +587,7 @@ int ck_pass1(struct ck *c)
 						ck_problem(c, FSCK_INODE, ino, 0, NULL, 0,
 						           "root inode has dtime set");
 				} else if (!ino_links(in)) {
-					if (!get_le32(in + I_DTIME) && ino_mode(in)) {
-						ck_problem(c, FSCK_INODE, ino, 0, NULL, 0,
-						           "deleted inode %u has zero dtime", ino);
-						ck_add_fix(c, FIX_DTIME, ino, 0, 0, 1);
-					}
+					check_deleted(c, ino, in);
 					continue;
 				} else {
 					bit_set(c->iused, ino - 1);

@@ -716,10 +716,8 @@ static bool sb_static_differs(const uint8_t *a, const uint8_t *b)
 
 static int restore_sb(struct ck *c, bool only_if_differs)
 {
-	if (!only_if_differs) {
+	if (!only_if_differs && c->backup_sb) {
 		/* pass 0 checked with the backup (c->backup_sb): it becomes the primary */
-		if (!c->backup_sb)
-			return 0;
 		c->r->nr_fixed++;
 		int rc = ck_write_sb(c);
 		return rc ? rc : 1;
@@ -727,8 +725,10 @@ static int restore_sb(struct ck *c, bool only_if_differs)
 	uint8_t b[EXT2_SB_SIZE];
 	uint64_t at;
 	uint32_t bs;
-	if (!ck_find_backup_sb(c, b, &at, &bs) || !sb_static_differs(b, c->sb) || bs != c->bs ||
-	    sb_get32(b, SB_BLOCKS_PER_GROUP) != c->bpg)
+	if (!ck_find_backup_sb(c, b, &at, &bs))
+		return 0;
+	if (only_if_differs && (!sb_static_differs(b, c->sb) || bs != c->bs ||
+	                        sb_get32(b, SB_BLOCKS_PER_GROUP) != c->bpg))
 		return 0;
 	memcpy(c->sb, b, EXT2_SB_SIZE);
 	sb_put16(c->sb, SB_BLOCK_GROUP_NR, 0);

@@ -40,7 +40,8 @@ for img in "$W"/*.img; do
 		[ $brc -ne 0 ] && b=1 || b=0
 		tot=$((tot + 1))
 		if [ $b -eq $e ]; then agree=$((agree + 1)); else gaps="$gaps $base/$k(blackout=$b,e2fsck=$e)"; fi
-		[ $e -eq 0 ] && eclean="$eclean $base/$k" && continue
+		# an image e2fsck calls clean is repaired too: it must stay clean
+		[ $e -eq 0 ] && eclean="$eclean $base/$k"
 		"$BLACKOUT" fsck -y "$W/w.img" >/dev/null 2>&1
 		yrc=$?
 		[ $yrc -gt 8 ] && crashed=$((crashed + 1)) && bad="$bad $base/$k(-y:$yrc)"

@@ -13,6 +13,8 @@ journal_inode_mode
 bigfile_rev0
 dir_mode_socket
 orphan_list_bad
+orphan_list_range
+orphan_chain_loop
 inode_ea_hash
 uninit_without_csum
 journal_v1_features
@@ -88,6 +90,12 @@ damage() {
 		_dbg "$_di" "sif /a mode 0140755" ;;
 	orphan_list_bad) # issue 25 (f_orphan_*): the orphan list names an inode in use
 		_dbg "$_di" "ssv last_orphan $(_ino "$_di" /a/data4)" ;;
+	orphan_list_range) # issue 25: the orphan list names an inode beyond the fs
+		_dbg "$_di" "ssv last_orphan 4000000" ;;
+	orphan_chain_loop) # issue 25: an orphan whose dtime (the next link) loops to itself
+		_oi=$(_ino "$_di" /a/data19)
+		_dbg "$_di" "unlink /a/data19" && _dbg "$_di" "sif <$_oi> links_count 0" &&
+			_dbg "$_di" "sif <$_oi> dtime $_oi" && _dbg "$_di" "ssv last_orphan $_oi" ;;
 	inode_ea_hash) # issue 25 (f_ea_*): an in-inode extended attribute, bad hash
 		[ "$(_sb "$_di" "Inode size")" -ge 256 ] || return 1
 		_dbg "$_di" "ea_set /a/data5 user.blackout value12345" || return 1
