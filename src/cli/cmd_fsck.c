@@ -15,9 +15,11 @@ static const char fsck_help[] =
     "naming the inode, block and entry. The image is read directly, never mounted.\n"
     "\n"
     "  -n       report only; never write (the default)\n"
-    "  -p, -y   repair crash damage: bitmaps and counts, link counts, orphaned inodes\n"
-    "           (to lost+found, or freed when empty), entries to freed inodes, out-of-range\n"
-    "           block pointers, stale checksums; then check again\n"
+    "  -p, -y   replay the journal, then repair: the superblock from its backup, bitmaps\n"
+    "           and counts, link counts, orphaned inodes (to lost+found, or freed when\n"
+    "           empty), entries to freed inodes, out-of-range block pointers, damaged\n"
+    "           modes, stale checksums, as e2fsck repairs them; then check again. What\n"
+    "           it cannot repair it leaves untouched and reports (exit 4)\n"
     "  --fast   checksum and structure scrub of metadata only (no directory or\n"
     "           cross-structure checks): for every mount after an unclean shutdown\n"
     "  --json   one JSON object instead of lines\n"
@@ -26,9 +28,11 @@ static const char fsck_help[] =
     "is found through the journal inode (or, when that inode is damaged, through the\n"
     "superblock's backup of its blocks), replayed, and needs_recovery is cleared; the\n"
     "check then sees the replayed image. -n reports it and checks the image as it is.\n"
+    "A damaged primary superblock is replaced for the check by a backup, found where\n"
+    "e2fsck -b looks, and the run names it; -p/-y write it back.\n"
     "\n"
     "Exit: 0 clean, 1 errors fixed (a replay counts), 4 errors left, 8 operational error\n"
-    "(cannot read, not ext2, unsupported feature).\n";
+    "(cannot read, not an ext2/ext3 filesystem, unsupported feature).\n";
 
 struct out {
 	bool json;
