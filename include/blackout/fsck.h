@@ -70,6 +70,7 @@ struct fsck_replay {
 	bool from_backup; /* found through the superblock's backup of the journal
 	                   * inode's blocks (the inode is damaged) */
 	bool modified;    /* the image was written */
+	bool stale_flag;  /* needs_recovery was set without a journal: cleared */
 	struct jbd_recovery_info info;
 	char error[192]; /* why a needed replay did not happen ("" otherwise) */
 };

@@ -143,6 +143,10 @@ int cmd_fsck(int argc, char **argv)
 			       j->from_backup ? " (the journal inode is damaged: found through the "
 			                        "superblock's backup of its blocks)"
 			                      : "");
+		else if (j->stale_flag)
+			printf(
+			    "%s: needs_recovery was set, but there is no journal: flag cleared\n",
+			    image);
 		else if (j->error[0])
 			printf("%s: the journal needs recovery but cannot be replayed: %s\n", image,
 			       j->error);

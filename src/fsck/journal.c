@@ -303,6 +303,13 @@ int fsck_journal_recover(struct bdev *d, struct fsck_replay *out, struct bo_err 
 	int rc = jfs_open(&f, d, out, err);
 	if (!rc)
 		rc = replay(&f.c, &f.m, out);
+	else if (rc == -ENOENT && out->needed) {
+		/* as e2fsck: needs_recovery without a journal is a stale flag: cleared */
+		out->needed = false;
+		out->stale_flag = true;
+		f.r.modified = true;
+		rc = clear_recover_flag(&f.c);
+	}
 	/* The inode is rewritten only where pass 0 trusted everything: a descriptor
 	 * pointing at the wrong inode table must never direct a write. */
 	uint32_t others = f.r.nr_problems - (f.r.needs_recovery ? 1 : 0);

@@ -13,6 +13,7 @@ journal_inode_mode
 bigfile_rev0
 dir_mode_socket
 orphan_list_bad
+recover_flag_no_journal
 orphan_list_range
 orphan_chain_loop
 inode_ea_hash
@@ -92,6 +93,9 @@ damage() {
 		_dbg "$_di" "sif /a mode 0140755" ;;
 	orphan_list_bad) # issue 25 (f_orphan_*): the orphan list names an inode in use
 		_dbg "$_di" "ssv last_orphan $(_ino "$_di" /a/data4)" ;;
+	recover_flag_no_journal) # f_badjour: needs_recovery set, no journal
+		_has "$_di" has_journal && return 1
+		_dbg "$_di" "feature needs_recovery" ;;
 	orphan_list_range) # issue 25: the orphan list names an inode beyond the fs
 		_dbg "$_di" "ssv last_orphan 4000000" ;;
 	orphan_chain_loop) # issue 25: an orphan whose dtime (the next link) loops to itself
