@@ -46,6 +46,7 @@ enum fix_kind {
 	FIX_MODE_DIR,      /* inode: its mode says special file, its block a directory */
 	FIX_RESERVED_MODE, /* reserved inode: mode = val (e2fsck's choice per inode) */
 	FIX_CLEAR_IN_EA,   /* inode: drop the extended attributes inside it (bad entry) */
+	FIX_RESIZE_INODE,  /* the resize inode: made again from the geometry */
 };
 struct fix {
 	enum fix_kind kind;

@@ -516,8 +516,10 @@ static int check_reserved(struct ck *c, uint32_t ino, const uint8_t *in)
 				k++;
 			}
 		}
-		if (!ok)
+		if (!ok) {
 			ck_problem(c, FSCK_INODE, ino, 0, NULL, 0, "resize inode is not valid");
+			ck_add_fix(c, FIX_RESIZE_INODE, ino, 0, 0, 0);
+		}
 	}
 	return 0;
 }

@@ -172,6 +172,58 @@ static int fix_clone(struct ck *c, const struct fix *f, uint8_t *in, int *change
 	return 0;
 }
 
+/* The resize inode made again, as mke2fs makes it, from the geometry alone: a new
+ * double-indirect block listing the reserved GDT blocks of group 0, each listing its
+ * backups. Nothing the damaged inode pointed at is read or written. */
+static int make_resize_inode(struct ck *c)
+{
+	if (c->sb_bad || c->gdt_bad || c->had_dup || !c->rsv_gdt)
+		return 0;
+	uint64_t dind = 0;
+	for (uint64_t b = c->first_data + 1 + c->gdt_blocks + c->rsv_gdt; b < c->nblocks; b++)
+		if (!bit_test(c->bused, b)) {
+			dind = b;
+			break;
+		}
+	if (!dind)
+		return 0;
+	bit_set(c->bused, dind);
+	uint32_t per = c->bs / 4, nback = 0;
+	uint8_t *d = c->lvl[1], *g = c->lvl[2];
+	memset(d, 0, c->bs);
+	uint64_t pblk = c->first_data + 1 + c->gdt_blocks;
+	int rc = 0;
+	for (uint32_t i = 0; i < c->rsv_gdt && !rc; i++, pblk++) {
+		put_le32(d + 4 * ((c->gdt_blocks + i) % per), (uint32_t)pblk);
+		memset(g, 0, c->bs);
+		uint32_t k = 0;
+		for (uint32_t grp = 1; grp < c->ngroups && k < per; grp++)
+			if (ck_grp_has_super(c, grp))
+				put_le32(g + 4 * k++, (uint32_t)(pblk + (uint64_t)grp * c->bpg));
+		nback = k;
+		rc = wrb(c, pblk, g);
+	}
+	if (!rc)
+		rc = wrb(c, dind, d);
+	uint8_t in[1024];
+	if (!rc)
+		rc = ck_read_inode(c, EXT2_RESIZE_INO, in);
+	if (rc)
+		return rc;
+	memset(in, 0, EXT2_GOOD_OLD_INODE_SIZE);
+	put_le16(in + I_MODE, EXT2_S_IFREG | 0600);
+	put_le16(in + I_LINKS_COUNT, 1);
+	ino_set_block(in, EXT2_DIND_BLOCK, (uint32_t)dind);
+	uint64_t p = per;
+	ino_set_size(in, (p * p + p + EXT2_NDIR_BLOCKS) * c->bs);
+	ino_set_blocks(in, (1 + (uint64_t)c->rsv_gdt * (1 + nback)) * (c->bs / 512));
+	uint32_t now = (uint32_t)time(NULL);
+	put_le32(in + I_CTIME, now);
+	put_le32(in + I_MTIME, now);
+	c->r->nr_fixed++;
+	return ck_write_inode(c, EXT2_RESIZE_INO, in);
+}
+
 static int fix_inode(struct ck *c, const struct fix *f)
 {
 	uint8_t in[1024];
@@ -403,6 +455,7 @@ int fsck_apply_fixes(struct ck *c)
 		case FIX_DIRBLK_CSUM: rc = fix_dirblk_csum(c, f); break;
 		case FIX_SALVAGE:
 		case FIX_DOT: rc = fix_dirblock(c, f); break;
+		case FIX_RESIZE_INODE: rc = make_resize_inode(c); break;
 		default: rc = fix_inode(c, f); break;
 		}
 	}
