@@ -47,6 +47,7 @@ enum fix_kind {
 	FIX_RESERVED_MODE, /* reserved inode: mode = val (e2fsck's choice per inode) */
 	FIX_CLEAR_IN_EA,   /* inode: drop the extended attributes inside it (bad entry) */
 	FIX_RESIZE_INODE,  /* the resize inode: made again from the geometry */
+	FIX_GD_UNINIT,     /* group val: uninit flags without the feature: cleared */
 };
 struct fix {
 	enum fix_kind kind;
@@ -116,6 +117,7 @@ int ck_read_inode(struct ck *c, uint32_t ino, uint8_t *in);
 int ck_write_inode(struct ck *c, uint32_t ino, uint8_t *in);
 int ck_write_sb(struct ck *c);
 uint32_t ck_grp_inodes_used(struct ck *c, uint32_t g);
+bool ck_itable_plausible(struct ck *c);
 
 /* The passes, in the order check.c runs them. */
 int ck_pass0(struct ck *c); /* super.c: superblock and group descriptors */

@@ -84,3 +84,15 @@ uint32_t ck_grp_inodes_used(struct ck *c, uint32_t g)
 	uint32_t un = gd_itable_unused(ck_gd(c, g), c->desc_size);
 	return un > c->ipg ? 0 : c->ipg - un;
 }
+
+/* Before a repair writes an inode the check could not read sensibly (the journal's,
+ * the resize inode): does group 0's inode table, as the descriptor places it, hold a
+ * root directory where the root belongs? A table pointer off by a block fails this,
+ * and then nothing is written through it. */
+bool ck_itable_plausible(struct ck *c)
+{
+	uint8_t in[1024];
+	if (c->grp_bad[0] || ck_read_inode(c, EXT2_ROOT_INO, in))
+		return false;
+	return mode_is_dir(ino_mode(in)) && ino_links(in) >= 2 && !get_le32(in + I_DTIME);
+}

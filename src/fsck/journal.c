@@ -210,7 +210,7 @@ static int restore_journal_inode(struct ck *c)
 {
 	uint8_t in[1024];
 	uint32_t jino = EXT2_JOURNAL_INO;
-	if (c->grp_bad[(jino - 1) / c->ipg])
+	if (c->grp_bad[(jino - 1) / c->ipg] || !ck_itable_plausible(c))
 		return 0;
 	int rc = ck_read_inode(c, jino, in);
 	if (rc)
@@ -313,7 +313,7 @@ int fsck_journal_recover(struct bdev *d, struct fsck_replay *out, struct bo_err 
 	/* The inode is rewritten only where pass 0 trusted everything: a descriptor
 	 * pointing at the wrong inode table must never direct a write. */
 	uint32_t others = f.r.nr_problems - (f.r.needs_recovery ? 1 : 0);
-	if (!rc && out->from_backup && out->done && !others && !f.c.gdt_bad && !f.c.sb_bad)
+	if (!rc && out->from_backup && !others && !f.c.gdt_bad && !f.c.sb_bad)
 		rc = restore_journal_inode(&f.c);
 	out->modified = f.r.modified;
 	jfs_close(&f);

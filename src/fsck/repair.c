@@ -177,7 +177,7 @@ static int fix_clone(struct ck *c, const struct fix *f, uint8_t *in, int *change
  * backups. Nothing the damaged inode pointed at is read or written. */
 static int make_resize_inode(struct ck *c)
 {
-	if (c->sb_bad || c->gdt_bad || c->had_dup || !c->rsv_gdt)
+	if (c->sb_bad || c->gdt_bad || c->had_dup || !c->rsv_gdt || !ck_itable_plausible(c))
 		return 0;
 	uint64_t dind = 0;
 	for (uint64_t b = c->first_data + 1 + c->gdt_blocks + c->rsv_gdt; b < c->nblocks; b++)
@@ -437,6 +437,24 @@ static int fix_dirblk_csum(struct ck *c, const struct fix *f)
 	return wrb(c, f->pblk, b);
 }
 
+/* Uninit flags on a filesystem without group checksums mean nothing: cleared (the
+ * bitmaps are then read as written, and pass 5 puts them right). */
+static int clear_gd_uninit(struct ck *c, uint32_t g)
+{
+	if (g >= c->ngroups)
+		return 0;
+	uint8_t *d = ck_gd(c, g);
+	put_le16(d + GD_FLAGS,
+	         gd_flags(d) & (uint16_t) ~(EXT4_BG_INODE_UNINIT | EXT4_BG_BLOCK_UNINIT));
+	c->r->modified = true;
+	c->r->nr_fixed++;
+	int rc = blk_pwrite(c->d, (uint64_t)(c->first_data + 1) * c->bs,
+	                    (size_t)c->gdt_blocks * c->bs, c->gdt, 0);
+	return rc ? bo_errf(c->err, rc, "writing the group descriptors: %s",
+	                    bo_errstr(&c->d->err, rc))
+	          : 0;
+}
+
 int fsck_apply_fixes(struct ck *c)
 {
 	int rc = 0;
@@ -456,6 +474,7 @@ int fsck_apply_fixes(struct ck *c)
 		case FIX_SALVAGE:
 		case FIX_DOT: rc = fix_dirblock(c, f); break;
 		case FIX_RESIZE_INODE: rc = make_resize_inode(c); break;
+		case FIX_GD_UNINIT: rc = clear_gd_uninit(c, f->val); break;
 		default: rc = fix_inode(c, f); break;
 		}
 	}

@@ -204,9 +204,11 @@ static int check_gdt(struct ck *c)
 			c->grp_bad[g] = 1;
 		}
 		uint16_t fl = gd_flags(d);
-		if (!c->csum && (fl & (EXT4_BG_INODE_UNINIT | EXT4_BG_BLOCK_UNINIT)))
+		if (!c->csum && (fl & (EXT4_BG_INODE_UNINIT | EXT4_BG_BLOCK_UNINIT))) {
 			ck_problem(c, FSCK_GDT, 0, 0, NULL, 0,
 			           "group %u has uninit flags 0x%x but no group checksums", g, fl);
+			ck_add_fix(c, FIX_GD_UNINIT, 0, 0, 0, g); /* e2fsck clears them */
+		}
 		if (c->csum && (fl & EXT4_BG_BLOCK_UNINIT) && g == c->ngroups - 1)
 			ck_problem(c, FSCK_GDT, 0, 0, NULL, 0, "last group %u has BLOCK_UNINIT set",
 			           g);

@@ -31,7 +31,7 @@ fsck_mkimg "$W/e3_4k_csum.img" ext3 4096 -O metadata_csum; ok $? "ext3 4k metada
 fsck_mkimg "$W/e2_4k.img" ext2 4096; ok $? "ext2 4k image builds clean"
 fsck_mkimg "$W/e2_rev0.img" ext2 1024 -r 0 -O none; ok $? "ext2 revision 0 image builds clean"
 
-left="" must=0 eclean="" rclean=0 tot=0 agree=0 rtot=0 worse=0 false_clean=0 crashed=0 gaps="" bad=""
+lost=0 left="" must=0 eclean="" rclean=0 tot=0 agree=0 rtot=0 worse=0 false_clean=0 crashed=0 gaps="" bad=""
 for img in "$W"/*.img; do
 	base=$(basename "$img" .img)
 	for k in $(damage_kinds); do
@@ -59,6 +59,14 @@ for img in "$W"/*.img; do
 			case " $MUST_FIX " in *" $k "*) must=$((must + 1)) ;; esac
 		fi
 		[ "$n1" -gt "$n0" ] && worse=$((worse + 1)) && bad="$bad $base/$k(worse:$n0->$n1)"
+		# a repair keeps what was there: /a and /e are directories afterwards
+		# (unless the damage was to the root itself)
+		case $k in root_*) ;; *)
+			for dpath in /a /e; do
+				debugfs -R "stat $dpath" "$W/w.img" 2>/dev/null | grep -q "Type: directory" ||
+					{ lost=$((lost + 1)) && bad="$bad $base/$k(lost $dpath)"; }
+			done ;;
+		esac
 		if [ $yrc -le 1 ] && [ "$n1" -ne 0 ]; then
 			false_clean=$((false_clean + 1))
 			bad="$bad $base/$k(exit $yrc,e2fsck:$n1)"
@@ -86,6 +94,8 @@ ok $? "no image made worse by -y by e2fsck's count ($worse/$rtot)"
 ok $? "after -y, e2fsck -fn is clean on >= 80% ($rclean/$rtot)"
 [ $must -eq 0 ]
 ok $? "the kinds -y must repair fully are repaired on every image ($must left)"
+[ $lost -eq 0 ]
+ok $? "no repair lost /a or /e ($lost)"
 [ $false_clean -eq 0 ]
 ok $? "'0 problems remain' only where e2fsck agrees ($false_clean/$rtot)"
 done_testing
