@@ -265,6 +265,7 @@ static void jfs_close(struct jfs *f)
 	free(f->c.buf);
 	free(f->c.gdt);
 	free(f->c.grp_bad);
+	free(f->c.fx); /* pass 0 may queue fixes; they are the check's to make */
 }
 
 int fsck_journal_map(struct bdev *d, struct fsck_journal_map *out, struct bo_err *err)
