@@ -94,14 +94,19 @@ check-vm: all
 	  $(PROVE) --timer tests/vm/*.t; \
 	else echo "check-vm: no vm tests"; fi
 
-# The unit tests again under AddressSanitizer and UndefinedBehaviorSanitizer.
+# The unit tests again under AddressSanitizer and UndefinedBehaviorSanitizer, and the
+# CLI on the damaged-image generator (fsck_damage.t) and the journal/superblock tests.
 check-asan:
 	$(MAKE) BUILD=build/asan OPT=-O1 \
 	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
-	  unit
+	  unit build/asan/blackout
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  BLACKOUT_SRC=$(CURDIR) BLACKOUT_ASAN=1 \
 	  $(PROVE) $(PROVE_FLAGS) --exec '' $(patsubst $(BUILD)/%,build/asan/%,$(UNIT_BINS))
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  BLACKOUT=$(CURDIR)/build/asan/blackout BLACKOUT_SRC=$(CURDIR) BUILD=$(CURDIR)/build/asan \
+	  $(PROVE) $(PROVE_FLAGS) tests/compat/fsck_damage.t tests/compat/fsck_journal.t \
+	  tests/compat/fsck_backup_sb.t tests/compat/jbd_recover_fs.t tests/compat/fs_damage.t
 
 FORMAT_FILES = $(sort $(wildcard include/blackout/*.h src/*/*.c src/*/*.h tests/*/*.c \
 	tests/*/*.h bench/*.c bench/*.h fuzz/*.c))

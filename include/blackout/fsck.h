@@ -10,6 +10,7 @@
 
 #include "blackout/blk.h"
 #include "blackout/err.h"
+#include "blackout/jbd.h"
 
 enum fsck_repair {
 	FSCK_REPAIR_NONE,  /* -n: report only, never write */
@@ -62,14 +63,27 @@ struct fsck_problem {
 	char msg[192];  /* what is wrong, one line */
 };
 
+/* What the journal replay before a repairing check did. */
+struct fsck_replay {
+	bool needed;      /* needs_recovery was set, or the log held transactions */
+	bool done;        /* replayed; needs_recovery cleared */
+	bool from_backup; /* found through the superblock's backup of the journal
+	                   * inode's blocks (the inode is damaged) */
+	bool modified;    /* the image was written */
+	bool stale_flag;  /* needs_recovery was set without a journal: cleared */
+	struct jbd_recovery_info info;
+	char error[192]; /* why a needed replay did not happen ("" otherwise) */
+};
+
 #define FSCK_REPORT_KEEP 32
 struct fsck_report {
-	uint32_t nr_problems; /* found by the (last) check */
-	uint32_t nr_fixed;    /* repaired (repair modes) */
-	bool by_checksum;     /* at least one problem was a checksum mismatch */
-	bool needs_recovery;  /* needs_recovery was set: the caller replays first */
-	bool modified;        /* the image was written */
-	uint32_t nr_kept;     /* problems[] holds the first nr_kept */
+	uint32_t nr_problems;      /* found by the (last) check */
+	uint32_t nr_fixed;         /* repaired (repair modes) */
+	bool by_checksum;          /* at least one problem was a checksum mismatch */
+	bool needs_recovery;       /* needs_recovery was set: the caller replays first */
+	bool modified;             /* the image was written */
+	struct fsck_replay replay; /* repair modes: the journal replay before checking */
+	uint32_t nr_kept;          /* problems[] holds the first nr_kept */
 	struct fsck_problem problems[FSCK_REPORT_KEEP];
 };
 
@@ -79,6 +93,26 @@ struct fsck_report {
  * detail in err). A repair re-checks afterwards: r->nr_problems is what remains. */
 int fsck_check(struct bdev *d, const struct fsck_opts *o, struct fsck_report *r,
                struct bo_err *err);
+
+/* Finds the journal of the ext3 filesystem on d by itself (the journal inode, or the
+ * superblock's backup of its block map when the inode is damaged) and replays it if
+ * needs_recovery is set or the log holds transactions, as e2fsck does before a check;
+ * clears needs_recovery after a successful replay. -EUCLEAN (detail in err) when the
+ * superblock or the journal cannot be used, -ENOENT without a journal. */
+int fsck_journal_recover(struct bdev *d, struct fsck_replay *out, struct bo_err *err);
+
+/* The journal's blocks as the filesystem on d describes them (found as above). */
+struct fsck_journal_map {
+	uint32_t block_size;
+	uint64_t fs_blocks, nr_blocks;
+	bool from_backup;
+	struct jbd_extent *ext; /* the journal's logical blocks in order */
+	size_t nr_ext;
+	uint64_t *indirect; /* the journal inode's indirect blocks (not journal blocks) */
+	size_t nr_indirect;
+};
+int fsck_journal_map(struct bdev *d, struct fsck_journal_map *m, struct bo_err *err);
+void fsck_journal_map_free(struct fsck_journal_map *m);
 
 /* e2fsck's exit code for a finished check: 0 clean, 1 fixed, 4 errors left. */
 int fsck_exit_code(const struct fsck_report *r);

@@ -16,16 +16,24 @@ static const char fsck_help[] =
     "naming the inode, block and entry. The image is read directly, never mounted.\n"
     "\n"
     "  -n       report only; never write (the default)\n"
-    "  -p, -y   repair crash damage: bitmaps and counts, link counts, orphaned inodes\n"
-    "           (to lost+found, or freed when empty), entries to freed inodes, out-of-range\n"
-    "           block pointers, stale checksums; then check again\n"
+    "  -p, -y   replay the journal, then repair: the superblock from its backup, bitmaps\n"
+    "           and counts, link counts, orphaned inodes (to lost+found, or freed when\n"
+    "           empty), entries to freed inodes, out-of-range block pointers, damaged\n"
+    "           modes, stale checksums, as e2fsck repairs them; then check again. What\n"
+    "           it cannot repair it leaves untouched and reports (exit 4)\n"
     "  --fast   checksum and structure scrub of metadata only (no directory or\n"
     "           cross-structure checks): for every mount after an unclean shutdown\n"
     "  --json   one JSON object instead of lines\n"
     "\n"
-    "Exit: 0 clean, 1 errors fixed, 4 errors left, 8 operational error (cannot read,\n"
-    "not ext2, unsupported feature). A journal that needs recovery is reported as a\n"
-    "problem: replay it first.\n";
+    "A journal that needs recovery is replayed first by -p and -y, as e2fsck does: it\n"
+    "is found through the journal inode (or, when that inode is damaged, through the\n"
+    "superblock's backup of its blocks), replayed, and needs_recovery is cleared; the\n"
+    "check then sees the replayed image. -n reports it and checks the image as it is.\n"
+    "A damaged primary superblock is replaced for the check by a backup, found where\n"
+    "e2fsck -b looks, and the run names it; -p/-y write it back.\n"
+    "\n"
+    "Exit: 0 clean, 1 errors fixed (a replay counts), 4 errors left, 8 operational error\n"
+    "(cannot read, not an ext2/ext3 filesystem, unsupported feature).\n";
 
 struct out {
 	bool json;
@@ -107,14 +115,31 @@ int cmd_fsck(int argc, char **argv)
 		return 8;
 	}
 	int code = fsck_exit_code(&r);
+	const struct fsck_replay *j = &r.replay;
 	if (out.json) {
-		bo_json_write(json_pack("{s:o,s:o,s:I,s:I,s:b,s:b,s:i}", "image",
+		bo_json_write(json_pack("{s:o,s:o,s:I,s:I,s:b,s:b,s:b,s:I,s:o,s:i}", "image",
 		                        bo_json_text(image), "problems", out.problems, "remaining",
 		                        (json_int_t)r.nr_problems, "fixed", (json_int_t)r.nr_fixed,
 		                        "by_checksum", r.by_checksum, "needs_recovery",
-		                        r.needs_recovery, "exit", code),
+		                        r.needs_recovery, "replayed", j->done, "replayed_blocks",
+		                        (json_int_t)j->info.nr_replayed, "replay_error",
+		                        bo_json_text(j->error), "exit", code),
 		              stdout, 0);
 	} else {
+		if (j->done)
+			printf("%s: journal replayed: %u transaction(s), %llu block(s) written%s\n",
+			       image, j->info.nr_transactions,
+			       (unsigned long long)j->info.nr_replayed,
+			       j->from_backup ? " (the journal inode is damaged: found through the "
+			                        "superblock's backup of its blocks)"
+			                      : "");
+		else if (j->stale_flag)
+			printf(
+			    "%s: needs_recovery was set, but there is no journal: flag cleared\n",
+			    image);
+		else if (j->error[0])
+			printf("%s: the journal needs recovery but cannot be replayed: %s\n", image,
+			       j->error);
 		if (opts.repair && r.modified)
 			printf("%s: repaired; %u problem(s) remain\n", image, r.nr_problems);
 		else

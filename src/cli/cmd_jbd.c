@@ -1,27 +1,35 @@
 /* cmd_jbd.c — `blackout jbd`: recover a JBD2 journal inside an image, or write
- * transactions into it, given the journal's block map. For tests against
- * e2fsprogs and for looking at journals; it knows nothing of ext3 either. */
+ * transactions into it; the journal found through an ext3 superblock (fsck's
+ * fsck_journal_map) or given as a block map. For tests against e2fsprogs. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "blackout/blk.h"
+#include "blackout/fsck.h"
 #include "blackout/jbd.h"
 #include "blackout/util.h"
 #include "cli/cli.h"
 
 static void help(void)
 {
-	printf("usage: blackout jbd recover --block-size N --map EXTENTS [--fs-blocks N] IMAGE\n"
-	       "       blackout jbd write --block-size N --map EXTENTS [--fs-blocks N]\n"
+	printf("usage: blackout jbd recover [--map EXTENTS --block-size N [--fs-blocks N]] IMAGE\n"
+	       "       blackout jbd write [--map EXTENTS --block-size N [--fs-blocks N]]\n"
 	       "                          [--features v1|v3|none] [--barrier 0|1]\n"
 	       "                          IMAGE ACTION...\n\n"
-	       "A JBD2 journal inside IMAGE. EXTENTS lists the device blocks of the journal's\n"
-	       "logical blocks in order, as debugfs 'blocks <8>' prints them: '562-573,575-830'.\n"
+	       "The JBD2 journal inside IMAGE. Without --map, IMAGE is an ext3 filesystem and\n"
+	       "the journal is found through its superblock: the journal inode's blocks (or,\n"
+	       "when that inode is damaged, the superblock's backup of them), as e2fsck finds\n"
+	       "it. --map is for a raw journal: EXTENTS lists the device blocks of the\n"
+	       "journal's logical blocks in order, '562-573,575-830', journal blocks only. An\n"
+	       "indirect block of an ext3 journal inode (debugfs 'blocks <8>' lists them too)\n"
+	       "is refused, and so is a map whose length is not the journal superblock's.\n"
 	       "\n"
 	       "recover  three-pass replay (scan, revoke, replay) as e2fsck does it; resets the\n"
-	       "         journal superblock. Prints what it found. Exit 1 on a corrupt log.\n"
+	       "         journal superblock, and on an ext3 image found without --map clears\n"
+	       "         needs_recovery (the same blocks as e2fsck -E journal_only). Prints\n"
+	       "         what it found. Exit 1 on a corrupt log or an unusable journal.\n"
 	       "write    loads the journal (recovering it first if needed) and writes\n"
 	       "         transactions; ACTIONs, in order:\n"
 	       "           meta=BLK[,BLK...]:FILE  dirty these blocks with FILE's blocks\n"
@@ -174,6 +182,179 @@ static int do_actions(const char *cmd, struct jbd_journal *j, uint32_t bs, int a
 	return ret;
 }
 
+static void print_info(const struct jbd_recovery_info *info)
+{
+	printf("transactions %u..%u: %u replayed, %llu blocks written, %llu revoked, "
+	       "%llu revoke records, %llu bad checksums\n",
+	       info->start_tid, info->end_tid, info->nr_transactions,
+	       (unsigned long long)info->nr_replayed, (unsigned long long)info->nr_revoked,
+	       (unsigned long long)info->nr_revoke_records, (unsigned long long)info->nr_bad_csum);
+	if (info->failed_commit)
+		printf("transaction %u: corrupt commit, replay stopped before it\n",
+		       info->failed_commit);
+	printf("stop: %s\n", info->stop[0] ? info->stop : "end of log");
+}
+
+/* recover without --map: the filesystem says where its journal is. */
+static int recover_fs(const char *cmd, struct bdev *d, const char *image)
+{
+	struct fsck_replay rp;
+	struct bo_err err = {{0}};
+	int rc = fsck_journal_recover(d, &rp, &err);
+	if (rp.from_backup)
+		printf("journal inode damaged: journal found through the superblock's backup of "
+		       "its blocks\n");
+	if (rp.done || (!rc && rp.info.start_tid)) {
+		if (!rp.needed)
+			snprintf(rp.info.stop, sizeof(rp.info.stop), "journal empty (s_start = 0)");
+		print_info(&rp.info);
+	}
+	if (rc)
+		return cli_fail(cmd, "%s: %s", image, bo_errstr(&err, rc));
+	if (rp.done)
+		printf("needs_recovery cleared\n");
+	return 0;
+}
+
+/* A --map given for a journal inside an ext3 image must list journal blocks only:
+ * the journal inode's indirect blocks shift every later block of the log. */
+static int check_map(const char *cmd, struct bdev *d, const struct jbd_extent *ext, size_t ne)
+{
+	struct fsck_journal_map fm;
+	struct bo_err err = {{0}};
+	if (fsck_journal_map(d, &fm, &err))
+		return 0; /* no ext3 journal found: a raw journal */
+	int ret = 0;
+	for (size_t i = 0; i < ne && !ret; i++)
+		for (size_t k = 0; k < fm.nr_indirect && !ret; k++)
+			if (fm.indirect[k] >= ext[i].pblk &&
+			    fm.indirect[k] < ext[i].pblk + ext[i].count)
+				ret =
+				    cli_fail(cmd,
+				             "--map names block %llu, an indirect block of the "
+				             "journal inode, not a journal block (debugfs 'blocks "
+				             "<8>' lists those too): leave --map out and the "
+				             "journal is found through the superblock",
+				             (unsigned long long)fm.indirect[k]);
+	fsck_journal_map_free(&fm);
+	return ret;
+}
+
+struct jbd_args {
+	bool write, barrier;
+	uint64_t bs, fs_blocks;
+	const char *map, *image, *features;
+	int first_action;
+};
+
+static int parse_args(const char *cmd, int argc, char **argv, struct jbd_args *a)
+{
+	int i = 2;
+	for (; i < argc; i++) {
+		const char *o = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (cli_is_help(o)) {
+			help();
+			return 1;
+		} else if (strcmp(o, "--block-size") == 0 && v) {
+			if (cli_num(cmd, o, v, BO_NUM_HEX, 512, 65536, &a->bs))
+				return 2;
+			if (a->bs & (a->bs - 1))
+				return cli_usage_error(cmd, "--block-size %s is not a power of two",
+				                       v);
+			i++;
+		} else if (strcmp(o, "--fs-blocks") == 0 && v) {
+			if (cli_num(cmd, o, v, BO_NUM_HEX, 1, UINT64_MAX, &a->fs_blocks))
+				return 2;
+			i++;
+		} else if (strcmp(o, "--map") == 0 && v) {
+			a->map = v;
+			i++;
+		} else if (strcmp(o, "--features") == 0 && v && a->write) {
+			a->features = v;
+			i++;
+		} else if (strcmp(o, "--barrier") == 0 && v && a->write) {
+			a->barrier = strcmp(v, "0") != 0;
+			i++;
+		} else if (o[0] == '-') {
+			return cli_usage_error(cmd, "unknown option '%s'", o);
+		} else {
+			a->image = o;
+			i++;
+			break;
+		}
+	}
+	if (!a->image)
+		return cli_usage_error(cmd, "IMAGE is required");
+	if (a->map && !a->bs)
+		return cli_usage_error(cmd, "--map needs --block-size");
+	if (!a->map && (a->bs || a->fs_blocks))
+		return cli_usage_error(cmd, "--block-size and --fs-blocks go with --map");
+	if (!a->write && i < argc)
+		return cli_usage_error(cmd, "unexpected argument '%s'", argv[i]);
+	a->first_action = i;
+	return 0;
+}
+
+static int set_features(const char *cmd, struct jbd_journal *j, const char *features)
+{
+	const struct jbd_sb *sb = jbd_journal_sb(j);
+	uint32_t compat = sb->compat & ~(uint32_t)JBD_FEATURE_COMPAT_CHECKSUM;
+	uint32_t incompat =
+	    sb->incompat & ~(uint32_t)(JBD_FEATURE_INCOMPAT_CSUM_V2 | JBD_FEATURE_INCOMPAT_CSUM_V3);
+	if (strcmp(features, "v1") == 0)
+		compat |= JBD_FEATURE_COMPAT_CHECKSUM;
+	else if (strcmp(features, "v3") == 0)
+		incompat |= JBD_FEATURE_INCOMPAT_CSUM_V3;
+	else if (strcmp(features, "none") != 0)
+		return cli_usage_error(cmd, "bad --features '%s'", features);
+	int rc = jbd_journal_set_features(j, compat, incompat);
+	return rc ? cli_fail(cmd, "%s", bo_errstr(jbd_journal_err(j), rc)) : 0;
+}
+
+/* The journal on d, from --map or from the filesystem; checked against its own
+ * superblock's length. */
+static int open_journal(const char *cmd, struct bdev *d, const struct jbd_args *a,
+                        struct jbd_journal **j, struct jbd_extent **ext)
+{
+	struct jbd_config c = {
+	    .block_size = (uint32_t)a->bs, .fs_blocks = a->fs_blocks, .barrier = a->barrier};
+	struct bo_err err = {{0}};
+	size_t ne;
+	if (a->map) {
+		if (parse_map(a->map, ext, &ne, &c.nr_blocks))
+			return cli_usage_error(cmd, "bad --map '%s'", a->map);
+		int ret = check_map(cmd, d, *ext, ne);
+		if (ret)
+			return ret;
+	} else {
+		struct fsck_journal_map fm;
+		int rc = fsck_journal_map(d, &fm, &err);
+		if (rc)
+			return cli_fail(cmd, "%s: %s", a->image, bo_errstr(&err, rc));
+		*ext = fm.ext;
+		ne = fm.nr_ext;
+		fm.ext = NULL;
+		c.block_size = fm.block_size;
+		c.nr_blocks = fm.nr_blocks;
+		c.fs_blocks = fm.fs_blocks;
+		fsck_journal_map_free(&fm);
+	}
+	c.map = (struct jbd_map){.extents = *ext, .nr_extents = ne};
+	int rc = jbd_journal_open(d, &c, j, &err);
+	if (rc)
+		return cli_fail(cmd, "%s: %s", a->image, bo_errstr(&err, rc));
+	if (jbd_journal_sb(*j)->maxlen != c.nr_blocks) {
+		jbd_journal_destroy(*j, false);
+		return cli_fail(cmd,
+		                "%s: the map lists %llu blocks but the journal superblock says "
+		                "the journal has %u: the map is not this journal's",
+		                a->image, (unsigned long long)c.nr_blocks,
+		                jbd_journal_sb(*j)->maxlen);
+	}
+	return 0;
+}
+
 int cmd_jbd(int argc, char **argv)
 {
 	const char *cmd = "jbd";
@@ -181,122 +362,38 @@ int cmd_jbd(int argc, char **argv)
 		help();
 		return argc < 2 ? 2 : 0;
 	}
-	const char *sub = argv[1];
-	bool write = strcmp(sub, "write") == 0;
-	if (!write && strcmp(sub, "recover") != 0)
-		return cli_usage_error(cmd, "unknown subcommand '%s'", sub);
-	uint64_t bs = 0, fs_blocks = 0;
-	const char *map = NULL, *image = NULL, *features = NULL;
-	bool barrier = true;
-	int i = 2;
-	for (; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (cli_is_help(a)) {
-			help();
-			return 0;
-		} else if (strcmp(a, "--block-size") == 0 && v) {
-			if (cli_num(cmd, a, v, BO_NUM_HEX, 1, UINT32_MAX, &bs))
-				return 2;
-			i++;
-		} else if (strcmp(a, "--fs-blocks") == 0 && v) {
-			if (cli_num(cmd, a, v, BO_NUM_HEX, 1, UINT64_MAX, &fs_blocks))
-				return 2;
-			i++;
-		} else if (strcmp(a, "--map") == 0 && v) {
-			map = v;
-			i++;
-		} else if (strcmp(a, "--features") == 0 && v && write) {
-			features = v;
-			i++;
-		} else if (strcmp(a, "--barrier") == 0 && v && write) {
-			barrier = strcmp(v, "0") != 0;
-			i++;
-		} else if (a[0] == '-') {
-			return cli_usage_error(cmd, "unknown option '%s'", a);
-		} else {
-			image = a;
-			i++;
-			break;
-		}
-	}
-	if (!bs || !map || !image)
-		return cli_usage_error(cmd, "--block-size, --map and IMAGE are required");
-	if (!write && i < argc)
-		return cli_usage_error(cmd, "unexpected argument '%s'", argv[i]);
-	struct jbd_extent *ext;
-	size_t ne;
-	uint64_t total;
-	if (parse_map(map, &ext, &ne, &total))
-		return cli_usage_error(cmd, "bad --map '%s'", map);
+	struct jbd_args a = {.write = strcmp(argv[1], "write") == 0, .barrier = true};
+	if (!a.write && strcmp(argv[1], "recover") != 0)
+		return cli_usage_error(cmd, "unknown subcommand '%s'", argv[1]);
+	int ret = parse_args(cmd, argc, argv, &a);
+	if (ret)
+		return ret > 0 ? 0 : ret;
 	struct bo_err err = {{0}};
 	struct bdev *d;
-	int rc = blk_file_open(image, 512, 0, 0, &d, &err);
-	if (rc) {
-		free(ext);
-		return cli_fail(cmd, "%s: %s", image, bo_errstr(&err, rc));
-	}
-	struct jbd_config c = {.block_size = (uint32_t)bs,
-	                       .nr_blocks = total,
-	                       .map = {.extents = ext, .nr_extents = ne},
-	                       .fs_blocks = fs_blocks,
-	                       .barrier = barrier};
-	struct jbd_journal *j;
-	int ret = 0;
-	rc = jbd_journal_open(d, &c, &j, &err);
-	if (rc) {
-		ret = cli_fail(cmd, "%s: %s", image, bo_errstr(&err, rc));
-		goto out;
-	}
-	if (!write) {
-		struct jbd_recovery_info info;
-		rc = jbd_journal_recover(j, &info);
-		printf("transactions %u..%u: %u replayed, %llu blocks written, %llu revoked, "
-		       "%llu revoke records, %llu bad checksums\n",
-		       info.start_tid, info.end_tid, info.nr_transactions,
-		       (unsigned long long)info.nr_replayed, (unsigned long long)info.nr_revoked,
-		       (unsigned long long)info.nr_revoke_records,
-		       (unsigned long long)info.nr_bad_csum);
-		if (info.failed_commit)
-			printf("transaction %u: corrupt commit, replay stopped before it\n",
-			       info.failed_commit);
-		printf("stop: %s\n", info.stop[0] ? info.stop : "end of log");
-		if (rc)
-			ret = cli_fail(cmd, "%s: %s", image, bo_errstr(jbd_journal_err(j), rc));
-		jbd_journal_destroy(j, false);
-		goto out;
-	}
-	if (features) {
-		const struct jbd_sb *sb = jbd_journal_sb(j);
-		uint32_t compat = sb->compat & ~(uint32_t)JBD_FEATURE_COMPAT_CHECKSUM;
-		uint32_t incompat = sb->incompat & ~(uint32_t)(JBD_FEATURE_INCOMPAT_CSUM_V2 |
-		                                               JBD_FEATURE_INCOMPAT_CSUM_V3);
-		if (strcmp(features, "v1") == 0)
-			compat |= JBD_FEATURE_COMPAT_CHECKSUM;
-		else if (strcmp(features, "v3") == 0)
-			incompat |= JBD_FEATURE_INCOMPAT_CSUM_V3;
-		else if (strcmp(features, "none") != 0) {
-			jbd_journal_destroy(j, false);
-			ret = cli_usage_error(cmd, "bad --features '%s'", features);
-			goto out;
+	int rc = blk_file_open(a.image, 512, 0, 0, &d, &err);
+	if (rc)
+		return cli_fail(cmd, "%s: %s", a.image, bo_errstr(&err, rc));
+	struct jbd_extent *ext = NULL;
+	struct jbd_journal *j = NULL;
+	if (!a.write && !a.map) {
+		ret = recover_fs(cmd, d, a.image);
+	} else if (!(ret = open_journal(cmd, d, &a, &j, &ext))) {
+		if (!a.write) {
+			struct jbd_recovery_info info;
+			rc = jbd_journal_recover(j, &info);
+			print_info(&info);
+		} else {
+			ret = a.features ? set_features(cmd, j, a.features) : 0;
+			if (!ret && !(rc = jbd_journal_load(j)))
+				ret = do_actions(cmd, j, jbd_journal_sb(j)->block_size,
+				                 argc - a.first_action, argv + a.first_action);
 		}
-		rc = jbd_journal_set_features(j, compat, incompat);
-	}
-	if (!rc)
-		rc = jbd_journal_load(j);
-	if (rc) {
-		ret = cli_fail(cmd, "%s: %s", image, bo_errstr(jbd_journal_err(j), rc));
+		if (rc && !ret)
+			ret = cli_fail(cmd, "%s: %s", a.image, bo_errstr(jbd_journal_err(j), rc));
 		jbd_journal_destroy(j, false);
-		goto out;
 	}
-	ret = do_actions(cmd, j, (uint32_t)bs, argc - i, argv + i);
-	jbd_journal_destroy(j, false);
-out:
-	if (!ret) {
-		rc = blk_flush(d);
-		if (rc)
-			ret = cli_fail(cmd, "%s: flush: %s", image, bo_errstr(&d->err, rc));
-	}
+	if (!ret && (rc = blk_flush(d)))
+		ret = cli_fail(cmd, "%s: flush: %s", a.image, bo_errstr(&d->err, rc));
 	blk_close(d);
 	free(ext);
 	return ret;

@@ -1,5 +1,6 @@
-/* fsck_ctx.h — the checker's working state, shared by the check passes (check.c) and
- * the repairs (repair.c). One allocation set per run; nothing global. */
+/* fsck_ctx.h — the checker's working state, shared by the passes (super.c, pass1.c ..
+ * pass5.c, driven by check.c) and the repairs (repair.c), and the small interface
+ * between them: image access (image.c) and the fix list. Nothing global. */
 #ifndef BLACKOUT_FSCK_CTX_H
 #define BLACKOUT_FSCK_CTX_H
 
@@ -7,6 +8,7 @@
 #include <stdint.h>
 
 #include "blackout/fsck.h"
+#include "blackout/ext2_format.h"
 
 /* Per-inode state bits (ck.iflag). */
 enum {
@@ -25,22 +27,27 @@ struct dblk {
 
 /* A repair the check found, applied by repair.c. */
 enum fix_kind {
-	FIX_CLEAR_DIRENT, /* dir block pblk, entry at off: drop it */
-	FIX_FILETYPE,     /* dir block pblk, entry at off: set file type `val` */
-	FIX_INODE_BLOCKS, /* inode: zero out-of-range pointers, fix i_blocks/i_size */
-	FIX_DTIME,        /* inode: set (val=1) or clear (val=0) dtime */
-	FIX_INODE_CSUM,   /* inode: rewrite its checksum */
-	FIX_DIRBLK_CSUM,  /* dir block pblk of inode: rewrite tail/dx checksum */
-	FIX_IBLOCKS,      /* inode: i_blocks = val (512-byte units) */
-	FIX_SIZE,         /* inode: i_size = val blocks * bs */
-	FIX_CLEAR_HTREE,  /* inode: drop INDEX_FL (the index blocks read as empty entries) */
-	FIX_CLONE,        /* inode: the pointer at (holder block, 0 = the inode; slot off) to
+	FIX_CLEAR_DIRENT,  /* dir block pblk, entry at off: drop it */
+	FIX_FILETYPE,      /* dir block pblk, entry at off: set file type `val` */
+	FIX_INODE_BLOCKS,  /* inode: zero out-of-range pointers, fix i_blocks/i_size */
+	FIX_DTIME,         /* inode: set (val=1) or clear (val=0) dtime */
+	FIX_INODE_CSUM,    /* inode: rewrite its checksum */
+	FIX_DIRBLK_CSUM,   /* dir block pblk of inode: rewrite tail/dx checksum */
+	FIX_IBLOCKS,       /* inode: i_blocks = val (512-byte units) */
+	FIX_SIZE,          /* inode: i_size = val blocks * bs */
+	FIX_CLEAR_HTREE,   /* inode: drop INDEX_FL (the index blocks read as empty entries) */
+	FIX_CLONE,         /* inode: the pointer at (holder block, 0 = the inode; slot off) to
 	                   * the multiply-claimed block val gets a private copy */
-	FIX_CLEAR_INODE,  /* inode: release it (links 0, dtime set), as e2fsck clears */
-	FIX_INODE_FIELDS, /* inode: zero bad flags/faddr/hi fields, extra_isize, special size */
-	FIX_CLEAR_ACL,    /* inode: drop a bad extended attribute block */
-	FIX_SALVAGE,      /* dir block pblk: entry at off is broken: end the block there */
-	FIX_DOT,          /* dir block pblk: rewrite '.' (off 0) or '..' (off 1) */
+	FIX_CLEAR_INODE,   /* inode: release it (links 0, dtime set), as e2fsck clears */
+	FIX_INODE_FIELDS,  /* inode: zero bad flags/faddr/hi fields, extra_isize, special size */
+	FIX_CLEAR_ACL,     /* inode: drop a bad extended attribute block */
+	FIX_SALVAGE,       /* dir block pblk: entry at off is broken: end the block there */
+	FIX_DOT,           /* dir block pblk: rewrite '.' (off 0) or '..' (off 1) */
+	FIX_MODE_DIR,      /* inode: its mode says special file, its block a directory */
+	FIX_RESERVED_MODE, /* reserved inode: mode = val (e2fsck's choice per inode) */
+	FIX_CLEAR_IN_EA,   /* inode: drop the extended attributes inside it (bad entry) */
+	FIX_RESIZE_INODE,  /* the resize inode: made again from the geometry */
+	FIX_GD_UNINIT,     /* group val: uninit flags without the feature: cleared */
 };
 struct fix {
 	enum fix_kind kind;
@@ -55,10 +62,11 @@ struct ck {
 	const struct fsck_opts *o;
 	struct fsck_report *r;
 	struct bo_err *err;
-	bool stop;    /* max_problems reached */
-	bool had_dup; /* some block was claimed twice */
-	bool sb_bad;  /* the superblock needs its backup */
-	bool gdt_bad; /* the descriptors need their backup */
+	bool stop;          /* max_problems reached */
+	bool had_dup;       /* some block was claimed twice */
+	bool sb_bad;        /* the superblock needs its backup */
+	bool gdt_bad;       /* the descriptors need their backup */
+	uint64_t backup_sb; /* block of the backup superblock checked with (0: primary) */
 	uint64_t alloc_cursor;
 
 	uint8_t sb[1024];
@@ -96,17 +104,66 @@ struct ck {
 	uint32_t lpf; /* lost+found inode (0: none) */
 };
 
+/* check.c: record a problem (false once max_problems is reached); queue a repair. */
 bool ck_problem(struct ck *c, enum fsck_kind k, uint32_t ino, uint64_t blk, const char *name,
                 int name_len, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
 int ck_add_fix(struct ck *c, enum fix_kind k, uint32_t ino, uint32_t pblk, uint32_t off,
                uint32_t val);
+
+/* image.c: the image as both sides reach it. */
+int ck_rd(struct ck *c, uint64_t blk, void *buf, uint32_t nblk);
+int ck_wr(struct ck *c, uint64_t blk, const void *buf);
 int ck_read_inode(struct ck *c, uint32_t ino, uint8_t *in);
 int ck_write_inode(struct ck *c, uint32_t ino, uint8_t *in);
+int ck_write_sb(struct ck *c);
+uint32_t ck_grp_inodes_used(struct ck *c, uint32_t g);
+bool ck_itable_plausible(struct ck *c);
+
+/* The passes, in the order check.c runs them. */
+int ck_pass0(struct ck *c); /* super.c: superblock and group descriptors */
+/* super.c: a valid backup superblock (1: found, into out[1024]; 0: none). */
+int ck_find_backup_sb(struct ck *c, uint8_t *out, uint64_t *blk, uint32_t *bs);
+int ck_check_journal(struct ck *c); /* super.c: the journal's superblock */
+int ck_load_bitmaps(struct ck *c);  /* pass5.c: group metadata claimed, maps read */
+int ck_pass1(struct ck *c);         /* pass1.c: inodes and their blocks */
+int ck_fast_scan(struct ck *c);     /* pass1.c: the --fast metadata scrub */
+int ck_pass2(struct ck *c);         /* pass2.c: directory structure */
+void ck_pass3(struct ck *c);        /* pass3.c: connectivity */
+void ck_pass4(struct ck *c);        /* pass4.c: reference counts */
+void ck_pass5(struct ck *c);        /* pass5.c: bitmaps and summary counts */
+bool ck_claim(struct ck *c, uint64_t b, uint32_t ino, const char *what);
 
 /* repair.c */
 int fsck_apply_fixes(struct ck *c);
 int fsck_rewrite_maps(struct ck *c);
 int fsck_restore_backup(struct ck *c);
+
+/* ---- group geometry ---- */
+static inline uint8_t *ck_gd(struct ck *c, uint32_t g)
+{
+	return c->gdt + (size_t)g * c->desc_size;
+}
+static inline uint64_t ck_grp_first(const struct ck *c, uint32_t g)
+{
+	return c->first_data + (uint64_t)g * c->bpg;
+}
+static inline uint32_t ck_grp_nblocks(const struct ck *c, uint32_t g)
+{
+	uint64_t f = ck_grp_first(c, g);
+	return c->nblocks - f < c->bpg ? (uint32_t)(c->nblocks - f) : c->bpg;
+}
+static inline bool ck_grp_has_super(const struct ck *c, uint32_t g)
+{
+	return ext2_bg_has_super(c->sb, g);
+}
+static inline uint32_t ck_itb_blocks(const struct ck *c)
+{
+	return (uint32_t)(((uint64_t)c->ipg * c->isz + c->bs - 1) / c->bs);
+}
+static inline bool ck_blk_valid(const struct ck *c, uint64_t b)
+{
+	return b >= c->first_data && b < c->nblocks;
+}
 
 static inline bool bit_test(const uint8_t *m, uint64_t i)
 {
@@ -142,6 +199,12 @@ static inline void bit_set(uint8_t *m, uint64_t i)
 static inline void bit_clear(uint8_t *m, uint64_t i)
 {
 	m[i >> 3] &= (uint8_t) ~(1u << (i & 7));
+}
+
+/* The first inode at or after ino that pass 1 found in use, or ninodes + 1. */
+static inline uint32_t ck_next_used(const struct ck *c, uint32_t ino)
+{
+	return (uint32_t)bit_next(c->iused, ino - 1, c->ninodes) + 1;
 }
 
 #endif

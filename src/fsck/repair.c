@@ -1,7 +1,8 @@
 /* repair.c — fixes for the damage crashes leave, applied from what a check found:
  * local fixes first (entries, inode fields, checksums), and only on a round whose
  * check found none of those, the global ones computed from a consistent state (link
- * counts, lost+found, bitmaps and summary counts). fsck_check() loops and re-checks. */
+ * counts, lost+found, bitmaps and summary counts). fsck_check() loops and re-checks.
+ * It reaches the image only through image.c and the fix list (fsck_ctx.h). */
 #include <errno.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -20,8 +21,7 @@ static int rdb(struct ck *c, uint64_t b, uint8_t *buf)
 
 static int wrb(struct ck *c, uint64_t b, const uint8_t *buf)
 {
-	c->r->modified = true;
-	return blk_pwrite(c->d, b * c->bs, c->bs, buf, 0);
+	return ck_wr(c, b, buf);
 }
 
 /* Rewrites whichever checksum a directory block carries. */
@@ -134,6 +134,96 @@ static int untail_index(struct ck *c, uint32_t ino)
 	return 0;
 }
 
+/* A private copy of the multiply-claimed block f->val for the pointer at (f->pblk,
+ * f->off); the inode's own slots are changed in `in`. 1: nothing to do (the pointer
+ * moved on); 0 or -errno otherwise. */
+static int fix_clone(struct ck *c, const struct fix *f, uint8_t *in, int *changed)
+{
+	int rc;
+	if (f->ino == EXT2_RESIZE_INO)
+		return 1;
+	uint64_t nb = 0;
+	for (uint64_t n = 0; n < c->nblocks && !nb; n++) {
+		uint64_t b = c->first_data + (c->alloc_cursor + n) % (c->nblocks - c->first_data);
+		if (!bit_test(c->bused, b))
+			nb = b;
+	}
+	if (!nb)
+		return 1;
+	c->alloc_cursor = nb - c->first_data + 1;
+	bit_set(c->bused, nb);
+	uint8_t *blk = c->lvl[2];
+	if ((rc = rdb(c, f->val, blk)) || (rc = wrb(c, nb, blk)))
+		return rc;
+	if (f->pblk == 0) {
+		if (f->off >= EXT2_N_BLOCKS || ino_block(in, f->off) != f->val)
+			return 1;
+		ino_set_block(in, f->off, (uint32_t)nb);
+		*changed = 1;
+	} else {
+		if ((rc = rdb(c, f->pblk, blk)))
+			return rc;
+		if (f->off >= c->bs / 4 || get_le32(blk + 4 * f->off) != f->val)
+			return 1;
+		put_le32(blk + 4 * f->off, (uint32_t)nb);
+		c->r->nr_fixed++;
+		return wrb(c, f->pblk, blk);
+	}
+	return 0;
+}
+
+/* The resize inode made again, as mke2fs makes it, from the geometry alone: a new
+ * double-indirect block listing the reserved GDT blocks of group 0, each listing its
+ * backups. Nothing the damaged inode pointed at is read or written. */
+static int make_resize_inode(struct ck *c)
+{
+	if (c->sb_bad || c->gdt_bad || c->had_dup || !c->rsv_gdt || !ck_itable_plausible(c))
+		return 0;
+	uint64_t dind = 0;
+	for (uint64_t b = c->first_data + 1 + c->gdt_blocks + c->rsv_gdt; b < c->nblocks; b++)
+		if (!bit_test(c->bused, b)) {
+			dind = b;
+			break;
+		}
+	if (!dind)
+		return 0;
+	bit_set(c->bused, dind);
+	uint32_t per = c->bs / 4, nback = 0;
+	uint8_t *d = c->lvl[1], *g = c->lvl[2];
+	memset(d, 0, c->bs);
+	uint64_t pblk = c->first_data + 1 + c->gdt_blocks;
+	int rc = 0;
+	for (uint32_t i = 0; i < c->rsv_gdt && !rc; i++, pblk++) {
+		put_le32(d + 4 * ((c->gdt_blocks + i) % per), (uint32_t)pblk);
+		memset(g, 0, c->bs);
+		uint32_t k = 0;
+		for (uint32_t grp = 1; grp < c->ngroups && k < per; grp++)
+			if (ck_grp_has_super(c, grp))
+				put_le32(g + 4 * k++, (uint32_t)(pblk + (uint64_t)grp * c->bpg));
+		nback = k;
+		rc = wrb(c, pblk, g);
+	}
+	if (!rc)
+		rc = wrb(c, dind, d);
+	uint8_t in[1024];
+	if (!rc)
+		rc = ck_read_inode(c, EXT2_RESIZE_INO, in);
+	if (rc)
+		return rc;
+	memset(in, 0, EXT2_GOOD_OLD_INODE_SIZE);
+	put_le16(in + I_MODE, EXT2_S_IFREG | 0600);
+	put_le16(in + I_LINKS_COUNT, 1);
+	ino_set_block(in, EXT2_DIND_BLOCK, (uint32_t)dind);
+	uint64_t p = per;
+	ino_set_size(in, (p * p + p + EXT2_NDIR_BLOCKS) * c->bs);
+	ino_set_blocks(in, (1 + (uint64_t)c->rsv_gdt * (1 + nback)) * (c->bs / 512));
+	uint32_t now = (uint32_t)time(NULL);
+	put_le32(in + I_CTIME, now);
+	put_le32(in + I_MTIME, now);
+	c->r->nr_fixed++;
+	return ck_write_inode(c, EXT2_RESIZE_INO, in);
+}
+
 static int fix_inode(struct ck *c, const struct fix *f)
 {
 	uint8_t in[1024];
@@ -181,6 +271,23 @@ static int fix_inode(struct ck *c, const struct fix *f)
 		ino_set_file_acl(in, 0);
 		changed = 1;
 		break;
+	case FIX_RESERVED_MODE:
+		put_le16(in + I_MODE, (uint16_t)f->val);
+		changed = 1;
+		break;
+	case FIX_MODE_DIR:
+		put_le16(in + I_MODE, (uint16_t)((ino_mode(in) & 07777) | EXT2_S_IFDIR));
+		changed = 1;
+		break;
+	case FIX_CLEAR_IN_EA: {
+		/* as e2fsck: the whole in-inode attribute area goes (its magic cleared) */
+		uint32_t ex = get_le16(in + I_EXTRA_ISIZE);
+		if (c->isz <= EXT2_GOOD_OLD_INODE_SIZE + ex + 4)
+			return 0;
+		put_le32(in + EXT2_GOOD_OLD_INODE_SIZE + ex, 0);
+		changed = 1;
+		break;
+	}
 	case FIX_INODE_FIELDS: {
 		uint16_t m = ino_mode(in);
 		uint32_t fl = ino_flags(in) & ~(EXT4_EXTENTS_FL | EXT4_INLINE_DATA_FL);
@@ -203,39 +310,10 @@ static int fix_inode(struct ck *c, const struct fix *f)
 		changed = 1;
 		break;
 	}
-	case FIX_CLONE: {
-		if (f->ino == EXT2_RESIZE_INO)
-			return 0;
-		uint64_t nb = 0;
-		for (uint64_t n = 0; n < c->nblocks && !nb; n++) {
-			uint64_t b =
-			    c->first_data + (c->alloc_cursor + n) % (c->nblocks - c->first_data);
-			if (!bit_test(c->bused, b))
-				nb = b;
-		}
-		if (!nb)
-			return 0;
-		c->alloc_cursor = nb - c->first_data + 1;
-		bit_set(c->bused, nb);
-		uint8_t *blk = c->lvl[2];
-		if ((rc = rdb(c, f->val, blk)) || (rc = wrb(c, nb, blk)))
-			return rc;
-		if (f->pblk == 0) {
-			if (f->off >= EXT2_N_BLOCKS || ino_block(in, f->off) != f->val)
-				return 0;
-			ino_set_block(in, f->off, (uint32_t)nb);
-			changed = 1;
-		} else {
-			if ((rc = rdb(c, f->pblk, blk)))
-				return rc;
-			if (f->off >= c->bs / 4 || get_le32(blk + 4 * f->off) != f->val)
-				return 0;
-			put_le32(blk + 4 * f->off, (uint32_t)nb);
-			c->r->nr_fixed++;
-			return wrb(c, f->pblk, blk);
-		}
+	case FIX_CLONE:
+		if ((rc = fix_clone(c, f, in, &changed)) != 0)
+			return rc < 0 ? rc : 0;
 		break;
-	}
 	case FIX_CLEAR_HTREE:
 		/* Under metadata_csum the index blocks carry no dirent tail: give them one
 		 * so they read as (empty) linear blocks. */
@@ -359,6 +437,24 @@ static int fix_dirblk_csum(struct ck *c, const struct fix *f)
 	return wrb(c, f->pblk, b);
 }
 
+/* Uninit flags on a filesystem without group checksums mean nothing: cleared (the
+ * bitmaps are then read as written, and pass 5 puts them right). */
+static int clear_gd_uninit(struct ck *c, uint32_t g)
+{
+	if (g >= c->ngroups)
+		return 0;
+	uint8_t *d = ck_gd(c, g);
+	put_le16(d + GD_FLAGS,
+	         gd_flags(d) & (uint16_t) ~(EXT4_BG_INODE_UNINIT | EXT4_BG_BLOCK_UNINIT));
+	c->r->modified = true;
+	c->r->nr_fixed++;
+	int rc = blk_pwrite(c->d, (uint64_t)(c->first_data + 1) * c->bs,
+	                    (size_t)c->gdt_blocks * c->bs, c->gdt, 0);
+	return rc ? bo_errf(c->err, rc, "writing the group descriptors: %s",
+	                    bo_errstr(&c->d->err, rc))
+	          : 0;
+}
+
 int fsck_apply_fixes(struct ck *c)
 {
 	int rc = 0;
@@ -377,6 +473,8 @@ int fsck_apply_fixes(struct ck *c)
 		case FIX_DIRBLK_CSUM: rc = fix_dirblk_csum(c, f); break;
 		case FIX_SALVAGE:
 		case FIX_DOT: rc = fix_dirblock(c, f); break;
+		case FIX_RESIZE_INODE: rc = make_resize_inode(c); break;
+		case FIX_GD_UNINIT: rc = clear_gd_uninit(c, f->val); break;
 		default: rc = fix_inode(c, f); break;
 		}
 	}
@@ -528,8 +626,18 @@ static int fix_links(struct ck *c)
 			if (!want)
 				continue;
 		}
-		if ((c->iflag[ino] & IF_DIR) && want > EXT2_LINK_MAX)
+		if ((c->iflag[ino] & IF_DIR) && want > EXT2_LINK_MAX) {
+			/* a link count of 1 means "too many" only with dir_nlink: set it */
 			want = 1;
+			if (!sb_has_ro_compat(c->sb, EXT4_FEATURE_RO_COMPAT_DIR_NLINK)) {
+				sb_put32(c->sb, SB_FEATURE_RO_COMPAT,
+				         sb_get32(c->sb, SB_FEATURE_RO_COMPAT) |
+				             EXT4_FEATURE_RO_COMPAT_DIR_NLINK);
+				c->r->nr_fixed++;
+				if ((rc = ck_write_sb(c)))
+					return rc;
+			}
+		}
 		if (c->links[ino] != want) {
 			if ((rc = ck_read_inode(c, ino, in)))
 				return rc;
@@ -643,15 +751,8 @@ static int fix_maps(struct ck *c)
 	if (sb_dirty) {
 		sb_put32(c->sb, SB_FREE_BLOCKS_LO, (uint32_t)free_b);
 		sb_put32(c->sb, SB_FREE_INODES, (uint32_t)free_i);
-		if (c->csum)
-			sb_put32(c->sb, SB_CHECKSUM, fsck_sb_csum(c->sb));
-		uint8_t head[4096];
-		if ((rc = blk_pread(c->d, 0, sizeof(head), head)))
-			return rc;
-		memcpy(head + EXT2_SB_OFFSET, c->sb, EXT2_SB_SIZE);
-		c->r->modified = true;
 		c->r->nr_fixed++;
-		if ((rc = blk_pwrite(c->d, 0, sizeof(head), head, 0)))
+		if ((rc = ck_write_sb(c)))
 			return rc;
 	}
 	return 0;
@@ -669,14 +770,6 @@ int fsck_rewrite_maps(struct ck *c)
 }
 
 /* ---- superblock and descriptors from their backups --------------------------- */
-static bool backup_sb_ok(const uint8_t *b, uint32_t bs, uint32_t bpg)
-{
-	return sb_get16(b, SB_MAGIC) == EXT2_MAGIC && sb_block_size(b) == bs &&
-	       sb_get32(b, SB_BLOCKS_PER_GROUP) == bpg && sb_get16(b, SB_BLOCK_GROUP_NR) == 1 &&
-	       (!sb_has_ro_compat(b, EXT4_FEATURE_RO_COMPAT_METADATA_CSUM) ||
-	        fsck_sb_csum(b) == sb_get32(b, SB_CHECKSUM));
-}
-
 /* Fields that never change after mkfs here (no resize, no tune2fs): a backup that
  * disagrees about one is the better copy. */
 static bool sb_static_differs(const uint8_t *a, const uint8_t *b)
@@ -695,41 +788,25 @@ static bool sb_static_differs(const uint8_t *a, const uint8_t *b)
 
 static int restore_sb(struct ck *c, bool only_if_differs)
 {
-	uint8_t b[1024];
-	uint32_t own = sb_get32(c->sb, SB_BLOCKS_PER_GROUP);
-	static const uint32_t bss[] = {1024, 2048, 4096};
-	for (unsigned i = 0; i < 3; i++) {
-		uint32_t bs = bss[i];
-		uint32_t cand[] = {own, bs * 8, 8192, 4096, 2048, 1024, 512, 256};
-		for (unsigned j = 0; j < sizeof(cand) / sizeof(cand[0]); j++) {
-			uint32_t bpg = cand[j];
-			if (bpg < 256 || bpg > bs * 8 || bpg % 8)
-				continue;
-			uint64_t off = ((bs == 1024 ? 1ull : 0ull) + bpg) * bs;
-			if (off + sizeof(b) > blk_size_bytes(c->d) ||
-			    blk_pread(c->d, off, sizeof(b), b))
-				continue;
-			if (!backup_sb_ok(b, bs, bpg))
-				continue;
-			if (only_if_differs &&
-			    (!sb_static_differs(b, c->sb) || bs != c->bs || bpg != c->bpg))
-				return 0;
-			uint8_t head[4096];
-			int rc = blk_pread(c->d, 0, sizeof(head), head);
-			if (rc)
-				return rc;
-			sb_put16(b, SB_BLOCK_GROUP_NR, 0);
-			if (sb_has_ro_compat(b, EXT4_FEATURE_RO_COMPAT_METADATA_CSUM))
-				sb_put32(b, SB_CHECKSUM, fsck_sb_csum(b));
-			memcpy(head + EXT2_SB_OFFSET, b, sizeof(b));
-			c->r->modified = true;
-			c->r->nr_fixed++;
-			if ((rc = blk_pwrite(c->d, 0, sizeof(head), head, 0)))
-				return rc;
-			return 1;
-		}
+	if (!only_if_differs && c->backup_sb) {
+		/* pass 0 checked with the backup (c->backup_sb): it becomes the primary */
+		c->r->nr_fixed++;
+		int rc = ck_write_sb(c);
+		return rc ? rc : 1;
 	}
-	return 0;
+	uint8_t b[EXT2_SB_SIZE];
+	uint64_t at;
+	uint32_t bs;
+	if (!ck_find_backup_sb(c, b, &at, &bs))
+		return 0;
+	if (only_if_differs && (!sb_static_differs(b, c->sb) || bs != c->bs ||
+	                        sb_get32(b, SB_BLOCKS_PER_GROUP) != c->bpg))
+		return 0;
+	memcpy(c->sb, b, EXT2_SB_SIZE);
+	sb_put16(c->sb, SB_BLOCK_GROUP_NR, 0);
+	c->r->nr_fixed++;
+	int rc = ck_write_sb(c);
+	return rc ? rc : 1;
 }
 
 static bool gdt_ok(struct ck *c, const uint8_t *gdt)
@@ -804,16 +881,8 @@ static int fix_sb_fields(struct ck *c)
 		sb_put32(c->sb, SB_FREE_BLOCKS_LO, 0), dirty = true;
 	if (!dirty)
 		return 0;
-	if (c->csum)
-		sb_put32(c->sb, SB_CHECKSUM, fsck_sb_csum(c->sb));
-	uint8_t head[4096];
-	int rc = blk_pread(c->d, 0, sizeof(head), head);
-	if (rc)
-		return rc;
-	memcpy(head + EXT2_SB_OFFSET, c->sb, EXT2_SB_SIZE);
-	c->r->modified = true;
 	c->r->nr_fixed++;
-	rc = blk_pwrite(c->d, 0, sizeof(head), head, 0);
+	int rc = ck_write_sb(c);
 	return rc ? rc : 1;
 }
 

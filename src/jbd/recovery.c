@@ -23,6 +23,11 @@ struct rstate {
 	bool range_bad;
 	uint32_t range_tid, range_at;
 	uint64_t range_blk;
+	uint32_t replayed; /* transactions whose commit the replay pass reached */
+	/* scan only: the v1 running checksum, commit times, a block checksum failed */
+	uint32_t crc;
+	uint64_t last_commit_time;
+	bool need_check_time;
 };
 
 static uint32_t desc_size(const struct jbd_journal *j)
@@ -218,14 +223,113 @@ static int replay_tags(struct jbd_journal *j, struct rstate *st, const uint8_t *
 	return run ? write_run(j, run_home, run, run_data) : 0;
 }
 
+/* Scan pass, a descriptor: note a tag naming a block beyond the filesystem (an error
+ * only if its transaction commits) and feed the v1 commit checksum. */
+static int scan_descriptor(struct jbd_journal *j, struct rstate *st, const uint8_t *buf,
+                           uint32_t at, uint32_t next, uint32_t tid)
+{
+	uint32_t bs = j->cfg.block_size;
+	int rc;
+	struct range_ctx rctx = {.j = j};
+	walk_tags(j, buf, tag_in_range, &rctx, &rc);
+	if (rc) {
+		rc = 0;
+		if (!st->range_bad) {
+			st->range_bad = true;
+			st->range_tid = tid;
+			st->range_at = at;
+			st->range_blk = rctx.bad;
+		}
+	}
+	if (j->csum_v1 && !st->end_set) {
+		uint32_t n = walk_tags(j, buf, NULL, NULL, &rc);
+		st->crc = jbd_crc32_be(st->crc, buf, bs);
+		uint32_t p = next;
+		for (uint32_t i = 0; i < n; i++) {
+			rc = jbd_log_read(j, p, j->tmp2);
+			if (rc)
+				return rc;
+			st->crc = jbd_crc32_be(st->crc, j->tmp2, bs);
+			p = jbd_wrap(j, (uint64_t)p + 1);
+		}
+	}
+	return 0;
+}
+
+/* Scan pass, a commit block: 0 when it ends its transaction well, 1 when the log ends
+ * here (a stale or corrupt commit), -EUCLEAN for a corrupt log. */
+static int scan_commit(struct jbd_journal *j, struct rstate *st, const uint8_t *buf, uint32_t at,
+                       uint32_t tid)
+{
+	if (st->range_bad && st->range_tid == tid) {
+		/* committed, yet it names blocks outside the filesystem */
+		st->end_set = true;
+		st->end_tid = tid;
+		set_stop(st,
+		         "journal block %u: transaction %u names a block beyond the "
+		         "filesystem",
+		         st->range_at, tid);
+		return bo_errf(&j->err, -EUCLEAN,
+		               "journal block %u: transaction %u names block %llu beyond "
+		               "the filesystem (%llu blocks)",
+		               st->range_at, tid, (unsigned long long)st->range_blk,
+		               (unsigned long long)j->fs_blocks);
+	}
+	bool bad = false;
+	if (j->csum_v1) {
+		uint32_t found = get_be32(buf + 16);
+		uint8_t ty = buf[12], sz = buf[13];
+		if (st->end_set) {
+			st->info->failed_commit = st->end_tid;
+			return 1;
+		}
+		if (!((st->crc == found && ty == JBD_CRC32_CHKSUM && sz == JBD_CRC32_CHKSUM_SIZE) ||
+		      (ty == 0 && sz == 0 && found == 0)))
+			bad = true;
+		st->crc = ~0u;
+	}
+	uint64_t commit_time = get_be64(buf + 0x30);
+	if (bad || !jbd_commit_csum_ok(j, buf)) {
+		if (commit_time < st->last_commit_time) {
+			/* older than the commit before it: a stale block
+			 * from an earlier use of the log, a clean end (as
+			 * the kernel) */
+			set_stop(st,
+			         "journal block %u: stale commit of transaction "
+			         "%u (older commit time, bad checksum)",
+			         at, tid);
+			return 1;
+		}
+		/* the first corrupt commit ends the log; it is not replayed */
+		st->end_set = true;
+		st->end_tid = tid;
+		st->info->failed_commit = tid;
+		set_stop(st,
+		         "journal block %u: commit checksum of transaction "
+		         "%u failed",
+		         at, tid);
+		return 1;
+	}
+	if (st->need_check_time) {
+		if (commit_time >= st->last_commit_time) {
+			set_stop(st, "transaction %u: bad block checksum (at %u)", tid, at);
+			return bo_errf(&j->err, -EUCLEAN,
+			               "journal: invalid checksum in transaction %u", tid);
+		}
+		/* stale blocks from an older use of the log: a clean end */
+		set_stop(st, "transaction %u: stale (older commit time) at %u", tid, at);
+		return 1;
+	}
+	st->last_commit_time = commit_time;
+	return 0;
+}
+
 static int one_pass(struct jbd_journal *j, struct rstate *st, enum pass pass)
 {
-	uint32_t tid = j->sb.sequence, next = j->sb.start, bs = j->cfg.block_size;
+	uint32_t tid = j->sb.sequence, next = j->sb.start;
 	uint64_t walked = 0, cap = j->last - j->first;
-	uint32_t crc = ~0u;
-	uint64_t commit_time = 0, last_commit_time = 0;
-	bool need_check_time = false;
 	uint8_t *buf = j->tmp;
+	st->crc = ~0u;
 
 	for (;;) {
 		if (pass != PASS_SCAN && (int32_t)(tid - st->end_tid) >= 0)
@@ -262,33 +366,11 @@ static int one_pass(struct jbd_journal *j, struct rstate *st, enum pass pass)
 					return bo_errf(
 					    &j->err, -EUCLEAN,
 					    "journal block %u: descriptor checksum mismatch", at);
-				need_check_time = true;
+				st->need_check_time = true;
 			}
-			if (pass == PASS_SCAN && !need_check_time) {
-				struct range_ctx rctx = {.j = j};
-				walk_tags(j, buf, tag_in_range, &rctx, &rc);
-				if (rc) {
-					rc = 0;
-					if (!st->range_bad) {
-						st->range_bad = true;
-						st->range_tid = tid;
-						st->range_at = at;
-						st->range_blk = rctx.bad;
-					}
-				}
-				if (j->csum_v1 && !st->end_set) {
-					uint32_t n = walk_tags(j, buf, NULL, NULL, &rc);
-					crc = jbd_crc32_be(crc, buf, bs);
-					uint32_t p = next;
-					for (uint32_t i = 0; i < n; i++) {
-						rc = jbd_log_read(j, p, j->tmp2);
-						if (rc)
-							return rc;
-						crc = jbd_crc32_be(crc, j->tmp2, bs);
-						p = jbd_wrap(j, (uint64_t)p + 1);
-					}
-				}
-			}
+			if (pass == PASS_SCAN && !st->need_check_time &&
+			    (rc = scan_descriptor(j, st, buf, at, next, tid)))
+				return rc;
 			if (pass != PASS_REPLAY) {
 				uint32_t n = walk_tags(j, buf, NULL, NULL, &rc);
 				walked += n;
@@ -301,85 +383,19 @@ static int one_pass(struct jbd_journal *j, struct rstate *st, enum pass pass)
 			continue;
 		}
 		if (type == JBD_COMMIT_BLOCK) {
-			if (pass == PASS_SCAN && st->range_bad && st->range_tid == tid) {
-				/* committed, yet it names blocks outside the filesystem */
-				st->end_set = true;
-				st->end_tid = tid;
-				set_stop(
-				    st,
-				    "journal block %u: transaction %u names a block beyond the "
-				    "filesystem",
-				    st->range_at, tid);
-				return bo_errf(
-				    &j->err, -EUCLEAN,
-				    "journal block %u: transaction %u names block %llu beyond "
-				    "the filesystem (%llu blocks)",
-				    st->range_at, tid, (unsigned long long)st->range_blk,
-				    (unsigned long long)j->fs_blocks);
+			if (pass == PASS_SCAN && (rc = scan_commit(j, st, buf, at, tid)) != 0) {
+				if (rc < 0)
+					return rc;
+				break;
 			}
-			if (pass == PASS_SCAN) {
-				bool bad = false;
-				if (j->csum_v1) {
-					uint32_t found = get_be32(buf + 16);
-					uint8_t ty = buf[12], sz = buf[13];
-					if (st->end_set) {
-						st->info->failed_commit = st->end_tid;
-						break;
-					}
-					if (!((crc == found && ty == JBD_CRC32_CHKSUM &&
-					       sz == JBD_CRC32_CHKSUM_SIZE) ||
-					      (ty == 0 && sz == 0 && found == 0)))
-						bad = true;
-					crc = ~0u;
-				}
-				commit_time = get_be64(buf + 0x30);
-				if (bad || !jbd_commit_csum_ok(j, buf)) {
-					if (commit_time < last_commit_time) {
-						/* older than the commit before it: a stale block
-						 * from an earlier use of the log, a clean end (as
-						 * the kernel) */
-						set_stop(
-						    st,
-						    "journal block %u: stale commit of transaction "
-						    "%u (older commit time, bad checksum)",
-						    at, tid);
-						break;
-					}
-					/* the first corrupt commit ends the log; it is not replayed */
-					st->end_set = true;
-					st->end_tid = tid;
-					st->info->failed_commit = tid;
-					set_stop(st,
-					         "journal block %u: commit checksum of transaction "
-					         "%u failed",
-					         at, tid);
-					break;
-				}
-				if (need_check_time) {
-					if (commit_time >= last_commit_time) {
-						set_stop(
-						    st,
-						    "transaction %u: bad block checksum (at %u)",
-						    tid, at);
-						return bo_errf(
-						    &j->err, -EUCLEAN,
-						    "journal: invalid checksum in transaction %u",
-						    tid);
-					}
-					/* stale blocks from an older use of the log: a clean end */
-					set_stop(st,
-					         "transaction %u: stale (older commit time) at %u",
-					         tid, at);
-					break;
-				}
-				last_commit_time = commit_time;
-			}
+			if (pass == PASS_REPLAY)
+				st->replayed++;
 			tid++;
 			continue;
 		}
 		if (type == JBD_REVOKE_BLOCK) {
 			if (pass == PASS_SCAN && !jbd_block_tail_ok(j, buf))
-				need_check_time = true;
+				st->need_check_time = true;
 			if (pass == PASS_REVOKE) {
 				rc = scan_revoke(j, st, buf, tid, at);
 				if (rc)
@@ -421,10 +437,13 @@ int jbd_journal_recover(struct jbd_journal *j, struct jbd_recovery_info *info)
 	if (!rc)
 		rc = one_pass(j, &st, PASS_REPLAY);
 	jmap_free(&st.revoked);
-	info->end_tid = st.end_tid;
-	info->nr_transactions = st.end_tid - j->sb.sequence;
+	/* Only what the replay pass got through counts: a scan that failed replayed
+	 * nothing, and end_tid is then still the first transaction of the log. */
+	info->nr_transactions = st.replayed;
+	info->end_tid = j->sb.sequence + st.replayed;
 	if (rc)
 		return rc; /* corrupt log: leave the journal as it is for a checker to see */
+	info->end_tid = st.end_tid;
 	/* Replayed blocks durable before the log that holds them is discarded. */
 	int frc = blk_flush(j->d);
 	if (frc)

@@ -138,6 +138,9 @@ static void test_log_corruption(void)
 	ok(rc == -EUCLEAN && writes == 0,
 	   "tag naming a block beyond the filesystem: -EUCLEAN, nothing written (%d, %lu writes)",
 	   rc, writes);
+	ok(info.nr_transactions == 0 && info.end_tid == info.start_tid,
+	   "... and the counts say so: transactions %u..%u, %u replayed", info.start_tid,
+	   info.end_tid, info.nr_transactions);
 	blk_close(c);
 
 	/* a crash left the last transaction without its commit block and its
@@ -273,6 +276,9 @@ static void test_commit_csum(void)
 	rc = recover_traced(c, &k, &outside, &writes, &info);
 	ok(rc == -EUCLEAN && info.failed_commit == 79 && writes > 0 && outside == 0,
 	   "the kernel's way: -EUCLEAN after replaying what came before (%lu writes)", writes);
+	ok(info.nr_transactions == 2 && info.end_tid == info.start_tid + 2,
+	   "... counted: transactions %u..%u, %u replayed", info.start_tid, info.end_tid,
+	   info.nr_transactions);
 	struct jbd_journal *j;
 	struct bo_err err = {{0}};
 	tap_require(jbd_journal_open(c, &k.cfg, &j, &err) == 0, "reopen");
