@@ -20,7 +20,8 @@ put-replace|put IMG $W/mid /a/big
 rm|rm IMG /a/big /a/b/m1 /d/f7
 mv|mv IMG /a/b/m2 /d/moved
 mkdir|mkdir IMG /d/sub
-truncate|truncate IMG /a/big 5000'
+truncate|truncate IMG /a/big 5000
+fsck-y|fsck -y IMG'
 
 # a refusal names one of these
 STRUCT='superblock|group descriptor|bitmap|inode|block|directory|htree|journal'
