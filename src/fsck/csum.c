@@ -7,73 +7,15 @@
 #include "blackout/ext2_format.h"
 #include "fsck/fsck_int.h"
 
-uint32_t fsck_csum_seed(const uint8_t *sb)
-{
-	if (sb_has_incompat(sb, EXT4_FEATURE_INCOMPAT_CSUM_SEED))
-		return sb_get32(sb, SB_CHECKSUM_SEED);
-	return crc32c_raw(~0u, sb + SB_UUID, 16);
-}
-
-uint32_t fsck_sb_csum(const uint8_t *sb)
-{
-	return crc32c_raw(~0u, sb, SB_CHECKSUM);
-}
-
-uint16_t fsck_gd_csum(uint32_t seed, uint32_t group, const uint8_t *gd, uint32_t desc_size)
-{
-	uint8_t le[4];
-	static const uint8_t zero[2];
-	put_le32(le, group);
-	uint32_t c = crc32c_raw(seed, le, 4);
-	c = crc32c_raw(c, gd, GD_CHECKSUM);
-	c = crc32c_raw(c, zero, 2);
-	if (desc_size > GD_CHECKSUM + 2)
-		c = crc32c_raw(c, gd + GD_CHECKSUM + 2, desc_size - GD_CHECKSUM - 2);
-	return (uint16_t)c;
-}
-
-uint32_t fsck_bitmap_csum(uint32_t seed, const uint8_t *bm, uint32_t len)
-{
-	return crc32c_raw(seed, bm, len);
-}
-
-static uint32_t inode_seed(uint32_t seed, uint32_t ino, const uint8_t *in)
-{
-	uint8_t le[4];
-	put_le32(le, ino);
-	uint32_t c = crc32c_raw(seed, le, 4);
-	return crc32c_raw(c, in + I_GENERATION, 4);
-}
-
 static bool inode_has_hi(const uint8_t *in, uint32_t isz)
 {
 	return isz > EXT2_GOOD_OLD_INODE_SIZE &&
 	       get_le16(in + I_EXTRA_ISIZE) >= EXT4_INODE_CSUM_HI_EXTRA_END;
 }
 
-uint32_t fsck_inode_csum(uint32_t seed, uint32_t ino, const uint8_t *in, uint32_t isz)
-{
-	static const uint8_t zero[2];
-	uint32_t c = inode_seed(seed, ino, in);
-	c = crc32c_raw(c, in, I_CHECKSUM_LO);
-	c = crc32c_raw(c, zero, 2);
-	c = crc32c_raw(c, in + I_CHECKSUM_LO + 2, EXT2_GOOD_OLD_INODE_SIZE - I_CHECKSUM_LO - 2);
-	if (isz > EXT2_GOOD_OLD_INODE_SIZE) {
-		c = crc32c_raw(c, in + EXT2_GOOD_OLD_INODE_SIZE,
-		               I_CHECKSUM_HI - EXT2_GOOD_OLD_INODE_SIZE);
-		if (inode_has_hi(in, isz)) {
-			c = crc32c_raw(c, zero, 2);
-			c = crc32c_raw(c, in + I_CHECKSUM_HI + 2, isz - I_CHECKSUM_HI - 2);
-		} else {
-			c = crc32c_raw(c, in + I_CHECKSUM_HI, isz - I_CHECKSUM_HI);
-		}
-	}
-	return c;
-}
-
 bool fsck_inode_csum_ok(uint32_t seed, uint32_t ino, const uint8_t *in, uint32_t isz)
 {
-	uint32_t c = fsck_inode_csum(seed, ino, in, isz);
+	uint32_t c = ext2_inode_csum(seed, ino, in, isz);
 	uint32_t have = get_le16(in + I_CHECKSUM_LO);
 	if (inode_has_hi(in, isz))
 		have |= (uint32_t)get_le16(in + I_CHECKSUM_HI) << 16;
@@ -85,14 +27,6 @@ bool fsck_inode_csum_ok(uint32_t seed, uint32_t ino, const uint8_t *in, uint32_t
 		if (in[i])
 			return false;
 	return true;
-}
-
-void fsck_inode_csum_set(uint32_t seed, uint32_t ino, uint8_t *in, uint32_t isz)
-{
-	uint32_t c = fsck_inode_csum(seed, ino, in, isz);
-	put_le16(in + I_CHECKSUM_LO, (uint16_t)c);
-	if (inode_has_hi(in, isz))
-		put_le16(in + I_CHECKSUM_HI, (uint16_t)(c >> 16));
 }
 
 uint32_t fsck_dirent_csum(uint32_t seed, uint32_t ino, uint32_t gen, const uint8_t *blk,

@@ -51,7 +51,7 @@ int ck_write_inode(struct ck *c, uint32_t ino, uint8_t *in)
 	if (rc)
 		return rc;
 	if (c->csum)
-		fsck_inode_csum_set(c->seed, ino, in, c->isz);
+		ext2_inode_set_csum(c->seed, ino, in, c->isz);
 	memcpy(c->buf + off % c->bs, in, c->isz);
 	return ck_wr(c, off / c->bs, c->buf);
 }
@@ -60,7 +60,7 @@ int ck_write_inode(struct ck *c, uint32_t ino, uint8_t *in)
 int ck_write_sb(struct ck *c)
 {
 	if (c->csum)
-		sb_put32(c->sb, SB_CHECKSUM, fsck_sb_csum(c->sb));
+		sb_put32(c->sb, SB_CHECKSUM, ext2_sb_csum(c->sb));
 	uint8_t head[4096];
 	int rc = blk_pread(c->d, 0, sizeof(head), head);
 	if (rc)

@@ -39,7 +39,7 @@ static int load_map(struct ck *c, const struct mapkind *k, uint32_t g, uint64_t 
 	if (!c->csum)
 		return 0;
 	const uint8_t *d = ck_gd(c, g);
-	uint32_t s = fsck_bitmap_csum(c->seed, m, bytes);
+	uint32_t s = ext2_bitmap_csum(c->seed, m, bytes);
 	uint32_t have = get_le16(d + k->csum_lo);
 	if (c->desc_size >= 0x3C)
 		have |= (uint32_t)get_le16(d + k->csum_hi) << 16;

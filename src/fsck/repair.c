@@ -686,7 +686,7 @@ static int fix_maps(struct ck *c)
 				}
 			}
 			if (c->csum && !(gd_flags(d) & EXT4_BG_BLOCK_UNINIT)) {
-				uint32_t s = fsck_bitmap_csum(c->seed, b, bbytes);
+				uint32_t s = ext2_bitmap_csum(c->seed, b, bbytes);
 				if (get_le16(d + GD_BLOCK_BITMAP_CSUM_LO) != (uint16_t)s) {
 					put_le16(d + GD_BLOCK_BITMAP_CSUM_LO, (uint16_t)s);
 					gdt_dirty = true;
@@ -710,7 +710,7 @@ static int fix_maps(struct ck *c)
 			    (rc = wrb(c, gd_inode_bitmap(d, c->desc_size), b)))
 				return rc;
 			if (c->csum) {
-				uint32_t s = fsck_bitmap_csum(c->seed, b, ibytes);
+				uint32_t s = ext2_bitmap_csum(c->seed, b, ibytes);
 				if (get_le16(d + GD_INODE_BITMAP_CSUM_LO) != (uint16_t)s) {
 					put_le16(d + GD_INODE_BITMAP_CSUM_LO, (uint16_t)s);
 					gdt_dirty = true;
@@ -728,8 +728,8 @@ static int fix_maps(struct ck *c)
 			gdt_dirty = true;
 		}
 		if (c->csum &&
-		    fsck_gd_csum(c->seed, g, d, c->desc_size) != get_le16(d + GD_CHECKSUM)) {
-			put_le16(d + GD_CHECKSUM, fsck_gd_csum(c->seed, g, d, c->desc_size));
+		    ext2_gd_csum(c->seed, g, d, c->desc_size) != get_le16(d + GD_CHECKSUM)) {
+			put_le16(d + GD_CHECKSUM, ext2_gd_csum(c->seed, g, d, c->desc_size));
 			gdt_dirty = true;
 		}
 	}
@@ -825,7 +825,7 @@ static bool gdt_ok(struct ck *c, const uint8_t *gdt)
 		    (ib >= it && ib < it + itb))
 			return false;
 		if (c->csum &&
-		    fsck_gd_csum(c->seed, g, d, c->desc_size) != get_le16(d + GD_CHECKSUM))
+		    ext2_gd_csum(c->seed, g, d, c->desc_size) != get_le16(d + GD_CHECKSUM))
 			return false;
 	}
 	return true;

@@ -35,12 +35,12 @@ static int sb_parse(struct ck *c)
 		    inc & ~inc_ok, roc & ~ro_ok);
 	c->csum = roc & EXT4_FEATURE_RO_COMPAT_METADATA_CSUM;
 	if (c->csum) {
-		c->seed = fsck_csum_seed(sb);
+		c->seed = ext2_csum_seed(sb);
 		if (sb[SB_CHECKSUM_TYPE] != EXT4_CRC32C_CHKSUM)
 			return ck_problem(c, FSCK_SUPER, 0, 1, NULL, 0, "unknown checksum type %u",
 			                  sb[SB_CHECKSUM_TYPE]),
 			       1;
-		if (fsck_sb_csum(sb) != sb_get32(sb, SB_CHECKSUM)) {
+		if (ext2_sb_csum(sb) != sb_get32(sb, SB_CHECKSUM)) {
 			ck_problem(c, FSCK_CSUM, 0, 1, NULL, 0,
 			           "superblock checksum does not match superblock");
 			c->sb_bad = true;
@@ -181,7 +181,7 @@ static int check_gdt(struct ck *c)
 		         ib = gd_inode_bitmap(d, c->desc_size);
 		uint64_t it = gd_inode_table(d, c->desc_size);
 		if (c->csum &&
-		    fsck_gd_csum(c->seed, g, d, c->desc_size) != get_le16(d + GD_CHECKSUM)) {
+		    ext2_gd_csum(c->seed, g, d, c->desc_size) != get_le16(d + GD_CHECKSUM)) {
 			ck_problem(c, FSCK_CSUM, 0, 0, NULL, 0,
 			           "group %u descriptor checksum is invalid", g);
 		}
@@ -227,7 +227,7 @@ static bool backup_ok(const uint8_t *b, uint32_t bs, uint32_t bpg)
 	return sb_get16(b, SB_MAGIC) == EXT2_MAGIC && sb_block_size(b) == bs &&
 	       sb_get32(b, SB_BLOCKS_PER_GROUP) == bpg && sb_get16(b, SB_BLOCK_GROUP_NR) == 1 &&
 	       (!sb_has_ro_compat(b, EXT4_FEATURE_RO_COMPAT_METADATA_CSUM) ||
-	        fsck_sb_csum(b) == sb_get32(b, SB_CHECKSUM));
+	        ext2_sb_csum(b) == sb_get32(b, SB_CHECKSUM));
 }
 
 int ck_find_backup_sb(struct ck *c, uint8_t *out, uint64_t *blk, uint32_t *bsz)
@@ -279,7 +279,7 @@ static int use_backup(struct ck *c, uint64_t devsz)
 	memcpy(c->sb, b, EXT2_SB_SIZE);
 	sb_put16(c->sb, SB_BLOCK_GROUP_NR, 0);
 	if (sb_has_ro_compat(c->sb, EXT4_FEATURE_RO_COMPAT_METADATA_CSUM))
-		sb_put32(c->sb, SB_CHECKSUM, fsck_sb_csum(c->sb));
+		sb_put32(c->sb, SB_CHECKSUM, ext2_sb_csum(c->sb));
 	c->sb_bad = true;
 	c->backup_sb = at;
 	int rc = sb_parse(c);
