@@ -294,18 +294,6 @@ out:
 	return rc;
 }
 
-static int parse_num(const char *cmd, const char *opt, const char *v, uint64_t max, uint64_t *out)
-{
-	char *end;
-	errno = 0;
-	unsigned long long x = strtoull(v, &end, 10);
-	if (!*v || *end || errno || x > max || v[0] == '-')
-		return cli_usage_error(cmd, "%s: a whole number up to %llu, not '%s'", opt,
-		                       (unsigned long long)max, v);
-	*out = x;
-	return 0;
-}
-
 static int parse_opts(const char *cmd, int argc, char **argv, int first, struct vmargs *a)
 {
 	for (int i = first; i < argc; i += 2) {
@@ -314,16 +302,16 @@ static int parse_opts(const char *cmd, int argc, char **argv, int first, struct 
 		if (!v)
 			return cli_usage_error(cmd, "%s needs a value", o);
 		if (!strcmp(o, "--files")) {
-			int rc = parse_num(cmd, o, v, 1000, &n);
+			int rc = cli_num(cmd, o, v, 0, 0, 1000, &n);
 			if (rc)
 				return rc;
 			a->files = (unsigned)n;
 		} else if (!strcmp(o, "--seed")) {
-			int rc = parse_num(cmd, o, v, UINT64_MAX, &a->seed);
+			int rc = cli_num(cmd, o, v, 0, 0, UINT64_MAX, &a->seed);
 			if (rc)
 				return rc;
 		} else if (!strcmp(o, "--span")) {
-			int rc = parse_num(cmd, o, v, UINT64_MAX, &a->span);
+			int rc = cli_num(cmd, o, v, 0, 0, UINT64_MAX, &a->span);
 			if (rc)
 				return rc;
 		} else if (!strcmp(o, "--fs")) {
@@ -362,7 +350,7 @@ int cmd_vmtest_plumbing(int argc, char **argv)
 	uint64_t cuts;
 	a.workload = argv[2];
 	a.dir = argv[3];
-	int rc = parse_num("vmtest judge", "CUTS", argv[4], 1000, &cuts);
+	int rc = cli_num("vmtest judge", "CUTS", argv[4], 0, 0, 1000, &cuts);
 	if (rc == 0)
 		rc = parse_opts("vmtest judge", argc, argv, 5, &a);
 	a.cuts = (unsigned)cuts;
