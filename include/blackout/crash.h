@@ -335,6 +335,7 @@ struct crash_damage {
 	uint64_t count;
 	char what[8];
 	uint64_t block;  /* the filesystem block of the first sector */
+	uint64_t blocks; /* filesystem blocks the range touches (0: block size unknown) */
 	uint32_t ino;    /* its owner's inode (0: a structure, or unknown) */
 	char owner[160]; /* what that block belongs to at the cut ("" = free/unknown) */
 };

@@ -93,8 +93,12 @@ static void name_damage_owners(struct crash_result *r, struct bdev *live,
 	if (blocks && own && fs_mount(ref, mo, &fs, &e) == 0) {
 		if (fs_statfs(fs, &st) == 0 && st.block_size) {
 			for (size_t i = 0; i < r->ndamage; i++) {
-				r->damage[i].block =
-				    r->damage[i].lba * ref->sector_size / st.block_size;
+				struct crash_damage *d = &r->damage[i];
+				d->block = d->lba * ref->sector_size / st.block_size;
+				d->blocks = (d->lba + d->count) * ref->sector_size / st.block_size -
+				            d->block;
+				if ((d->lba + d->count) * ref->sector_size % st.block_size)
+					d->blocks++;
 				blocks[i] = r->damage[i].block;
 			}
 			if (fs_block_owners(fs, blocks, r->ndamage, own) == 0)

@@ -105,12 +105,19 @@ void crash_result_print(const struct crash_result *r, FILE *f)
 	if (r->ndamage) {
 		fprintf(f, "\nsectors not as the stack last held them (%zu ranges%s):\n",
 		        r->ndamage, r->damage_truncated ? ", more not shown" : "");
-		for (size_t i = 0; i < r->ndamage; i++)
-			fprintf(f,
-			        "  %-8s sectors %" PRIu64 "-%" PRIu64 " (block %" PRIu64 "): %s\n",
-			        r->damage[i].what, r->damage[i].lba,
-			        r->damage[i].lba + r->damage[i].count - 1, r->damage[i].block,
-			        r->damage[i].owner[0] ? r->damage[i].owner : "free or unknown");
+		for (size_t i = 0; i < r->ndamage; i++) {
+			const struct crash_damage *d = &r->damage[i];
+			const char *owner = d->owner[0] ? d->owner : "free or unknown";
+			fprintf(f, "  %-8s sectors %" PRIu64 "-%" PRIu64, d->what, d->lba,
+			        d->lba + d->count - 1);
+			if (d->blocks > 1)
+				fprintf(f, " (blocks %" PRIu64 "-%" PRIu64 "): the first, %s\n",
+				        d->block, d->block + d->blocks - 1, owner);
+			else if (d->blocks == 1)
+				fprintf(f, " (block %" PRIu64 "): %s\n", d->block, owner);
+			else
+				fprintf(f, ": %s\n", owner);
+		}
 	}
 	size_t show = r->nfail < 10 ? r->nfail : 10;
 	if (show)

@@ -70,6 +70,13 @@ ok $? "an unknown workload is a clear error"
 "$B" explore --stack "$STACK" --fs ext3 --workload wal --state p1-zz 2>"$SCRATCH/err"
 grep -q "expected an id like" "$SCRATCH/err"
 ok $? "a malformed --state is a clear error"
+# --damage names the whole block range a multi-block damaged range covers, not its
+# first block alone (4 KiB of a cheap flash page = blocks 1636-1639 of a 1 KiB-block fs)
+FL='flash(ftl=cheap,eb=128k,page=4k,size=16M)'
+"$B" explore --stack "$FL" --fs ext3 --workload overwrite-fsync --max-states 200 \
+	--state p1w-s0 --damage >"$SCRATCH/dmg" 2>&1
+grep -Eq '^  damaged  sectors 3272-3279 \(blocks 1636-1639\): the first, /data$' "$SCRATCH/dmg"
+ok $? "--damage labels a range with every block it covers"
 "$B" explore --help | grep -q -- "--shard I/N"
 ok $? "explore --help documents the options"
 done_testing
