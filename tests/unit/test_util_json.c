@@ -12,7 +12,9 @@
 /* s written as JSON text, parsed back by jansson, turned back into bytes */
 static void round_trip(const char *s, const char *name)
 {
-	char *text = json_dumps(bo_json_text(s) ? json_pack("[o]", bo_json_text(s)) : NULL, 0);
+	json_t *v = json_pack("[o]", bo_json_text(s));
+	char *text = v ? json_dumps(v, 0) : NULL;
+	json_decref(v);
 	json_error_t je;
 	json_t *back = text ? json_loads(text, 0, &je) : NULL;
 	char out[256] = "";
@@ -60,9 +62,10 @@ static void refused(const char *text, const char *from, const char *to, const ch
 
 int main(void)
 {
-	char *t = json_dumps(json_pack("[o]", bo_json_text("a\xe2\x80\x94"
-	                                                   "b")),
-	                     0);
+	json_t *v = json_pack("[o]", bo_json_text("a\xe2\x80\x94"
+	                                          "b"));
+	char *t = v ? json_dumps(v, 0) : NULL;
+	json_decref(v);
 	ok(t && strcmp(t, "[\"a\xe2\x80\x94"
 	                  "b\"]") == 0,
 	   "an em dash is written as UTF-8: %s", t);
