@@ -28,6 +28,7 @@ struct mk {
 	uint8_t *itab; /* group 0's first inode-table blocks (inodes 1..first) */
 	uint32_t itab_blocks;
 	uint32_t *dirs; /* directories per group */
+	uint8_t *buf;   /* one block: each bitmap, then each backup superblock */
 };
 
 static bool mk_used(const struct mk *m, uint64_t b)
@@ -459,25 +460,9 @@ static int mk_geometry(struct mk *m, const struct fs_mkfs_opts *o, uint64_t byte
 	return 0;
 }
 
-int fs_mkfs(struct bdev *d, const struct fs_mkfs_opts *o, struct bo_err *err)
+/* Derived, not random, when not given: the same options give the same UUID and hash seed. */
+static void mk_uuid(const struct mk *m, const struct fs_mkfs_opts *o, uint8_t uuid[16])
 {
-	struct fs_mkfs_opts defo;
-	if (!o) {
-		fs_mkfs_opts_default(&defo);
-		o = &defo;
-	}
-	if (o->type != 2 && o->type != 3)
-		return bo_errf(err, -EINVAL, "mkfs: type must be ext2 or ext3");
-	struct mk mm = {0}, *m = &mm;
-	m->d = d;
-	m->err = err;
-	m->sb = calloc(1, EXT2_SB_SIZE);
-	if (!m->sb)
-		return -ENOMEM;
-	/* sparse_super must be known before the geometry (backup placement) */
-	sb_put32(m->sb, SB_FEATURE_RO_COMPAT, EXT2_FEATURE_RO_COMPAT_SPARSE_SUPER);
-	int rc = mk_geometry(m, o, blk_size_bytes(d));
-	uint8_t uuid[16];
 	memcpy(uuid, o->uuid, 16);
 	bool zero_uuid = true;
 	for (int i = 0; i < 16; i++)
@@ -490,44 +475,55 @@ int fs_mkfs(struct bdev *d, const struct fs_mkfs_opts *o, struct bo_err *err)
 		uuid[6] = (uint8_t)((uuid[6] & 0x0f) | 0x40);
 		uuid[8] = (uint8_t)((uuid[8] & 0x3f) | 0x80);
 	}
-	m->csum = o->metadata_csum;
-	m->csum_seed = crc32c_raw(~0u, uuid, 16);
-	m->now = o->now ? o->now : (uint32_t)time(NULL);
-	uint64_t jblocks = 0;
-	if (rc == 0 && o->type == 3) {
-		jblocks = o->journal_blocks ? o->journal_blocks : default_journal_blocks(m->blocks);
-		/* mke2fs's table gives no journal below 2048 blocks: say the image is small */
-		if (!o->journal_blocks && jblocks == 0)
-			rc = bo_errf(
-			    err, -EINVAL,
-			    "mkfs: the image is too small for ext3: %llu blocks of %u bytes, "
-			    "and a journal needs at least 2048 blocks (2 MiB with 1 KiB "
-			    "blocks); give a larger size, or make ext2",
-			    (unsigned long long)m->blocks, m->bs);
-		else if (jblocks < JBD2_MIN_JOURNAL_BLOCKS || jblocks > m->blocks / 2)
-			rc = bo_errf(err, -EINVAL,
-			             "mkfs: journal of %llu blocks (at least %u, at most half the "
-			             "filesystem)",
-			             (unsigned long long)jblocks, JBD2_MIN_JOURNAL_BLOCKS);
-	}
-	if (rc < 0) {
-		free(m->sb);
-		return rc;
-	}
+}
+
+/* Checked before anything is written, so a bad journal size leaves the image untouched. */
+static int mk_journal_size(const struct mk *m, const struct fs_mkfs_opts *o, uint64_t *jblocks)
+{
+	*jblocks = o->journal_blocks ? o->journal_blocks : default_journal_blocks(m->blocks);
+	/* mke2fs's table gives no journal below 2048 blocks: say the image is small */
+	if (!o->journal_blocks && *jblocks == 0)
+		return bo_errf(m->err, -EINVAL,
+		               "mkfs: the image is too small for ext3: %llu blocks of %u bytes, "
+		               "and a journal needs at least 2048 blocks (2 MiB with 1 KiB "
+		               "blocks); give a larger size, or make ext2",
+		               (unsigned long long)m->blocks, m->bs);
+	if (*jblocks < JBD2_MIN_JOURNAL_BLOCKS || *jblocks > m->blocks / 2)
+		return bo_errf(m->err, -EINVAL,
+		               "mkfs: journal of %llu blocks (at least %u, at most half the "
+		               "filesystem)",
+		               (unsigned long long)*jblocks, JBD2_MIN_JOURNAL_BLOCKS);
+	return 0;
+}
+
+/* The layout is built in memory before it is written: these hold it until then. */
+static int mk_alloc_state(struct mk *m)
+{
 	m->bmap = calloc(1, (size_t)(m->blocks + 7) / 8 + 8);
 	m->gdt = calloc(m->desc_blocks, m->bs);
-	uint32_t first_ino = EXT2_GOOD_OLD_FIRST_INO;
-	m->itab_blocks = (first_ino * m->isz + m->bs - 1) / m->bs;
+	m->itab_blocks = (EXT2_GOOD_OLD_FIRST_INO * m->isz + m->bs - 1) / m->bs;
 	m->itab = calloc(m->itab_blocks, m->bs);
 	m->dirs = calloc(m->groups, sizeof(uint32_t));
-	uint8_t *buf = calloc(1, m->bs);
-	if (!m->bmap || !m->gdt || !m->itab || !m->dirs || !buf) {
-		rc = -ENOMEM;
-		goto out;
-	}
+	m->buf = calloc(1, m->bs);
+	if (!m->bmap || !m->gdt || !m->itab || !m->dirs || !m->buf)
+		return -ENOMEM;
+	return 0;
+}
 
-	uint8_t *sb = m->sb;
-	/* group metadata positions */
+/* The one way out once the superblock buffer exists; parts not allocated are NULL. */
+static void mk_free_state(struct mk *m)
+{
+	free(m->buf);
+	free(m->bmap);
+	free(m->gdt);
+	free(m->itab);
+	free(m->dirs);
+	free(m->sb);
+}
+
+/* Every group's fixed metadata is marked used before the first allocation can take it. */
+static void mk_place_groups(struct mk *m)
+{
 	for (uint32_t g = 0; g < m->groups; g++) {
 		uint64_t b = group_first(m, g);
 		for (uint32_t i = 0; i < group_overhead_super(m, g); i++)
@@ -542,8 +538,29 @@ int fs_mkfs(struct bdev *d, const struct fs_mkfs_opts *o, struct bo_err *err)
 	}
 	if (m->fdb)
 		mk_use(m, 0);
+}
 
-	/* superblock */
+/* Derived from the UUID when not given, for the same reason the UUID is derived. */
+static void mk_hash_seed(uint8_t *sb, const struct fs_mkfs_opts *o, const uint8_t *uuid)
+{
+	uint32_t seed[4];
+	memcpy(seed, o->hash_seed, sizeof(seed));
+	if (!(seed[0] | seed[1] | seed[2] | seed[3])) {
+		uint64_t h = bo_hash64(BO_HASH64_INIT, uuid, 16);
+		seed[0] = (uint32_t)h;
+		seed[1] = (uint32_t)(h >> 32);
+		h = bo_hash64(h, uuid, 16);
+		seed[2] = (uint32_t)h;
+		seed[3] = (uint32_t)(h >> 32);
+	}
+	for (int i = 0; i < 4; i++)
+		sb_put32(sb, SB_HASH_SEED + 4 * i, seed[i]);
+}
+
+/* All of the superblock but what later steps add: journal map, free counts, group number. */
+static void mk_superblock(struct mk *m, const struct fs_mkfs_opts *o, const uint8_t *uuid)
+{
+	uint8_t *sb = m->sb;
 	uint32_t compat = EXT2_FEATURE_COMPAT_EXT_ATTR | EXT2_FEATURE_COMPAT_RESIZE_INODE |
 	                  EXT2_FEATURE_COMPAT_DIR_INDEX;
 	if (!m->rsv_gdt)
@@ -569,7 +586,7 @@ int fs_mkfs(struct bdev *d, const struct fs_mkfs_opts *o, struct bo_err *err)
 	sb_put16(sb, SB_ERRORS, EXT2_ERRORS_CONTINUE);
 	sb_put32(sb, SB_LASTCHECK, m->now);
 	sb_put32(sb, SB_REV_LEVEL, EXT2_DYNAMIC_REV);
-	sb_put32(sb, SB_FIRST_INO, first_ino);
+	sb_put32(sb, SB_FIRST_INO, EXT2_GOOD_OLD_FIRST_INO);
 	sb_put16(sb, SB_INODE_SIZE, (uint16_t)m->isz);
 	sb_put32(sb, SB_FEATURE_COMPAT, compat);
 	sb_put32(sb, SB_FEATURE_INCOMPAT, EXT2_FEATURE_INCOMPAT_FILETYPE);
@@ -580,18 +597,7 @@ int fs_mkfs(struct bdev *d, const struct fs_mkfs_opts *o, struct bo_err *err)
 	sb_put16(sb, SB_RESERVED_GDT_BLOCKS, (uint16_t)m->rsv_gdt);
 	if (o->type == 3)
 		sb_put32(sb, SB_JOURNAL_INUM, EXT2_JOURNAL_INO);
-	uint32_t seed[4];
-	memcpy(seed, o->hash_seed, sizeof(seed));
-	if (!(seed[0] | seed[1] | seed[2] | seed[3])) {
-		uint64_t h = bo_hash64(BO_HASH64_INIT, uuid, 16);
-		seed[0] = (uint32_t)h;
-		seed[1] = (uint32_t)(h >> 32);
-		h = bo_hash64(h, uuid, 16);
-		seed[2] = (uint32_t)h;
-		seed[3] = (uint32_t)(h >> 32);
-	}
-	for (int i = 0; i < 4; i++)
-		sb_put32(sb, SB_HASH_SEED + 4 * i, seed[i]);
+	mk_hash_seed(sb, o, uuid);
 	sb[SB_DEF_HASH_VERSION] = EXT2_HASH_HALF_MD4;
 	sb_put32(sb, SB_DEFAULT_MOUNT_OPTS, EXT2_DEFM_XATTR_USER | EXT2_DEFM_ACL);
 	sb_put32(sb, SB_MKFS_TIME, m->now);
@@ -602,13 +608,24 @@ int fs_mkfs(struct bdev *d, const struct fs_mkfs_opts *o, struct bo_err *err)
 	sb_put32(sb, SB_FLAGS, ((char)-1 < 0) ? EXT2_FLAGS_SIGNED_HASH : EXT2_FLAGS_UNSIGNED_HASH);
 	if (m->csum)
 		sb[SB_CHECKSUM_TYPE] = EXT4_CRC32C_CHKSUM;
+}
 
-	/* zero every inode table; then root, lost+found, resize and journal inodes */
+/* Old image contents must not read as inodes or as reserved descriptor blocks. */
+static int mk_zero_tables(struct mk *m)
+{
+	int rc = 0;
 	for (uint32_t g = 0; g < m->groups && rc == 0; g++)
 		rc = mk_zero(m, get_le32(m->gdt + (size_t)g * 32 + GD_INODE_TABLE), m->itb);
 	for (uint32_t g = 1; g < m->groups && rc == 0; g++)
-		if (ext2_bg_has_super(sb, g) && m->rsv_gdt)
+		if (ext2_bg_has_super(m->sb, g) && m->rsv_gdt)
 			rc = mk_zero(m, group_first(m, g) + 1 + m->desc_blocks, m->rsv_gdt);
+	return rc;
+}
+
+/* The special inodes are built in memory, then checksummed and written in one pass. */
+static int mk_inodes(struct mk *m, uint64_t jblocks, const uint8_t *uuid)
+{
+	int rc = mk_zero_tables(m);
 	uint64_t goal = get_le32(m->gdt + GD_INODE_TABLE) + m->itb;
 	if (rc == 0)
 		rc = mk_dirs(m, &goal);
@@ -617,8 +634,8 @@ int fs_mkfs(struct bdev *d, const struct fs_mkfs_opts *o, struct bo_err *err)
 	if (rc == 0 && jblocks)
 		rc = mk_journal(m, &goal, jblocks, uuid);
 	if (rc < 0)
-		goto out;
-	for (uint32_t i = 1; i <= first_ino; i++) {
+		return rc;
+	for (uint32_t i = 1; i <= EXT2_GOOD_OLD_FIRST_INO; i++) {
 		uint8_t *in = mk_inode(m, i);
 		bool zero = true;
 		for (uint32_t k = 0; k < m->isz && zero; k++)
@@ -629,55 +646,113 @@ int fs_mkfs(struct bdev *d, const struct fs_mkfs_opts *o, struct bo_err *err)
 	uint64_t it0 = get_le32(m->gdt + GD_INODE_TABLE);
 	for (uint32_t i = 0; i < m->itab_blocks && rc == 0; i++)
 		rc = mk_write(m, it0 + i, m->itab + (size_t)i * m->bs);
+	return rc;
+}
 
-	/* bitmaps and descriptors */
-	uint64_t free_total = 0, free_inodes_total = 0;
-	for (uint32_t g = 0; g < m->groups && rc == 0; g++) {
-		uint8_t *gd = m->gdt + (size_t)g * EXT2_MIN_DESC_SIZE;
-		uint64_t first = group_first(m, g);
-		uint32_t n = (uint32_t)(m->blocks - first < m->bpg ? m->blocks - first : m->bpg);
-		memset(buf, 0, m->bs);
-		uint32_t freeb = 0;
-		for (uint32_t i = 0; i < m->bpg; i++) {
-			if (i >= n || mk_used(m, first + i))
-				buf[i >> 3] |= (uint8_t)(1u << (i & 7));
-			else
-				freeb++;
-		}
-		if (m->csum)
-			put_le16(gd + GD_BLOCK_BITMAP_CSUM_LO,
-			         (uint16_t)crc32c_raw(m->csum_seed, buf, m->bpg / 8));
-		rc = mk_write(m, get_le32(gd + GD_BLOCK_BITMAP), buf);
-		memset(buf, 0, m->bs);
-		uint32_t usedi = g == 0 ? first_ino : 0;
-		for (uint32_t i = 0; i < usedi; i++)
+/* Bits past a short last group are set so nothing allocates them; returns the free count. */
+static uint32_t mk_block_bitmap(const struct mk *m, uint32_t g, uint8_t *buf)
+{
+	uint64_t first = group_first(m, g);
+	uint32_t n = (uint32_t)(m->blocks - first < m->bpg ? m->blocks - first : m->bpg);
+	memset(buf, 0, m->bs);
+	uint32_t freeb = 0;
+	for (uint32_t i = 0; i < m->bpg; i++) {
+		if (i >= n || mk_used(m, first + i))
 			buf[i >> 3] |= (uint8_t)(1u << (i & 7));
-		for (uint32_t i = m->ipg; i < m->bs * 8; i++)
-			buf[i >> 3] |= (uint8_t)(1u << (i & 7));
-		if (m->csum)
-			put_le16(gd + GD_INODE_BITMAP_CSUM_LO,
-			         (uint16_t)crc32c_raw(m->csum_seed, buf, m->ipg / 8));
-		if (rc == 0)
-			rc = mk_write(m, get_le32(gd + GD_INODE_BITMAP), buf);
-		put_le16(gd + GD_FREE_BLOCKS, (uint16_t)freeb);
-		put_le16(gd + GD_FREE_INODES, (uint16_t)(m->ipg - usedi));
-		put_le16(gd + GD_USED_DIRS, (uint16_t)m->dirs[g]);
-		if (m->csum) {
-			put_le16(gd + GD_FLAGS, EXT4_BG_INODE_ZEROED);
-			uint8_t le[4], zero2[2] = {0, 0};
-			put_le32(le, g);
-			uint32_t c = crc32c_raw(m->csum_seed, le, 4);
-			c = crc32c_raw(c, gd, GD_CHECKSUM);
-			c = crc32c_raw(c, zero2, 2);
-			put_le16(gd + GD_CHECKSUM, (uint16_t)c);
-		}
-		free_total += freeb;
-		free_inodes_total += m->ipg - usedi;
+		else
+			freeb++;
 	}
-	sb_put32(sb, SB_FREE_BLOCKS_LO, (uint32_t)free_total);
-	sb_put32(sb, SB_FREE_INODES, (uint32_t)free_inodes_total);
+	return freeb;
+}
 
-	/* superblock and descriptor copies: primary and sparse backups */
+/* Reserved inodes (group 0) and the padding past ipg are in use; returns the used count. */
+static uint32_t mk_inode_bitmap(const struct mk *m, uint32_t g, uint8_t *buf)
+{
+	memset(buf, 0, m->bs);
+	uint32_t usedi = g == 0 ? EXT2_GOOD_OLD_FIRST_INO : 0;
+	for (uint32_t i = 0; i < usedi; i++)
+		buf[i >> 3] |= (uint8_t)(1u << (i & 7));
+	for (uint32_t i = m->ipg; i < m->bs * 8; i++)
+		buf[i >> 3] |= (uint8_t)(1u << (i & 7));
+	return usedi;
+}
+
+/* Set last, as it covers the whole descriptor (its own field read as zero). */
+static void mk_desc_csum(const struct mk *m, uint32_t g, uint8_t *gd)
+{
+	put_le16(gd + GD_FLAGS, EXT4_BG_INODE_ZEROED);
+	uint8_t le[4], zero2[2] = {0, 0};
+	put_le32(le, g);
+	uint32_t c = crc32c_raw(m->csum_seed, le, 4);
+	c = crc32c_raw(c, gd, GD_CHECKSUM);
+	c = crc32c_raw(c, zero2, 2);
+	put_le16(gd + GD_CHECKSUM, (uint16_t)c);
+}
+
+/* The descriptor holds the bitmaps' checksums and the counts, so it is completed here. */
+static int mk_group(struct mk *m, uint32_t g, uint32_t *freeb, uint32_t *freei)
+{
+	uint8_t *gd = m->gdt + (size_t)g * EXT2_MIN_DESC_SIZE;
+	*freeb = mk_block_bitmap(m, g, m->buf);
+	if (m->csum)
+		put_le16(gd + GD_BLOCK_BITMAP_CSUM_LO,
+		         (uint16_t)crc32c_raw(m->csum_seed, m->buf, m->bpg / 8));
+	int rc = mk_write(m, get_le32(gd + GD_BLOCK_BITMAP), m->buf);
+	if (rc < 0)
+		return rc;
+	uint32_t usedi = mk_inode_bitmap(m, g, m->buf);
+	*freei = m->ipg - usedi;
+	if (m->csum)
+		put_le16(gd + GD_INODE_BITMAP_CSUM_LO,
+		         (uint16_t)crc32c_raw(m->csum_seed, m->buf, m->ipg / 8));
+	rc = mk_write(m, get_le32(gd + GD_INODE_BITMAP), m->buf);
+	put_le16(gd + GD_FREE_BLOCKS, (uint16_t)*freeb);
+	put_le16(gd + GD_FREE_INODES, (uint16_t)*freei);
+	put_le16(gd + GD_USED_DIRS, (uint16_t)m->dirs[g]);
+	if (m->csum)
+		mk_desc_csum(m, g, gd);
+	return rc;
+}
+
+/* The superblock's free counts are the sums of the groups'. */
+static int mk_groups(struct mk *m)
+{
+	uint64_t free_total = 0, free_inodes_total = 0;
+	int rc = 0;
+	for (uint32_t g = 0; g < m->groups && rc == 0; g++) {
+		uint32_t freeb = 0, freei = 0;
+		rc = mk_group(m, g, &freeb, &freei);
+		free_total += freeb;
+		free_inodes_total += freei;
+	}
+	sb_put32(m->sb, SB_FREE_BLOCKS_LO, (uint32_t)free_total);
+	sb_put32(m->sb, SB_FREE_INODES, (uint32_t)free_inodes_total);
+	return rc;
+}
+
+/* The primary superblock sits at byte 1024 whatever the block size, not at a block. */
+static int mk_write_primary_sb(struct mk *m)
+{
+	uint8_t *sbb = calloc(1, m->bs > 2048 ? m->bs : 2048);
+	if (!sbb)
+		return -ENOMEM;
+	/* keep the boot block of a 1 KiB filesystem as it was */
+	size_t len = m->bs == 1024 ? 1024 : m->bs;
+	uint64_t off = m->bs == 1024 ? 1024 : 0;
+	memcpy(sbb + (m->bs == 1024 ? 0 : 1024), m->sb, EXT2_SB_SIZE);
+	int rc = blk_pwrite(m->d, off, len, sbb, 0);
+	free(sbb);
+	if (rc < 0)
+		return bo_errf(m->err, rc, "mkfs: writing the superblock: %s",
+		               bo_errstr(&m->d->err, rc));
+	return 0;
+}
+
+/* Written last, to describe what is on the media; each copy has its own group number. */
+static int mk_write_copies(struct mk *m)
+{
+	uint8_t *sb = m->sb;
+	int rc = 0;
 	for (uint32_t g = 0; g < m->groups && rc == 0; g++) {
 		if (!ext2_bg_has_super(sb, g))
 			continue;
@@ -686,38 +761,57 @@ int fs_mkfs(struct bdev *d, const struct fs_mkfs_opts *o, struct bo_err *err)
 		if (m->csum)
 			sb_put32(sb, SB_CHECKSUM, crc32c_raw(~0u, sb, SB_CHECKSUM));
 		if (g == 0) {
-			uint8_t *sbb = calloc(1, m->bs > 2048 ? m->bs : 2048);
-			if (!sbb) {
-				rc = -ENOMEM;
-				break;
-			}
-			/* keep the boot block of a 1 KiB filesystem as it was */
-			size_t len = m->bs == 1024 ? 1024 : m->bs;
-			uint64_t off = m->bs == 1024 ? 1024 : 0;
-			memcpy(sbb + (m->bs == 1024 ? 0 : 1024), sb, EXT2_SB_SIZE);
-			rc = blk_pwrite(d, off, len, sbb, 0);
-			free(sbb);
-			if (rc < 0) {
-				rc = bo_errf(err, rc, "mkfs: writing the superblock: %s",
-				             bo_errstr(&d->err, rc));
-				break;
-			}
+			rc = mk_write_primary_sb(m);
 		} else {
-			memset(buf, 0, m->bs);
-			memcpy(buf, sb, EXT2_SB_SIZE);
-			rc = mk_write(m, first, buf);
+			memset(m->buf, 0, m->bs);
+			memcpy(m->buf, sb, EXT2_SB_SIZE);
+			rc = mk_write(m, first, m->buf);
 		}
 		for (uint32_t i = 0; i < m->desc_blocks && rc == 0; i++)
 			rc = mk_write(m, first + 1 + i, m->gdt + (size_t)i * m->bs);
 	}
+	return rc;
+}
+
+int fs_mkfs(struct bdev *d, const struct fs_mkfs_opts *o, struct bo_err *err)
+{
+	struct fs_mkfs_opts defo;
+	if (!o) {
+		fs_mkfs_opts_default(&defo);
+		o = &defo;
+	}
+	if (o->type != 2 && o->type != 3)
+		return bo_errf(err, -EINVAL, "mkfs: type must be ext2 or ext3");
+	struct mk mm = {0}, *m = &mm;
+	m->d = d;
+	m->err = err;
+	m->sb = calloc(1, EXT2_SB_SIZE);
+	if (!m->sb)
+		return -ENOMEM;
+	/* sparse_super must be known before the geometry (backup placement) */
+	sb_put32(m->sb, SB_FEATURE_RO_COMPAT, EXT2_FEATURE_RO_COMPAT_SPARSE_SUPER);
+	int rc = mk_geometry(m, o, blk_size_bytes(d));
+	uint8_t uuid[16];
+	mk_uuid(m, o, uuid);
+	m->csum = o->metadata_csum;
+	m->csum_seed = crc32c_raw(~0u, uuid, 16);
+	m->now = o->now ? o->now : (uint32_t)time(NULL);
+	uint64_t jblocks = 0;
+	if (rc == 0 && o->type == 3)
+		rc = mk_journal_size(m, o, &jblocks);
+	if (rc == 0)
+		rc = mk_alloc_state(m);
+	if (rc == 0) {
+		mk_place_groups(m);
+		mk_superblock(m, o, uuid);
+		rc = mk_inodes(m, jblocks, uuid);
+	}
+	if (rc == 0)
+		rc = mk_groups(m);
+	if (rc == 0)
+		rc = mk_write_copies(m);
 	if (rc == 0 && (rc = blk_flush(d)) < 0)
 		rc = bo_errf(err, rc, "mkfs: flush: %s", bo_errstr(&d->err, rc));
-out:
-	free(buf);
-	free(m->bmap);
-	free(m->gdt);
-	free(m->itab);
-	free(m->dirs);
-	free(m->sb);
+	mk_free_state(m);
 	return rc;
 }

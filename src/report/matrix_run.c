@@ -492,11 +492,9 @@ static void drop_unchanged_verify_rows(struct matrix *m, struct run_tables *tb)
 	m->nrows = w;
 }
 
-int matrix_run(const struct matrix_run_opts *o, struct matrix *m, struct bo_err *err)
+/* What this run shows: --full or the quick subset, minus rows whose model is not built. */
+static void pick_tables(const struct matrix_run_opts *o, struct matrix *m, struct run_tables *tb)
 {
-	struct run_tables *tb = calloc(1, sizeof(*tb));
-	if (!tb)
-		return -ENOMEM;
 	size_t nr = 0;
 	for (size_t i = 0; i < sizeof(all_rows) / sizeof(all_rows[0]); i++)
 		if (dev_model_find(all_rows[i].needs) && (o->full || all_rows[i].quick)) {
@@ -523,9 +521,15 @@ int matrix_run(const struct matrix_run_opts *o, struct matrix *m, struct bo_err 
 	                     .nworkloads = nw,
 	                     .workloads = tb->wls,
 	                     .owned = tb};
+}
+
+/* The empty cells and the tasks that fill them, in the order they are handed out. */
+static int plan_tasks(struct matrix *m, struct task **out, size_t *ntask)
+{
+	size_t nr = m->nrows, nc = m->ncols, nw = m->nworkloads;
 	m->cells = calloc(nr * nc, sizeof(*m->cells));
-	size_t ntask = nr * nc * nw;
-	struct task *tasks = calloc(ntask, sizeof(*tasks));
+	*ntask = nr * nc * nw;
+	struct task *tasks = calloc(*ntask, sizeof(*tasks));
 	if (!m->cells || !tasks) {
 		free(tasks);
 		return -ENOMEM;
@@ -536,17 +540,33 @@ int matrix_run(const struct matrix_run_opts *o, struct matrix *m, struct bo_err 
 		for (size_t r = 0; r < nr; r++)
 			for (size_t c = 0; c < nc; c++)
 				tasks[k++] = (struct task){r, c, w};
+	*out = tasks;
+	return 0;
+}
 
-	unsigned jobs = o->jobs ? o->jobs : 1;
-	if (jobs > ntask)
-		jobs = (unsigned)ntask;
+/* The parent's side of a run: its workers, the job queue and which job each one has. */
+struct pool {
+	const struct matrix_run_opts *o;
+	struct matrix *m;
+	const struct task *tasks;
+	size_t ntask, ncell;
+	unsigned jobs;
 	int fds[64];
 	pid_t pids[64];
-	if (jobs > 64)
-		jobs = 64;
-	double t0 = bo_now();
-	fflush(NULL);
-	for (unsigned j = 0; j < jobs; j++) {
+	uint32_t busy[64]; /* the jobq index a working worker has */
+	bool working[64];
+	struct job *jobq;
+	size_t *ex_task; /* per cell: the task whose example the cell kept */
+	size_t njob, next, done, explored;
+	uint64_t judged; /* states, for the progress line */
+	bool phase2;
+	double t0;
+};
+
+/* Each child drops its elder siblings' sockets, so it sees EOF when the parent closes. */
+static int start_workers(struct pool *p, struct bo_err *err)
+{
+	for (unsigned j = 0; j < p->jobs; j++) {
 		int sv[2];
 		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
 			return bo_errf(err, -errno, "matrix: socketpair: %s", strerror(errno));
@@ -556,121 +576,170 @@ int matrix_run(const struct matrix_run_opts *o, struct matrix *m, struct bo_err 
 		if (pid == 0) {
 			close(sv[0]);
 			for (unsigned i = 0; i < j; i++)
-				close(fds[i]);
-			worker(sv[1], o, m, tasks, all_cols);
+				close(p->fds[i]);
+			worker(sv[1], p->o, p->m, p->tasks, all_cols);
 		}
 		close(sv[1]);
-		fds[j] = sv[0];
-		pids[j] = pid;
+		p->fds[j] = sv[0];
+		p->pids[j] = pid;
 	}
-	/* Phase 1 explores every task; phase 2 maps the damage of the example each cell
-	 * kept (one extra exploration per cell, not per task). Jobs are handed out one
-	 * at a time so a slow stack does not hold the others back. */
-	size_t ncell = nr * nc;
-	size_t *ex_task = calloc(ncell ? ncell : 1, sizeof(*ex_task));
-	struct job *jobq = calloc(ntask + ncell, sizeof(*jobq));
-	if (!ex_task || !jobq) {
-		free(ex_task);
-		free(jobq);
-		free(tasks);
+	return 0;
+}
+
+/* Phase 1's jobs (every task) are queued from the start; phase 2's find room after them. */
+static int queue_tasks(struct pool *p)
+{
+	p->ex_task = calloc(p->ncell ? p->ncell : 1, sizeof(*p->ex_task));
+	p->jobq = calloc(p->ntask + p->ncell, sizeof(*p->jobq));
+	if (!p->ex_task || !p->jobq) {
+		free(p->ex_task);
+		free(p->jobq);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < ntask; i++)
-		jobq[i] = (struct job){.task = (uint32_t)i};
-	size_t njob = ntask, next = 0, done = 0, explored = 0;
-	uint64_t judged = 0; /* states, for the progress line */
-	bool phase2 = false;
-	uint32_t busy[64];
-	bool working[64] = {false};
-	int rc = 0;
-	for (;;) {
-		if (!phase2 && done == ntask) {
-			/* every cell's example is known: queue their damage maps */
-			phase2 = true;
-			for (size_t cidx = 0; cidx < ncell; cidx++)
-				if (m->cells[cidx].example) {
-					struct job jb = {.task = (uint32_t)ex_task[cidx],
-					                 .damage = 1};
-					snprintf(jb.state, sizeof(jb.state), "%s",
-					         m->cells[cidx].example->state_id);
-					jobq[njob++] = jb;
-				}
+	for (size_t i = 0; i < p->ntask; i++)
+		p->jobq[i] = (struct job){.task = (uint32_t)i};
+	p->njob = p->ntask;
+	return 0;
+}
+
+/* Phase 2 waits for the end of phase 1: only then is each cell's example final. */
+static void queue_damage_maps(struct pool *p)
+{
+	p->phase2 = true;
+	for (size_t cidx = 0; cidx < p->ncell; cidx++)
+		if (p->m->cells[cidx].example) {
+			struct job jb = {.task = (uint32_t)p->ex_task[cidx], .damage = 1};
+			snprintf(jb.state, sizeof(jb.state), "%s",
+			         p->m->cells[cidx].example->state_id);
+			p->jobq[p->njob++] = jb;
 		}
-		for (unsigned j = 0; j < jobs && next < njob; j++)
-			if (!working[j] && (phase2 || next < ntask)) {
-				busy[j] = (uint32_t)next;
-				working[j] = true;
-				write_all(fds[j], &jobq[next++], sizeof(struct job));
-			}
-		if (done == njob && phase2)
-			break;
-		struct pollfd p[64];
-		for (unsigned j = 0; j < jobs; j++)
-			p[j] = (struct pollfd){.fd = fds[j], .events = working[j] ? POLLIN : 0};
-		if (poll(p, jobs, -1) < 0) {
+}
+
+/* One job per idle worker at a time, so a slow stack does not hold the others back. */
+static void hand_out(struct pool *p)
+{
+	for (unsigned j = 0; j < p->jobs && p->next < p->njob; j++)
+		if (!p->working[j] && (p->phase2 || p->next < p->ntask)) {
+			p->busy[j] = (uint32_t)p->next;
+			p->working[j] = true;
+			write_all(p->fds[j], &p->jobq[p->next++], sizeof(struct job));
+		}
+}
+
+/* Worker j's answer goes into its cell: counts and example, or the example's damage map. */
+static int collect(struct pool *p, unsigned j, struct bo_err *err)
+{
+	struct task_result t;
+	struct matrix_op *ops = NULL;
+	if (read_all(p->fds[j], &t, sizeof(t)))
+		return bo_errf(err, -EIO, "matrix: worker %u died", j);
+	if (t.has_example && t.ex.nops) {
+		ops = calloc(t.ex.nops, sizeof(*ops));
+		if (!ops || read_all(p->fds[j], ops, t.ex.nops * sizeof(*ops))) {
+			free(ops);
+			return bo_errf(err, -EIO, "matrix: worker %u died", j);
+		}
+	}
+	p->working[j] = false;
+	const struct job *jb = &p->jobq[p->busy[j]];
+	const struct task *tk = &p->tasks[jb->task];
+	if (t.rc) {
+		int rc = bo_errf(err, t.rc, "matrix: %s", t.err);
+		free(ops);
+		return rc;
+	}
+	struct matrix_cell *cell = matrix_cell(p->m, tk->row, tk->col);
+	if (jb->damage) {
+		set_damage(cell, &t);
+		free(ops);
+	} else if (merge_into(cell, &t, ops)) {
+		p->ex_task[tk->row * p->m->ncols + tk->col] = jb->task;
+	}
+	p->done++;
+	if (!jb->damage)
+		p->explored++, p->judged += t.states;
+	if (p->o->progress && !jb->damage) {
+		struct matrix_progress mp = {p->explored, p->ntask, p->judged, bo_now() - p->t0};
+		p->o->progress(p->o->progress_ctx, &mp);
+	}
+	return 0;
+}
+
+/* Phase 1 explores every task, phase 2 maps each cell's example (one per cell, not per task). */
+static int dispatch(struct pool *p, struct bo_err *err)
+{
+	for (;;) {
+		if (!p->phase2 && p->done == p->ntask)
+			queue_damage_maps(p);
+		hand_out(p);
+		if (p->done == p->njob && p->phase2)
+			return 0;
+		struct pollfd pf[64];
+		for (unsigned j = 0; j < p->jobs; j++)
+			pf[j] =
+			    (struct pollfd){.fd = p->fds[j], .events = p->working[j] ? POLLIN : 0};
+		if (poll(pf, p->jobs, -1) < 0) {
 			if (errno == EINTR)
 				continue;
-			rc = -errno;
-			break;
+			return -errno;
 		}
-		for (unsigned j = 0; j < jobs && rc == 0; j++) {
-			if (!working[j] || !(p[j].revents & (POLLIN | POLLHUP)))
+		for (unsigned j = 0; j < p->jobs; j++) {
+			if (!p->working[j] || !(pf[j].revents & (POLLIN | POLLHUP)))
 				continue;
-			struct task_result t;
-			struct matrix_op *ops = NULL;
-			if (read_all(fds[j], &t, sizeof(t))) {
-				rc = bo_errf(err, -EIO, "matrix: worker %u died", j);
-				break;
-			}
-			if (t.has_example && t.ex.nops) {
-				ops = calloc(t.ex.nops, sizeof(*ops));
-				if (!ops || read_all(fds[j], ops, t.ex.nops * sizeof(*ops))) {
-					free(ops);
-					rc = bo_errf(err, -EIO, "matrix: worker %u died", j);
-					break;
-				}
-			}
-			working[j] = false;
-			const struct job *jb = &jobq[busy[j]];
-			const struct task *tk = &tasks[jb->task];
-			if (t.rc) {
-				rc = bo_errf(err, t.rc, "matrix: %s", t.err);
-				free(ops);
-				break;
-			}
-			struct matrix_cell *cell = matrix_cell(m, tk->row, tk->col);
-			if (jb->damage) {
-				set_damage(cell, &t);
-				free(ops);
-			} else if (merge_into(cell, &t, ops)) {
-				ex_task[tk->row * nc + tk->col] = jb->task;
-			}
-			done++;
-			if (!jb->damage)
-				explored++, judged += t.states;
-			if (o->progress && !jb->damage) {
-				struct matrix_progress mp = {explored, ntask, judged,
-				                             bo_now() - t0};
-				o->progress(o->progress_ctx, &mp);
-			}
+			int rc = collect(p, j, err);
+			if (rc)
+				return rc;
 		}
-		if (rc)
-			break;
 	}
-	free(ex_task);
-	free(jobq);
-	for (unsigned j = 0; j < jobs; j++) {
-		close(fds[j]);
+}
+
+/* A closed socket ends a worker's loop; after an error it is killed, its work unwanted. */
+static void stop_workers(struct pool *p, int rc)
+{
+	for (unsigned j = 0; j < p->jobs; j++) {
+		close(p->fds[j]);
 		if (rc)
-			kill(pids[j], SIGKILL);
-		while (waitpid(pids[j], NULL, 0) < 0 && errno == EINTR)
+			kill(p->pids[j], SIGKILL);
+		while (waitpid(p->pids[j], NULL, 0) < 0 && errno == EINTR)
 			;
 	}
+}
+
+int matrix_run(const struct matrix_run_opts *o, struct matrix *m, struct bo_err *err)
+{
+	struct run_tables *tb = calloc(1, sizeof(*tb));
+	if (!tb)
+		return -ENOMEM;
+	pick_tables(o, m, tb);
+	struct task *tasks;
+	size_t ntask;
+	int rc = plan_tasks(m, &tasks, &ntask);
+	if (rc)
+		return rc;
+	struct pool p = {.o = o, .m = m, .tasks = tasks, .ntask = ntask};
+	p.ncell = m->nrows * m->ncols;
+	p.jobs = o->jobs ? o->jobs : 1;
+	if (p.jobs > ntask)
+		p.jobs = (unsigned)ntask;
+	if (p.jobs > 64)
+		p.jobs = 64;
+	p.t0 = bo_now();
+	fflush(NULL);
+	if ((rc = start_workers(&p, err)))
+		return rc;
+	if ((rc = queue_tasks(&p))) {
+		free(tasks);
+		return rc;
+	}
+	rc = dispatch(&p, err);
+	free(p.ex_task);
+	free(p.jobq);
+	stop_workers(&p, rc);
 	free(tasks);
 	if (rc == 0)
 		drop_unchanged_verify_rows(m, tb);
 	if (rc == 0 && o->vm && matrix_vm_nrows() <= MATRIX_VM_ROWS)
 		rc = matrix_vm_run(o, m, tb->rows + m->nrows, err);
-	m->seconds = bo_now() - t0;
+	m->seconds = bo_now() - p.t0;
 	return rc;
 }
