@@ -222,53 +222,58 @@ static void step_free(struct crash_step *s)
 	free(s->path2);
 }
 
+/* "name WORD" or "summary TEXT...": the workload's own header lines */
+static int parse_header(struct parser *p, struct tok *t, unsigned nt)
+{
+	if (nt < 2)
+		return perr(p, t[0].col, "'%s' needs text after it%s",
+		            tokeq(&t[0], "name") ? "name" : "summary", NULL);
+	bool isname = tokeq(&t[0], "name");
+	if (isname) {
+		if (nt != 2)
+			return perr(p, t[2].col, "a workload name is one word%s%s", NULL, NULL);
+		if (t[1].len > 63)
+			return perr(p, t[1].col, "name longer than 63 bytes%s%s", NULL, NULL);
+		for (size_t i = 0; i < t[1].len; i++)
+			if (!isalnum((unsigned char)t[1].s[i]) && t[1].s[i] != '-' &&
+			    t[1].s[i] != '_' && t[1].s[i] != '+' && t[1].s[i] != '.')
+				return perr(p, t[1].col + (unsigned)i,
+				            "name may hold letters, digits, '-', '_', '+', '.'%s%s",
+				            NULL, NULL);
+	}
+	/* summary: the rest of the line as written */
+	struct tok all = t[1];
+	all.len = (size_t)(t[nt - 1].s + t[nt - 1].len - t[1].s);
+	if (all.len > 200)
+		return perr(p, t[1].col, "summary longer than 200 bytes%s%s", NULL, NULL);
+	char **dst = isname ? &p->w->name : &p->w->summary;
+	if (*dst)
+		return perr(p, t[0].col, "'%s' given twice%s", isname ? "name" : "summary", NULL);
+	*dst = tokdup(&all);
+	return *dst ? 0 : -ENOMEM;
+}
+
+/* "setup" or "run": the section the following operations belong to */
+static int parse_section(struct parser *p, struct tok *t, unsigned nt, int *section)
+{
+	if (nt != 1)
+		return perr(p, t[1].col, "nothing may follow a section name%s%s", NULL, NULL);
+	int want = tokeq(&t[0], "setup") ? 1 : 2;
+	if (want == 1 && *section != 0)
+		return perr(p, t[0].col, "'setup' must come before 'run' and only once%s%s", NULL,
+		            NULL);
+	if (want == 2 && *section == 2)
+		return perr(p, t[0].col, "'run' given twice%s%s", NULL, NULL);
+	*section = want;
+	return 0;
+}
+
 static int parse_line(struct parser *p, struct tok *t, unsigned nt, int *section)
 {
-	if (tokeq(&t[0], "name") || tokeq(&t[0], "summary")) {
-		if (nt < 2)
-			return perr(p, t[0].col, "'%s' needs text after it%s",
-			            tokeq(&t[0], "name") ? "name" : "summary", NULL);
-		bool isname = tokeq(&t[0], "name");
-		if (isname) {
-			if (nt != 2)
-				return perr(p, t[2].col, "a workload name is one word%s%s", NULL,
-				            NULL);
-			if (t[1].len > 63)
-				return perr(p, t[1].col, "name longer than 63 bytes%s%s", NULL,
-				            NULL);
-			for (size_t i = 0; i < t[1].len; i++)
-				if (!isalnum((unsigned char)t[1].s[i]) && t[1].s[i] != '-' &&
-				    t[1].s[i] != '_' && t[1].s[i] != '+' && t[1].s[i] != '.')
-					return perr(
-					    p, t[1].col + (unsigned)i,
-					    "name may hold letters, digits, '-', '_', '+', '.'%s%s",
-					    NULL, NULL);
-		}
-		/* summary: the rest of the line as written */
-		struct tok all = t[1];
-		all.len = (size_t)(t[nt - 1].s + t[nt - 1].len - t[1].s);
-		if (all.len > 200)
-			return perr(p, t[1].col, "summary longer than 200 bytes%s%s", NULL, NULL);
-		char **dst = isname ? &p->w->name : &p->w->summary;
-		if (*dst)
-			return perr(p, t[0].col, "'%s' given twice%s", isname ? "name" : "summary",
-			            NULL);
-		*dst = tokdup(&all);
-		return *dst ? 0 : -ENOMEM;
-	}
-	if (tokeq(&t[0], "setup") || tokeq(&t[0], "run")) {
-		if (nt != 1)
-			return perr(p, t[1].col, "nothing may follow a section name%s%s", NULL,
-			            NULL);
-		int want = tokeq(&t[0], "setup") ? 1 : 2;
-		if (want == 1 && *section != 0)
-			return perr(p, t[0].col, "'setup' must come before 'run' and only once%s%s",
-			            NULL, NULL);
-		if (want == 2 && *section == 2)
-			return perr(p, t[0].col, "'run' given twice%s%s", NULL, NULL);
-		*section = want;
-		return 0;
-	}
+	if (tokeq(&t[0], "name") || tokeq(&t[0], "summary"))
+		return parse_header(p, t, nt);
+	if (tokeq(&t[0], "setup") || tokeq(&t[0], "run"))
+		return parse_section(p, t, nt, section);
 	const struct opdesc *d = NULL;
 	for (size_t i = 0; i < sizeof(descs) / sizeof(descs[0]); i++)
 		if (tokeq(&t[0], op_names[descs[i].op]))
