@@ -22,7 +22,9 @@ ok $? "the write-errors row's rebuild lines carry its --arm rule"
 blackout() { "$BLACKOUT" "$@"; }
 
 jq -r '.cells[] | select(.ran and .states > .ok) |
-	[.row + "/" + .col, .example.state, (.example.broken | split(" ")[0] | split(":")[0]),
+	[.row + "/" + .col, .example.state,
+	 (.example.broken | split("; ") | map(split(":")[0] | split(" ")[0])
+	  | map(select(IN("durable", "stale", "bystander", "consistent", "atomic"))) | join("+")),
 	 .example.rebuild] | @tsv' "$J" >"$SCRATCH/cells.tsv"
 n=0
 while IFS=$'\t' read -r cell state broken line; do
