@@ -184,6 +184,9 @@ struct dev_probe_result {
 	bool honors_fua;     /* a completed FUA write always survives */
 	bool tears_writes;   /* an interrupted multi-sector write can persist partly */
 	bool tears_sectors;  /* an interrupted write can leave a sector half old, half new */
+	/* ... or a sector that reads back as a media error (-EIO): counted as torn too.
+	 * Seen or not in the outcomes walked before the tearing verdicts settled. */
+	bool unreadable_sectors;
 	/* Collateral damage (as flashbench finds erase blocks): a write interrupted by a
 	 * cut destroyed flushed sectors it never addressed. collateral_bytes is the
 	 * erase-block size inferred from where the damage stops (0: none seen);

@@ -167,7 +167,9 @@ int cmd_stack(int argc, char **argv)
 			printf("honours flush:              %s\n", yn(r.honors_flush));
 			printf("honours FUA:                %s\n", yn(r.honors_fua));
 			printf("tears multi-sector writes:  %s\n", yn(r.tears_writes));
-			printf("tears sectors (bytes):      %s\n", yn(r.tears_sectors));
+			printf("tears sectors (bytes):      %s%s\n", yn(r.tears_sectors),
+			       r.unreadable_sectors ? " (a torn sector reads back as a media error)"
+			                            : "");
 			char eb[32];
 			if (!r.honors_flush)
 				printf("collateral damage:          not measured (flush not "

@@ -56,7 +56,7 @@ struct probe {
 	unsigned char *if_new; /* its data: the pattern's inverse */
 	/* per experiment */
 	uint64_t lost; /* outcomes where a completed write did not read back */
-	uint64_t partial, torn;
+	uint64_t partial, torn, unreadable;
 	uint64_t outcomes;
 	bool shown; /* the interrupted write showed both ways of tearing: walk no further */
 	bool cb_failed;
@@ -69,6 +69,12 @@ static int check_written(void *ctx, struct bdev *st, const struct blk_chooser_li
 	struct probe *p = ctx;
 	for (unsigned i = 0; i < PROBE_SECTORS; i++) {
 		int rc = blk_read(st, p->lba[i], 1, p->buf);
+		if (rc == -EIO) {
+			/* a sector the cut left unreadable: the write did not survive */
+			p->unreadable++;
+			p->lost++;
+			break;
+		}
 		if (rc) {
 			p->cb_failed = true;
 			return bo_errf(p->err, rc, "probe: read after a cut: %s",
@@ -89,14 +95,22 @@ static int check_inflight(void *ctx, struct bdev *st, const struct blk_chooser_l
 	struct probe *p = ctx;
 	size_t ss = p->ss;
 	unsigned landed = 0;
-	int rc = blk_read(st, p->if_lba, PROBE_INFLIGHT, p->buf);
-	if (rc) {
-		p->cb_failed = true;
-		return bo_errf(p->err, rc, "probe: read after a cut: %s", bo_errstr(&st->err, rc));
-	}
 	for (unsigned s = 0; s < PROBE_INFLIGHT; s++) {
 		const unsigned char *got = p->buf + s * ss, *o = p->if_old + s * ss,
 		                    *n = p->if_new + s * ss;
+		/* sector by sector, so an unreadable one (a media error where the cut
+		 * tore it) does not hide what its neighbour holds */
+		int rc = blk_read(st, p->if_lba + s, 1, p->buf + s * ss);
+		if (rc == -EIO) {
+			p->unreadable++;
+			p->torn++;
+			continue;
+		}
+		if (rc) {
+			p->cb_failed = true;
+			return bo_errf(p->err, rc, "probe: read after a cut: %s",
+			               bo_errstr(&st->err, rc));
+		}
 		size_t same_new = 0, same_old = 0;
 		for (size_t i = 0; i < ss; i++) {
 			same_new += got[i] == n[i];
@@ -129,6 +143,8 @@ static int experiment(struct probe *p, int mode, uint64_t *total, bool *exhausti
 		return bo_errf(p->err, rc, "probe: the stack cannot be cloned: %s",
 		               bo_errstr(&p->d->err, rc));
 	p->lost = p->partial = p->torn = p->outcomes = 0;
+	if (mode == 3)
+		p->unreadable = 0;
 	p->shown = false;
 	struct blk_inflight w = {.lba = p->if_lba, .count = PROBE_INFLIGHT, .data = p->if_new};
 	if (mode <= 2) {
@@ -317,6 +333,7 @@ int dev_probe_bdev(struct bdev *d, struct dev_probe_result *r, struct bo_err *er
 	}
 	r->tears_writes = p.partial > 0;
 	r->tears_sectors = p.torn > 0;
+	r->unreadable_sectors = p.unreadable > 0;
 	/* where flushed data is lost anyway, damage says nothing about erase blocks */
 	if (rc == 0 && r->honors_flush)
 		rc = probe_erase_block(d, r, err);
