@@ -207,6 +207,11 @@ static int check_eb(void *ctx, struct bdev *st, const struct blk_chooser_list *d
 	struct eb_probe *e = ctx;
 	for (unsigned i = 0; i < e->n; i++) {
 		int rc = blk_read(st, e->sample[i], 1, e->buf);
+		if (rc == -EIO) {
+			/* destroyed and detected (a checksum layer, an unreadable sector) */
+			e->damaged[i] = true;
+			continue;
+		}
 		if (rc) {
 			e->cb_failed = true;
 			return bo_errf(e->err, rc, "probe: read after a cut: %s",
