@@ -195,6 +195,21 @@ struct dev_probe_result {
 	bool collateral;
 	uint64_t collateral_bytes;
 	bool collateral_at_least;
+	/* What the damage looked like, and so which mechanism it names:
+	 *  ERASE_BLOCK: a run of sectors around the write (flash rewriting a block);
+	 *   collateral_bytes is the block as above;
+	 *  TORN_SECTOR: such a run no larger than 4 KiB (a physical sector under
+	 *   smaller logical ones); collateral_bytes is its size;
+	 *  STRIPE: sectors away from the write, its neighbours intact (a RAID write
+	 *   hole: parity rebuilt a missing member's chunk wrongly); collateral_bytes
+	 *   is the largest power of two dividing every distance from the write to a
+	 *   damaged sector (the chunk, or a multiple of it). */
+	enum {
+		DEV_COLLATERAL_NONE,
+		DEV_COLLATERAL_ERASE_BLOCK,
+		DEV_COLLATERAL_TORN_SECTOR,
+		DEV_COLLATERAL_STRIPE
+	} collateral_kind;
 	uint64_t outcomes; /* cut outcomes examined */
 	/* Every verdict is settled: each "no" over every outcome of its experiment, each
 	 * "yes" by an outcome that shows it (an experiment stops once everything it
