@@ -73,6 +73,8 @@ static int bad_add(struct disk_dev *k, uint64_t lba)
 /* a write (or discard) of the range gives its sectors fresh ECC */
 static void bad_clear(struct disk_dev *k, uint64_t lba, uint32_t count)
 {
+	if (k->nbad == 0)
+		return; /* the common case; and k->bad may be NULL */
 	size_t i = bad_find(k, lba), j = i;
 	while (j < k->nbad && k->bad[j] < lba + count)
 		j++;
