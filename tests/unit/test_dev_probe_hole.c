@@ -111,7 +111,7 @@ int main(void)
 			ok(h == r.collateral, "%s: raid hole (%llu outcomes) %s, probe %s",
 			   w->stack, (unsigned long long)n,
 			   h ? "destroys untouched sectors" : "destroys none",
-			   r.collateral ? "probe says collateral" : "probe says none");
+			   r.collateral ? "says collateral" : "says none");
 		}
 	}
 	return tap_done();
