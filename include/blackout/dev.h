@@ -184,6 +184,9 @@ struct dev_probe_result {
 	bool honors_fua;     /* a completed FUA write always survives */
 	bool tears_writes;   /* an interrupted multi-sector write can persist partly */
 	bool tears_sectors;  /* an interrupted write can leave a sector half old, half new */
+	/* ... or a sector that reads back as a media error (-EIO): counted as torn too.
+	 * Seen or not in the outcomes walked before the tearing verdicts settled. */
+	bool unreadable_sectors;
 	/* Collateral damage (as flashbench finds erase blocks): a write interrupted by a
 	 * cut destroyed flushed sectors it never addressed. collateral_bytes is the
 	 * erase-block size inferred from where the damage stops (0: none seen);
@@ -192,6 +195,21 @@ struct dev_probe_result {
 	bool collateral;
 	uint64_t collateral_bytes;
 	bool collateral_at_least;
+	/* What the damage looked like, and so which mechanism it names:
+	 *  ERASE_BLOCK: a run of sectors around the write (flash rewriting a block);
+	 *   collateral_bytes is the block as above;
+	 *  TORN_SECTOR: such a run no larger than 4 KiB (a physical sector under
+	 *   smaller logical ones); collateral_bytes is its size;
+	 *  STRIPE: sectors away from the write, its neighbours intact (a RAID write
+	 *   hole: parity rebuilt a missing member's chunk wrongly); collateral_bytes
+	 *   is the largest power of two dividing every distance from the write to a
+	 *   damaged sector (the chunk, or a multiple of it). */
+	enum {
+		DEV_COLLATERAL_NONE,
+		DEV_COLLATERAL_ERASE_BLOCK,
+		DEV_COLLATERAL_TORN_SECTOR,
+		DEV_COLLATERAL_STRIPE
+	} collateral_kind;
 	uint64_t outcomes; /* cut outcomes examined */
 	/* Every verdict is settled: each "no" over every outcome of its experiment, each
 	 * "yes" by an outcome that shows it (an experiment stops once everything it

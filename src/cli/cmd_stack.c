@@ -24,8 +24,10 @@ static const struct action {
      "infer, only by writing, flushing, FUA and cutting power over\n"
      "            every outcome, whether the stack has a volatile cache, honours\n"
      "            flush and FUA, tears writes or sectors, and destroys flushed\n"
-     "            sectors it was not writing (collateral damage: the erase-block\n"
-     "            size, as flashbench finds it). Media are wrapped in\n"
+     "            sectors it was not writing (collateral damage, named by what\n"
+     "            it looked like: an erase block or a torn physical sector\n"
+     "            around the write, or a RAID stripe's write hole a chunk or\n"
+     "            more away, with its size). Media are wrapped in\n"
      "            copy-on-write overlays: a file image is never written\n",
      "0 on success, 1 on a bad spec or a failed probe, 2 on usage"},
     {"models", "", "list every device model and its parameters\n", "0, or 2 on usage"},
@@ -167,7 +169,9 @@ int cmd_stack(int argc, char **argv)
 			printf("honours flush:              %s\n", yn(r.honors_flush));
 			printf("honours FUA:                %s\n", yn(r.honors_fua));
 			printf("tears multi-sector writes:  %s\n", yn(r.tears_writes));
-			printf("tears sectors (bytes):      %s\n", yn(r.tears_sectors));
+			printf("tears sectors (bytes):      %s%s\n", yn(r.tears_sectors),
+			       r.unreadable_sectors ? " (a torn sector reads back as a media error)"
+			                            : "");
 			char eb[32];
 			if (!r.honors_flush)
 				printf("collateral damage:          not measured (flush not "
@@ -175,7 +179,11 @@ int cmd_stack(int argc, char **argv)
 			else if (!r.collateral)
 				printf("collateral damage:          no\n");
 			else
-				printf("collateral damage:          yes: erase block %s%s\n",
+				printf("collateral damage:          yes: %s %s%s\n",
+				       r.collateral_kind == DEV_COLLATERAL_STRIPE ? "stripe, chunk"
+				       : r.collateral_kind == DEV_COLLATERAL_TORN_SECTOR
+				           ? "torn sector"
+				           : "erase block",
 				       r.collateral_at_least ? "at least " : "",
 				       bo_format_size(r.collateral_bytes, eb, sizeof(eb)));
 			printf("outcomes examined:          %llu (%s)\n",

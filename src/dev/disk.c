@@ -1,7 +1,7 @@
 /* disk.c — `disk`: the media side of a drive: its sector size over a backing
- * medium, and what an interrupted write leaves (tear=none|sector|byte). It has no
- * cache (stack `cache > disk` for one): a completed write is on the media.
- * Outcome space: docs/models/disk.md. */
+ * medium, and what an interrupted write leaves (tear=none|sector|byte, torn sectors
+ * mixed or unreadable, garbage). It has no cache (stack `cache > disk` for one): a
+ * completed write is on the media. Outcome space: docs/models/disk.md. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +10,7 @@
 #include "dev/internal.h"
 
 enum { TEAR_NONE, TEAR_SECTOR, TEAR_BYTE };
+enum { TORN_MIXED, TORN_UNREADABLE };
 
 struct disk_dev {
 	struct bdev dev;
@@ -19,7 +20,14 @@ struct disk_dev {
 	/* tear=byte: a torn sector holds new bytes up to a multiple of tear_unit, old
 	 * bytes after it (the drive writes a sector from its start). 1 = any byte. */
 	uint32_t tear_unit;
-	uint64_t reads, writes, fua_writes, flushes, torn;
+	int torn_mode;
+	bool garbage; /* an in-flight sector may land as bytes neither old nor new */
+	/* torn=unreadable: disk sectors whose ECC a cut left wrong, sorted; reads of
+	 * them fail until a write or discard covers them. Kept here, not in the
+	 * medium, so a clone (a crash state) carries it. */
+	uint64_t *bad;
+	size_t nbad, capbad;
+	uint64_t reads, writes, fua_writes, flushes, torn, garbage_sectors;
 };
 
 DEV_SINGLE_CHECK(struct disk_dev);
@@ -29,10 +37,61 @@ static int lower_err(struct disk_dev *k, int rc)
 	return dev_single_err(&k->dev, rc);
 }
 
+/* index of the first unreadable sector >= lba */
+static size_t bad_find(const struct disk_dev *k, uint64_t lba)
+{
+	size_t lo = 0, hi = k->nbad;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (k->bad[mid] < lba)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int bad_add(struct disk_dev *k, uint64_t lba)
+{
+	size_t i = bad_find(k, lba);
+	if (i < k->nbad && k->bad[i] == lba)
+		return 0;
+	if (k->nbad == k->capbad) {
+		size_t cap = k->capbad ? k->capbad * 2 : 8;
+		uint64_t *n = realloc(k->bad, cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		k->bad = n;
+		k->capbad = cap;
+	}
+	memmove(k->bad + i + 1, k->bad + i, (k->nbad - i) * sizeof(*k->bad));
+	k->bad[i] = lba;
+	k->nbad++;
+	return 0;
+}
+
+/* a write (or discard) of the range gives its sectors fresh ECC */
+static void bad_clear(struct disk_dev *k, uint64_t lba, uint32_t count)
+{
+	if (k->nbad == 0)
+		return; /* the common case; and k->bad may be NULL */
+	size_t i = bad_find(k, lba), j = i;
+	while (j < k->nbad && k->bad[j] < lba + count)
+		j++;
+	memmove(k->bad + i, k->bad + j, (k->nbad - j) * sizeof(*k->bad));
+	k->nbad -= j - i;
+}
+
 static int disk_read(struct bdev *d, uint64_t lba, uint32_t count, void *buf)
 {
 	struct disk_dev *k = (struct disk_dev *)d;
 	k->reads++;
+	size_t i = bad_find(k, lba);
+	if (i < k->nbad && k->bad[i] < lba + count)
+		return bo_errf(&d->err, -EIO,
+		               "disk: sector %llu unreadable (torn by a power cut, not rewritten "
+		               "since)",
+		               (unsigned long long)k->bad[i]);
 	int rc = blk_read(k->lower, lba * k->ratio, count * k->ratio, buf);
 	return rc ? lower_err(k, rc) : 0;
 }
@@ -49,7 +108,10 @@ static int disk_write(struct bdev *d, uint64_t lba, uint32_t count, const void *
 	struct disk_dev *k = (struct disk_dev *)d;
 	count_write(k, flags);
 	int rc = blk_write(k->lower, lba * k->ratio, count * k->ratio, buf, flags);
-	return rc ? lower_err(k, rc) : 0;
+	if (rc)
+		return lower_err(k, rc);
+	bad_clear(k, lba, count);
+	return 0;
 }
 
 /* a whole buffer written back by a cache above: handed on to the medium */
@@ -58,7 +120,10 @@ static int disk_write_swap(struct bdev *d, uint64_t lba, uint32_t count, void **
 	struct disk_dev *k = (struct disk_dev *)d;
 	count_write(k, flags);
 	int rc = blk_write_swap(k->lower, lba * k->ratio, count * k->ratio, buf, flags);
-	return rc ? lower_err(k, rc) : 0;
+	if (rc)
+		return lower_err(k, rc);
+	bad_clear(k, lba, count);
+	return 0;
 }
 
 static int disk_flush(struct bdev *d)
@@ -71,13 +136,17 @@ static int disk_discard(struct bdev *d, uint64_t lba, uint32_t count)
 {
 	struct disk_dev *k = (struct disk_dev *)d;
 	int rc = blk_discard(k->lower, lba * k->ratio, count * k->ratio);
-	return rc ? lower_err(k, rc) : 0;
+	if (rc)
+		return lower_err(k, rc);
+	bad_clear(k, lba, count);
+	return 0;
 }
 
 static void disk_close(struct bdev *d)
 {
 	struct disk_dev *k = (struct disk_dev *)d;
 	blk_close(k->lower);
+	free(k->bad);
 	free(k);
 }
 
@@ -88,8 +157,20 @@ static int disk_clone(struct bdev *d, struct bdev **out)
 	if (!n)
 		return -ENOMEM;
 	*n = *k;
+	n->bad = NULL;
+	n->capbad = 0;
+	if (k->nbad) {
+		n->bad = malloc(k->nbad * sizeof(*n->bad));
+		if (!n->bad) {
+			free(n);
+			return -ENOMEM;
+		}
+		memcpy(n->bad, k->bad, k->nbad * sizeof(*n->bad));
+		n->capbad = k->nbad;
+	}
 	int rc = blk_clone(k->lower, &n->lower);
 	if (rc) {
+		free(n->bad);
 		free(n);
 		return lower_err(k, rc);
 	}
@@ -116,42 +197,99 @@ static int land(struct disk_dev *k, const struct blk_inflight *w, uint32_t i, si
 	return rc ? lower_err(k, rc) : 0;
 }
 
+static uint64_t mix64(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+/* Sector i of the in-flight write lands as garbage: bytes that depend only on the
+ * sector's address (so an outcome rebuilds bit-exactly from its decisions) and
+ * that are, as a whole, neither the old nor the new sector. */
+static int land_garbage(struct disk_dev *k, const struct blk_inflight *w, uint32_t i,
+                        unsigned char *tmp)
+{
+	size_t ss = k->dev.sector_size;
+	const unsigned char *nw = (const unsigned char *)w->data + (size_t)i * ss;
+	uint64_t sec = w->lba + i, at = sec * k->ratio;
+	unsigned char *old = tmp + ss;
+	int rc = blk_read(k->lower, at, k->ratio, old);
+	if (rc)
+		return lower_err(k, rc);
+	for (size_t j = 0; j < ss; j += 8) {
+		uint64_t r = mix64(sec * 0x100000001b3ull + j);
+		memcpy(tmp + j, &r, 8); /* sector sizes are multiples of 8 */
+	}
+	if (memcmp(tmp, old, ss) == 0 || memcmp(tmp, nw, ss) == 0) {
+		unsigned char b = 0;
+		while (b == old[0] || b == nw[0])
+			b++;
+		tmp[0] = b;
+	}
+	k->garbage_sectors++;
+	rc = blk_write(k->lower, at, k->ratio, tmp, 0);
+	return rc ? lower_err(k, rc) : 0;
+}
+
+/* One sector of the in-flight write (tear=sector|byte). Values: 0 old, 1 new;
+ * tear=byte with torn=mixed: v in 2..S/u torn after (v - 1) tear units; with
+ * torn=unreadable: 2 unreadable; garbage=true adds the last value, garbage. */
+static int cut_sector(struct disk_dev *k, struct blk_chooser *ch, const struct blk_inflight *w,
+                      uint32_t i, unsigned char *tmp)
+{
+	size_t ss = k->dev.sector_size;
+	uint64_t n = 2;
+	if (k->tear == TEAR_BYTE)
+		n = k->torn_mode == TORN_UNREADABLE ? 3 : 1 + ss / k->tear_unit;
+	uint64_t v = blk_choose(ch, n + k->garbage,
+	                        k->tear == TEAR_SECTOR ? "disk: in-flight sector old|new|garbage"
+	                        : k->torn_mode == TORN_UNREADABLE
+	                            ? "disk: in-flight sector old|new|unreadable|garbage"
+	                            : "disk: in-flight sector old|new|torn after N bytes|garbage");
+	if (v == 0)
+		return 0;
+	if (v == 1)
+		return land(k, w, i, ss, tmp);
+	if (v == n)
+		return land_garbage(k, w, i, tmp);
+	if (k->torn_mode == TORN_UNREADABLE) {
+		/* the medium holds what a write stopped half way leaves (new then old
+		 * bytes), so the state differs from "old" on the media too: the crash
+		 * explorer tells states apart by their media alone */
+		int rc = land(k, w, i, ss / 2, tmp);
+		return rc ? rc : bad_add(k, w->lba + i);
+	}
+	return land(k, w, i, (size_t)k->tear_unit * (v - 1), tmp);
+}
+
 static int disk_power_cut(struct bdev *d, struct blk_chooser *ch, const struct blk_inflight *w)
 {
 	struct disk_dev *k = (struct disk_dev *)d;
 	size_t ss = d->sector_size;
 	int rc = 0;
+	unsigned char *tmp = w ? malloc(2 * ss) : NULL;
+	if (w && !tmp)
+		return -ENOMEM;
 	/* a part the medium refuses (a fault rule below) simply did not land; every
 	 * decision is still asked, so the outcome space does not depend on it */
 	if (w && k->tear == TEAR_NONE) {
-		if (blk_choose(ch, 2, "disk: the in-flight write landed (all or nothing)"))
+		uint64_t v =
+		    blk_choose(ch, 2 + k->garbage,
+		               "disk: the in-flight write landed (nothing|all|all garbage)");
+		if (v == 1)
 			rc =
 			    blk_write(k->lower, w->lba * k->ratio, w->count * k->ratio, w->data, 0);
-		if (rc == -ENOMEM)
-			return lower_err(k, rc);
+		for (uint32_t i = 0; v == 2 && i < w->count && rc != -ENOMEM; i++)
+			rc = land_garbage(k, w, i, tmp);
 	} else if (w) {
-		unsigned char *tmp = malloc(ss);
-		if (!tmp)
-			return -ENOMEM;
-		for (uint32_t i = 0; i < w->count && rc != -ENOMEM; i++) {
-			if (k->tear == TEAR_SECTOR) {
-				if (blk_choose(ch, 2, "disk: in-flight sector landed"))
-					rc = land(k, w, i, ss, tmp);
-				continue;
-			}
-			/* 0 old, 1 new, v >= 2 torn after (v - 1) tear units */
-			uint64_t v =
-			    blk_choose(ch, 1 + ss / k->tear_unit,
-			               "disk: in-flight sector old|new|torn after N bytes");
-			if (v == 1)
-				rc = land(k, w, i, ss, tmp);
-			else if (v >= 2)
-				rc = land(k, w, i, (size_t)k->tear_unit * (v - 1), tmp);
-		}
-		free(tmp);
-		if (rc == -ENOMEM)
-			return rc;
+		for (uint32_t i = 0; i < w->count && rc != -ENOMEM; i++)
+			rc = cut_sector(k, ch, w, i, tmp);
 	}
+	free(tmp);
+	if (rc == -ENOMEM)
+		return lower_err(k, rc);
 	return blk_power_cut(k->lower, ch, NULL);
 }
 
@@ -163,6 +301,8 @@ static void disk_stats(struct bdev *d, void (*emit)(void *, const char *, uint64
 	emit(ctx, "fua_writes", k->fua_writes);
 	emit(ctx, "flushes", k->flushes);
 	emit(ctx, "torn_sectors", k->torn);
+	emit(ctx, "garbage_sectors", k->garbage_sectors);
+	emit(ctx, "unreadable_sectors", k->nbad);
 }
 
 static const struct bdev_ops disk_ops = {
@@ -181,19 +321,30 @@ static const struct bdev_ops disk_ops = {
 
 static const char *const sectors[] = {"auto", "512", "4096", NULL};
 static const char *const tears[] = {"none", "sector", "byte", NULL};
+static const char *const torns[] = {"mixed", "unreadable", NULL};
 
 static int disk_open(const struct dev_args *a, struct bdev **lowers, unsigned nlowers,
                      struct bdev **out, struct bo_err *err)
 {
-	int sec, tear;
+	int sec, tear, torn;
 	uint64_t unit;
+	bool garbage;
 	int rc = dev_arg_enum(a, "sector", sectors, &sec, err);
 	if (rc == 0)
 		rc = dev_arg_enum(a, "tear", tears, &tear, err);
 	if (rc == 0)
 		rc = dev_arg_size(a, "tear_unit", &unit, err);
+	if (rc == 0)
+		rc = dev_arg_enum(a, "torn", torns, &torn, err);
+	if (rc == 0)
+		rc = dev_arg_bool(a, "garbage", &garbage, err);
 	if (rc)
 		return rc;
+	if (torn == TORN_UNREADABLE && tear != TEAR_BYTE)
+		return bo_errf(err, -EINVAL,
+		               "disk: torn=unreadable needs tear=byte (only tear=byte tears a "
+		               "sector; tear=%s keeps every sector whole)",
+		               tears[tear]);
 	if (nlowers != 1)
 		return bo_errf(err, -EINVAL, "disk: takes one lower device");
 	struct bdev *lower = lowers[0];
@@ -218,6 +369,8 @@ static int disk_open(const struct dev_args *a, struct bdev **lowers, unsigned nl
 	blk_init(&k->dev, &disk_ops, "disk", ss, lower->nr_sectors / k->ratio);
 	k->tear = tear;
 	k->tear_unit = (uint32_t)unit;
+	k->torn_mode = torn;
+	k->garbage = garbage;
 	k->lower = lower;
 	*out = &k->dev;
 	return 0;
@@ -233,12 +386,21 @@ static const struct dev_param disk_params[] = {
      "tear=byte: a torn sector is new up to a multiple of this many bytes, old after it "
      "(1 = any byte)",
      DEV_PT_SIZE},
+    {"torn", "mixed",
+     "tear=byte: what a torn sector reads back as: mixed = its new then old bytes, "
+     "unreadable = a media error (-EIO) until it is rewritten (its ECC no longer matches)",
+     DEV_PT_ENUM, torns},
+    {"garbage", "false",
+     "a write in flight at a cut may also land as garbage, bytes neither old nor new, in "
+     "each sector it was writing (all of them with tear=none)",
+     DEV_PT_BOOL},
     {NULL},
 };
 
 const struct dev_model dev_model_disk = {
     .name = "disk",
-    .summary = "drive media: sector size and how an interrupted write persists (tearing)",
+    .summary = "drive media: sector size and how an interrupted write persists (tearing, "
+               "unreadable torn sectors, garbage)",
     .params = disk_params,
     .min_lowers = 1,
     .max_lowers = 1,

@@ -56,7 +56,7 @@ struct probe {
 	unsigned char *if_new; /* its data: the pattern's inverse */
 	/* per experiment */
 	uint64_t lost; /* outcomes where a completed write did not read back */
-	uint64_t partial, torn;
+	uint64_t partial, torn, unreadable;
 	uint64_t outcomes;
 	bool shown; /* the interrupted write showed both ways of tearing: walk no further */
 	bool cb_failed;
@@ -69,6 +69,12 @@ static int check_written(void *ctx, struct bdev *st, const struct blk_chooser_li
 	struct probe *p = ctx;
 	for (unsigned i = 0; i < PROBE_SECTORS; i++) {
 		int rc = blk_read(st, p->lba[i], 1, p->buf);
+		if (rc == -EIO) {
+			/* a sector the cut left unreadable: the write did not survive */
+			p->unreadable++;
+			p->lost++;
+			break;
+		}
 		if (rc) {
 			p->cb_failed = true;
 			return bo_errf(p->err, rc, "probe: read after a cut: %s",
@@ -89,14 +95,22 @@ static int check_inflight(void *ctx, struct bdev *st, const struct blk_chooser_l
 	struct probe *p = ctx;
 	size_t ss = p->ss;
 	unsigned landed = 0;
-	int rc = blk_read(st, p->if_lba, PROBE_INFLIGHT, p->buf);
-	if (rc) {
-		p->cb_failed = true;
-		return bo_errf(p->err, rc, "probe: read after a cut: %s", bo_errstr(&st->err, rc));
-	}
 	for (unsigned s = 0; s < PROBE_INFLIGHT; s++) {
 		const unsigned char *got = p->buf + s * ss, *o = p->if_old + s * ss,
 		                    *n = p->if_new + s * ss;
+		/* sector by sector, so an unreadable one (a media error where the cut
+		 * tore it) does not hide what its neighbour holds */
+		int rc = blk_read(st, p->if_lba + s, 1, p->buf + s * ss);
+		if (rc == -EIO) {
+			p->unreadable++;
+			p->torn++;
+			continue;
+		}
+		if (rc) {
+			p->cb_failed = true;
+			return bo_errf(p->err, rc, "probe: read after a cut: %s",
+			               bo_errstr(&st->err, rc));
+		}
 		size_t same_new = 0, same_old = 0;
 		for (size_t i = 0; i < ss; i++) {
 			same_new += got[i] == n[i];
@@ -129,6 +143,8 @@ static int experiment(struct probe *p, int mode, uint64_t *total, bool *exhausti
 		return bo_errf(p->err, rc, "probe: the stack cannot be cloned: %s",
 		               bo_errstr(&p->d->err, rc));
 	p->lost = p->partial = p->torn = p->outcomes = 0;
+	if (mode == 3)
+		p->unreadable = 0;
 	p->shown = false;
 	struct blk_inflight w = {.lba = p->if_lba, .count = PROBE_INFLIGHT, .data = p->if_new};
 	if (mode <= 2) {
@@ -191,6 +207,11 @@ static int check_eb(void *ctx, struct bdev *st, const struct blk_chooser_list *d
 	struct eb_probe *e = ctx;
 	for (unsigned i = 0; i < e->n; i++) {
 		int rc = blk_read(st, e->sample[i], 1, e->buf);
+		if (rc == -EIO) {
+			/* destroyed and detected (a checksum layer, an unreadable sector) */
+			e->damaged[i] = true;
+			continue;
+		}
 		if (rc) {
 			e->cb_failed = true;
 			return bo_errf(e->err, rc, "probe: read after a cut: %s",
@@ -201,6 +222,8 @@ static int check_eb(void *ctx, struct bdev *st, const struct blk_chooser_list *d
 	e->outcomes++;
 	return 0;
 }
+
+static int probe_window(struct bdev *d, uint64_t x, struct dev_probe_result *r, struct bo_err *err);
 
 static int probe_erase_block(struct bdev *d, struct dev_probe_result *r, struct bo_err *err)
 {
@@ -248,11 +271,137 @@ static int probe_erase_block(struct bdev *d, struct dev_probe_result *r, struct 
 				i++;
 			r->collateral_bytes = (e.sample[i < e.n ? i : e.n - 1] - x) * e.ss;
 			r->collateral_at_least = i == e.n || e.damaged[0];
+			r->collateral_kind = r->collateral_bytes <= 4096 && !r->collateral_at_least
+			                         ? DEV_COLLATERAL_TORN_SECTOR
+			                         : DEV_COLLATERAL_ERASE_BLOCK;
+			/* damage that skips x's neighbours is not a block rewritten around
+			 * the write: look at the whole window instead */
+			if (!e.damaged[0] && !e.damaged[1]) {
+				r->collateral = r->collateral_at_least = false;
+				r->collateral_bytes = 0;
+				r->collateral_kind = DEV_COLLATERAL_NONE;
+			}
 		}
 	}
+	/* a RAID5 write whose stripe has the missing member as its parity has no hole:
+	 * try writes a chunk or more apart (8 sectors to 512 KiB), until one shows it */
+	for (uint64_t off = 0;
+	     rc == 0 && !r->collateral && x + off < d->nr_sectors && off * e.ss <= (512u << 10);
+	     off = off ? off * 2 : 8)
+		rc = probe_window(d, x + off, r, err);
 	blk_close(c);
 	free(e.want);
 	free(e.buf);
+	return rc;
+}
+
+/* ---- damage away from the write (a RAID write hole) ----
+ * Every sector of a window around x gets known contents and is flushed; x is cut
+ * in flight and every sector of the window is read in every outcome. Run where the
+ * erase-block samples saw nothing: a degraded RAID5 loses the sector at x's offset
+ * in the missing member's chunk, a chunk or more away, which those samples miss. */
+#define PROBE_WINDOW_BYTES    (256u << 10) /* each side of x */
+#define PROBE_WINDOW_OUTCOMES PROBE_EB_OUTCOMES
+
+struct win_probe {
+	uint64_t lo, n, x;
+	size_t ss;
+	unsigned char *want, *buf;
+	bool *damaged;
+	uint64_t outcomes;
+	struct bo_err *err;
+	bool cb_failed;
+};
+
+static int check_win(void *ctx, struct bdev *st, const struct blk_chooser_list *dec)
+{
+	(void)dec;
+	struct win_probe *w = ctx;
+	for (uint64_t i = 0; i < w->n; i++) {
+		if (w->lo + i == w->x || w->damaged[i])
+			continue;
+		int rc = blk_read(st, w->lo + i, 1, w->buf);
+		if (rc == -EIO) {
+			w->damaged[i] = true;
+			continue;
+		}
+		if (rc) {
+			w->cb_failed = true;
+			return bo_errf(w->err, rc, "probe: read after a cut: %s",
+			               bo_errstr(&st->err, rc));
+		}
+		w->damaged[i] = memcmp(w->buf, w->want + i * w->ss, w->ss) != 0;
+	}
+	w->outcomes++;
+	return 0;
+}
+
+static void win_verdict(const struct win_probe *w, struct dev_probe_result *r)
+{
+	uint64_t g = 0;
+	for (uint64_t i = 0; i < w->n; i++) {
+		if (!w->damaged[i])
+			continue;
+		uint64_t dist = w->lo + i > w->x ? w->lo + i - w->x : w->x - (w->lo + i);
+		uint64_t low = dist & (~dist + 1); /* largest power of two dividing it */
+		g = g == 0 || low < g ? low : g;
+	}
+	if (g == 0)
+		return;
+	r->collateral = true;
+	r->collateral_kind = DEV_COLLATERAL_STRIPE;
+	r->collateral_bytes = g * w->ss;
+	r->collateral_at_least = false;
+}
+
+static int probe_window(struct bdev *d, uint64_t x, struct dev_probe_result *r, struct bo_err *err)
+{
+	struct win_probe w = {.ss = d->sector_size, .x = x, .err = err};
+	uint64_t side = PROBE_WINDOW_BYTES / w.ss;
+	w.lo = x > side ? x - side : 0;
+	w.n = (x + side < d->nr_sectors ? x + side : d->nr_sectors) - w.lo;
+	w.want = malloc(w.n * w.ss);
+	w.buf = malloc(w.ss);
+	w.damaged = calloc(w.n, sizeof(*w.damaged));
+	struct bdev *c = NULL;
+	int rc = w.want && w.buf && w.damaged ? blk_clone(d, &c) : -ENOMEM;
+	for (uint64_t i = 0; rc == 0 && i < w.n * w.ss; i++)
+		w.want[i] = (unsigned char)(i * 131 + i / w.ss * 7 + 0x33);
+	if (rc == 0)
+		rc = blk_write(c, w.lo, (uint32_t)w.n, w.want, 0);
+	if (rc == 0)
+		rc = blk_flush(c);
+	if (rc == 0) {
+		unsigned char *nw = w.want + (x - w.lo) * w.ss;
+		for (size_t i = 0; i < w.ss; i++)
+			w.buf[i] = (unsigned char)~nw[i];
+		struct blk_inflight in = {.lba = x, .count = 1, .data = w.buf};
+		unsigned char *own = malloc(w.ss);
+		if (!own) {
+			rc = -ENOMEM;
+		} else {
+			memcpy(own, w.buf, w.ss);
+			in.data = own;
+			bool complete = false;
+			int64_t n = blk_cut_foreach(c, &in, PROBE_WINDOW_OUTCOMES, check_win, &w,
+			                            &complete);
+			if (n < 0)
+				rc = w.cb_failed ? (int)n
+				                 : bo_errf(err, (int)n, "probe: power cut: %s",
+				                           bo_errstr(&c->err, (int)n));
+			r->exhaustive = r->exhaustive && complete;
+			r->outcomes += w.outcomes;
+			free(own);
+		}
+	} else if (rc) {
+		rc = bo_errf(err, rc, "probe: %s", c ? bo_errstr(&c->err, rc) : "cannot clone");
+	}
+	if (rc == 0)
+		win_verdict(&w, r);
+	blk_close(c);
+	free(w.want);
+	free(w.buf);
+	free(w.damaged);
 	return rc;
 }
 
@@ -317,6 +466,7 @@ int dev_probe_bdev(struct bdev *d, struct dev_probe_result *r, struct bo_err *er
 	}
 	r->tears_writes = p.partial > 0;
 	r->tears_sectors = p.torn > 0;
+	r->unreadable_sectors = p.unreadable > 0;
 	/* where flushed data is lost anyway, damage says nothing about erase blocks */
 	if (rc == 0 && r->honors_flush)
 		rc = probe_erase_block(d, r, err);

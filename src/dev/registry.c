@@ -13,6 +13,8 @@ extern const struct dev_model dev_model_concat;
 extern const struct dev_model dev_model_cache;
 extern const struct dev_model dev_model_disk;
 extern const struct dev_model dev_model_fault;
+/* dm-integrity (integrity.c) */
+extern const struct dev_model dev_model_integrity;
 /* flash (flash_dev.c) */
 extern const struct dev_model dev_model_flash;
 /* md-style RAID (raid.c) */
@@ -31,6 +33,7 @@ const struct dev_model *const dev_models[] = {
 	&dev_model_cache,
 	&dev_model_disk,
 	&dev_model_fault,
+	&dev_model_integrity,
 	&dev_model_flash,
 	&dev_model_raid0,
 	&dev_model_raid1,

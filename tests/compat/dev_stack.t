@@ -6,7 +6,7 @@
 
 out=$("$B" stack format 'cache(flush=ignore)>disk>mem(size=1048576)')
 t "format prints the canonical spec" \
-  '[ "$out" = "cache(size=1M,flush=ignore,fua=honor,order=fifo,seed=0,versions=4) > disk(sector=auto,tear=none,tear_unit=1) > mem(size=1M,sector=512)" ]'
+  '[ "$out" = "cache(size=1M,flush=ignore,fua=honor,order=fifo,seed=0,versions=4) > disk(sector=auto,tear=none,tear_unit=1,torn=mixed,garbage=false) > mem(size=1M,sector=512)" ]'
 again=$("$B" stack format "$out")
 t "the canonical spec is a fixed point" '[ "$again" = "$out" ]'
 out=$("$B" stack describe 'cache(flush=ignore) > mem')
