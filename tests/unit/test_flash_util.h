@@ -1,6 +1,6 @@
 /* test_flash_util.h — shared by the flash model's unit tests: a flash device over a
  * copy-on-write overlay of a RAM image (so clones are cheap, as in the crash explorer),
- * self-describing sector contents, and a stats reader. */
+ * self-describing sector contents (and test_stats.h's stats reader). */
 #ifndef TEST_FLASH_UTIL_H
 #define TEST_FLASH_UTIL_H
 
@@ -12,6 +12,7 @@
 #include "blackout/endian.h"
 #include "blackout/flash.h"
 #include "blackout/util.h"
+#include "test_stats.h"
 
 struct tflash {
 	struct bdev *base; /* mem, closed after the flash device (the overlay reads it) */
@@ -77,28 +78,6 @@ static inline int64_t tversion(uint64_t lba, const unsigned char *b, size_t ss)
 		if (b[i] != 0xff)
 			return -1;
 	return 0;
-}
-
-struct tstat {
-	const char *key;
-	uint64_t v;
-	bool found;
-};
-
-static inline void tstat_emit(void *ctx, const char *key, uint64_t v)
-{
-	struct tstat *s = ctx;
-	if (strcmp(s->key, key) == 0) {
-		s->v = v;
-		s->found = true;
-	}
-}
-
-static inline uint64_t tstat(struct bdev *d, const char *key)
-{
-	struct tstat s = {key, 0, false};
-	blk_stats(d, tstat_emit, &s);
-	return s.found ? s.v : UINT64_MAX;
 }
 
 #endif

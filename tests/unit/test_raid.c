@@ -10,6 +10,7 @@
 #include "blackout/raid.h"
 #include "blackout/util.h"
 #include "tap.h"
+#include "test_stats.h"
 
 #define SS     512u
 #define MEMBER 520u /* sectors per member: 8 of superblock + 64 chunks of 4k */
@@ -90,24 +91,7 @@ static bool same_as(struct bdev *d, const unsigned char *ref)
 	return same;
 }
 
-static uint64_t stat_of(struct bdev *d, const char *key);
-
-struct statq {
-	const char *key;
-	uint64_t v;
-};
-static void stat_emit(void *ctx, const char *key, uint64_t v)
-{
-	struct statq *q = ctx;
-	if (strcmp(q->key, key) == 0)
-		q->v = v;
-}
-static uint64_t stat_of(struct bdev *d, const char *key)
-{
-	struct statq q = {key, UINT64_MAX};
-	blk_stats(d, stat_emit, &q);
-	return q.v;
-}
+static uint64_t tstat(struct bdev *d, const char *key);
 
 static unsigned tolerance(const struct cfg *c)
 {
@@ -169,8 +153,7 @@ static void test_cfg(const struct cfg *c, uint64_t seed)
 		tap_require(blk_clone(d, &x) == 0, "clone");
 		ok(blk_power_cut(x, &blk_chooser_zero, NULL) == 0 && blk_power_restore(x) == 0,
 		   "%s: cut and restore after flush", c->name);
-		is_int(stat_of(x, "resync_stripes"), 0, "%s: a clean array is not resynced",
-		       c->name);
+		is_int(tstat(x, "resync_stripes"), 0, "%s: a clean array is not resynced", c->name);
 		ok(same_as(x, ref), "%s: reads survive a clean power cycle", c->name);
 		blk_close(x);
 	}
@@ -249,25 +232,25 @@ static void test_write_modes(void)
 	struct bdev *d = open_array(&c, 0);
 	unsigned char buf[16 * 4096];
 	memset(buf, 0x5a, sizeof(buf));
-	uint64_t rmw0 = stat_of(d, "rmw"), full0 = stat_of(d, "full_stripe");
+	uint64_t rmw0 = tstat(d, "rmw"), full0 = tstat(d, "full_stripe");
 	blk_write(d, 1, 1, buf, 0);
-	is_int(stat_of(d, "rmw") - rmw0, 1, "one-sector write is read-modify-write");
+	is_int(tstat(d, "rmw") - rmw0, 1, "one-sector write is read-modify-write");
 	blk_write(d, 4 * 8, 4 * 8, buf, 0);
-	is_int(stat_of(d, "full_stripe") - full0, 1, "whole-stripe write is a full-stripe write");
-	uint64_t rcw0 = stat_of(d, "rcw");
+	is_int(tstat(d, "full_stripe") - full0, 1, "whole-stripe write is a full-stripe write");
+	uint64_t rcw0 = tstat(d, "rcw");
 	blk_write(d, 8 * 8, 3 * 8, buf, 0); /* 3 of 4 chunks of stripe 2 */
-	is_int(stat_of(d, "rcw") - rcw0, 1, "three of four chunks: reconstruct-write reads less");
-	uint64_t amp = stat_of(d, "write_amp_milli");
+	is_int(tstat(d, "rcw") - rcw0, 1, "three of four chunks: reconstruct-write reads less");
+	uint64_t amp = tstat(d, "write_amp_milli");
 	ok(amp > 1000 && amp < 3000, "write amplification %.3f is reported", amp / 1000.0);
 	/* stripe 0 left-symmetric x5: chunk 0 on member 0; fail it and write there */
 	raid_fail_member(d, 0);
-	uint64_t rcw1 = stat_of(d, "rcw"), rmw1 = stat_of(d, "rmw");
+	uint64_t rcw1 = tstat(d, "rcw"), rmw1 = tstat(d, "rmw");
 	blk_write(d, 2, 1, buf, 0);
-	ok(stat_of(d, "rcw") - rcw1 == 1 && stat_of(d, "rmw") == rmw1,
+	ok(tstat(d, "rcw") - rcw1 == 1 && tstat(d, "rmw") == rmw1,
 	   "a write to a failed member's chunk is reconstruct-write (its rmw read is expensive)");
-	uint64_t rec0 = stat_of(d, "reconstruct_write");
+	uint64_t rec0 = tstat(d, "reconstruct_write");
 	blk_write(d, 6, 4, buf, 0); /* needs the failed chunk's old sectors 0..5 */
-	is_int(stat_of(d, "reconstruct_write") - rec0, 1,
+	is_int(tstat(d, "reconstruct_write") - rec0, 1,
 	       "a write that needs a failed member's old data reconstructs it first");
 	unsigned char back[4 * 512];
 	blk_read(d, 6, 4, back);
@@ -524,7 +507,7 @@ static void test_refuse_dirty_degraded(void)
 	is_int(blk_read(d, 0, 1, got), -EIO, "reads fail: %s", d->err.msg);
 	is_int(blk_write(d, 0, 1, got, 0), -EIO, "writes fail");
 	is_int(raid_force_start(d), 0, "forced start (mdadm --assemble --force)");
-	is_int(stat_of(d, "dirty_degraded_starts"), 1, "counted as a dirty degraded start");
+	is_int(tstat(d, "dirty_degraded_starts"), 1, "counted as a dirty degraded start");
 	ok(same_as(d, ref), "nothing was in flight, so everything reads back");
 	free(ref);
 	free(got);
@@ -593,7 +576,7 @@ int main(void)
 		raid_status(d, &st);
 		ok(!st.dirty, "idle: the array is clean again");
 		ok(blk_power_cut(d, &blk_chooser_zero, NULL) == 0 && blk_power_restore(d) == 0 &&
-		       stat_of(d, "resync_stripes") == 0,
+		       tstat(d, "resync_stripes") == 0,
 		   "a cut after idle time needs no resync");
 		blk_close(d);
 	}

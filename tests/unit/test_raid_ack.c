@@ -12,27 +12,11 @@
 #include "blackout/dev.h"
 #include "blackout/raid.h"
 #include "tap.h"
+#include "test_stats.h"
 
 #define SS     512u
 #define MEMBER 520u /* 8 sectors of superblock + 64 chunks of 4k */
 #define CS     8u   /* sectors per 4k chunk */
-
-struct statq {
-	const char *key;
-	uint64_t v;
-};
-static void stat_emit(void *ctx, const char *key, uint64_t v)
-{
-	struct statq *q = ctx;
-	if (strcmp(q->key, key) == 0)
-		q->v = v;
-}
-static uint64_t stat_of(struct bdev *d, const char *key)
-{
-	struct statq q = {key, UINT64_MAX};
-	blk_stats(d, stat_emit, &q);
-	return q.v;
-}
 
 static struct bdev *open_array(unsigned level, unsigned n, uint64_t fail)
 {
@@ -113,13 +97,13 @@ static void test_case(const struct wcase *c)
 	memset(buf, 0xa5, (size_t)c->count * SS);
 
 	struct bdev *d = open_array(c->level, c->n, c->twin);
-	uint64_t before = c->path ? stat_of(d, c->path) : 0;
+	uint64_t before = c->path ? tstat(d, c->path) : 0;
 	int rc = blk_write(d, c->lba, c->count, buf, 0);
 	is_int(rc, 0, "%s: survivable (failed 0x%llx): written", c->what,
 	       (unsigned long long)c->twin);
 	if (c->path)
-		is_int(stat_of(d, c->path) - before, 1, "%s: survivable: the write took %s",
-		       c->what, c->path);
+		is_int(tstat(d, c->path) - before, 1, "%s: survivable: the write took %s", c->what,
+		       c->path);
 	is_int(blk_flush(d), 0, "%s: survivable: flushed", c->what);
 	blk_close(d);
 
