@@ -168,10 +168,11 @@ void crash_observation_free(struct crash_observation *obs)
 		crash_obs_free(&obs->root);
 }
 
-int crash_fsck_own(void *ctx, struct bdev *d, bool *clean, char *why, size_t whylen)
+/* blackout's own fsck, read-only: the full check, or with fast the checks a mount can
+ * afford (--fast). why gets the first problem (with its kind for the full check). */
+static int own_fsck(struct bdev *d, bool fast, bool *clean, char *why, size_t whylen)
 {
-	(void)ctx;
-	struct fsck_opts o = {.repair = FSCK_REPAIR_NONE, .max_problems = 1};
+	struct fsck_opts o = {.repair = FSCK_REPAIR_NONE, .fast = fast, .max_problems = 1};
 	struct fsck_report *r = calloc(1, sizeof(*r));
 	struct bo_err err = {{0}};
 	if (!r)
@@ -179,14 +180,23 @@ int crash_fsck_own(void *ctx, struct bdev *d, bool *clean, char *why, size_t why
 	int rc = fsck_check(d, &o, r, &err);
 	if (rc == 0) {
 		*clean = r->nr_problems == 0;
-		if (!*clean && r->nr_kept)
+		if (!*clean && r->nr_kept && fast)
+			snprintf(why, whylen, "%s", r->problems[0].msg);
+		else if (!*clean && r->nr_kept)
 			snprintf(why, whylen, "%s: %s", fsck_kind_name(r->problems[0].kind),
 			         r->problems[0].msg);
 	} else {
-		snprintf(why, whylen, "fsck could not run: %s", bo_errstr(&err, rc));
+		snprintf(why, whylen, "%s could not run: %s", fast ? "fsck --fast" : "fsck",
+		         bo_errstr(&err, rc));
 	}
 	free(r);
 	return rc;
+}
+
+int crash_fsck_own(void *ctx, struct bdev *d, bool *clean, char *why, size_t whylen)
+{
+	(void)ctx;
+	return own_fsck(d, false, clean, why, whylen);
 }
 
 int crash_fsck_e2fsck(void *ctx, struct bdev *d, bool *clean, char *why, size_t whylen)
@@ -208,19 +218,5 @@ int crash_fsck_e2fsck(void *ctx, struct bdev *d, bool *clean, char *why, size_t 
 int crash_fsck_verify(void *ctx, struct bdev *d, bool *clean, char *why, size_t whylen)
 {
 	(void)ctx;
-	struct fsck_opts o = {.repair = FSCK_REPAIR_NONE, .fast = true, .max_problems = 1};
-	struct fsck_report *r = calloc(1, sizeof(*r));
-	struct bo_err err = {{0}};
-	if (!r)
-		return -ENOMEM;
-	int rc = fsck_check(d, &o, r, &err);
-	if (rc == 0) {
-		*clean = r->nr_problems == 0;
-		if (!*clean && r->nr_kept)
-			snprintf(why, whylen, "%s", r->problems[0].msg);
-	} else {
-		snprintf(why, whylen, "fsck --fast could not run: %s", bo_errstr(&err, rc));
-	}
-	free(r);
-	return rc;
+	return own_fsck(d, true, clean, why, whylen);
 }
