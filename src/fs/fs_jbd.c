@@ -21,6 +21,10 @@ struct fsj {
 	uint64_t nblocks; /* journal blocks mapped so far */
 	bool started;     /* needs_recovery set for this mount */
 	bool errored;     /* the abort has been reported to the fs */
+	/* the geometry map_journal checks every pointer against, read once: the
+	 * accessors are calls into fs.c, and the map walk makes one per pointer */
+	uint64_t fs_blocks;
+	uint32_t bs;
 };
 
 static struct fsj *J(struct fs_jhook *h)
@@ -32,7 +36,7 @@ static int add_block(struct fsj *f, struct fs *fs, uint64_t p, uint64_t want)
 {
 	if (f->nblocks >= want)
 		return 0;
-	if (!p || p >= fs_blocks_count(fs))
+	if (!p || p >= f->fs_blocks)
 		return bo_errf(
 		    fs_errp(fs), -EUCLEAN, "journal inode: block %llu of the journal is %s",
 		    (unsigned long long)f->nblocks, p ? "beyond the filesystem" : "a hole");
@@ -59,16 +63,16 @@ static int walk(struct fsj *f, struct fs *fs, uint64_t blk, int level, uint64_t 
 {
 	if (f->nblocks >= want)
 		return 0;
-	if (!blk || blk >= fs_blocks_count(fs))
+	if (!blk || blk >= f->fs_blocks)
 		return bo_errf(fs_errp(fs), -EUCLEAN,
 		               "journal inode: indirect block %llu out of range",
 		               (unsigned long long)blk);
-	uint8_t *b = buf + (size_t)(level - 1) * fs_block_size(fs);
-	int rc = blk_pread(fs_bdev(fs), blk * fs_block_size(fs), fs_block_size(fs), b);
+	uint8_t *b = buf + (size_t)(level - 1) * f->bs;
+	int rc = blk_pread(fs_bdev(fs), blk * f->bs, f->bs, b);
 	if (rc)
 		return bo_errf(fs_errp(fs), rc, "journal inode: reading block %llu",
 		               (unsigned long long)blk);
-	for (uint32_t i = 0; i < fs_block_size(fs) / 4 && f->nblocks < want && !rc; i++) {
+	for (uint32_t i = 0; i < f->bs / 4 && f->nblocks < want && !rc; i++) {
 		uint64_t p = get_le32(b + 4 * i);
 		rc = level == 1 ? add_block(f, fs, p, want) : walk(f, fs, p, level - 1, want, buf);
 	}
@@ -81,6 +85,8 @@ static int map_journal(struct fsj *f, struct fs *fs, uint64_t *nblocks)
 	uint32_t ino = sb_get32(sb, SB_JOURNAL_INUM);
 	uint8_t iblock[60];
 	uint64_t size;
+	f->fs_blocks = fs_blocks_count(fs);
+	f->bs = fs_block_size(fs);
 	if (sb_has_incompat(sb, EXT3_FEATURE_INCOMPAT_JOURNAL_DEV) || sb_get32(sb, SB_JOURNAL_DEV))
 		return bo_errf(fs_errp(fs), -EOPNOTSUPP, "external journals are not supported");
 	if (ino == EXT2_JOURNAL_INO && sb[SB_JNL_BACKUP_TYPE] == EXT3_JNL_BACKUP_BLOCKS) {
