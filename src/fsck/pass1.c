@@ -36,7 +36,27 @@ struct walk {
 	uint64_t nblk;
 	int64_t last; /* last logical block mapped, -1 none */
 	uint32_t nbad;
+	/* The resize inode's walk reads each reserved GDT block under its double-indirect
+	 * block: what check_reserved needs of them is kept here (bit = slot in that
+	 * block), so they are not read a second time. NULL: not kept. */
+	uint32_t rsv_dind;
+	uint8_t *rsv_seen, *rsv_good;
 };
+
+/* Does reserved GDT block pblk, read into b, list its backups (one per group with a
+ * superblock copy, from group 1) where the resize inode needs them? */
+static bool rsv_backups_ok(const struct ck *c, const uint8_t *b, uint64_t pblk)
+{
+	uint32_t per = c->bs / 4, k = 0;
+	bool ok = true;
+	for (uint32_t g = 1; g < c->ngroups && ok && k < per; g++) {
+		if (!ck_grp_has_super(c, g))
+			continue;
+		ok = get_le32(b + 4 * k) == pblk + (uint64_t)g * c->bpg;
+		k++;
+	}
+	return ok;
+}
 
 static int add_dblk(struct ck *c, uint32_t ino, uint32_t lblk, uint32_t pblk)
 {
@@ -92,7 +112,16 @@ static int walk_ptr(struct ck *c, struct walk *w, uint32_t b, int level, uint64_
 		 * reserved GDT blocks, marked as group metadata. */
 		if (level == 2)
 			ck_claim(c, b, w->ino, "double indirect");
-		return level ? walk_ind(c, w, b, level, lblk) : 0;
+		if (!level)
+			return 0;
+		int rc = walk_ind(c, w, b, level, lblk);
+		if (!rc && level == 1 && w->rsv_seen && holder && holder == w->rsv_dind) {
+			/* c->lvl[0] still holds b: its entries are data, nothing read after */
+			bit_set(w->rsv_seen, idx);
+			if (rsv_backups_ok(c, c->lvl[0], b))
+				bit_set(w->rsv_good, idx);
+		}
+		return rc;
 	}
 	if (!ck_claim(c, b, w->ino, level ? "indirect" : "data")) {
 		/* e2fsck clones a multiply-claimed block for the later claimant */
@@ -454,6 +483,7 @@ static int check_reserved(struct ck *c, uint32_t ino, const uint8_t *in)
 {
 	uint16_t mode = ino_mode(in);
 	struct walk w = {.ino = ino, .last = -1};
+	uint8_t rsv_seen[65536 / 4 / 8], rsv_good[65536 / 4 / 8]; /* bs <= 64 KiB */
 	int rc;
 	if (ino == EXT2_JOURNAL_INO && !c->has_journal) {
 		if (ino_links(in) || ino_blocks(in) || ino_block(in, 0))
@@ -471,6 +501,11 @@ static int check_reserved(struct ck *c, uint32_t ino, const uint8_t *in)
 			ck_add_fix(c, FIX_RESERVED_MODE, ino, 0, 0, 0);
 		}
 		w.resize = true;
+		w.rsv_dind = ino_block(in, EXT2_DIND_BLOCK);
+		w.rsv_seen = rsv_seen;
+		w.rsv_good = rsv_good;
+		memset(rsv_seen, 0, (size_t)c->bs / 4 / 8);
+		memset(rsv_good, 0, (size_t)c->bs / 4 / 8);
 	} else if (ino == EXT2_JOURNAL_INO) {
 		if (!mode_is_reg(mode)) {
 			ck_problem(c, FSCK_INODE, ino, 0, NULL, 0,
@@ -506,15 +541,13 @@ static int check_reserved(struct ck *c, uint32_t ino, const uint8_t *in)
 				ok = false;
 				break;
 			}
+			if (dind == w.rsv_dind && bit_test(rsv_seen, off)) {
+				ok = bit_test(rsv_good, off); /* the walk read it */
+				continue;
+			}
 			if ((rc = ck_rd(c, pblk, c->lvl[1], 1)))
 				return rc;
-			uint32_t k = 0;
-			for (uint32_t g = 1; g < c->ngroups && ok && k < per; g++) {
-				if (!ck_grp_has_super(c, g))
-					continue;
-				ok = get_le32(c->lvl[1] + 4 * k) == pblk + (uint64_t)g * c->bpg;
-				k++;
-			}
+			ok = rsv_backups_ok(c, c->lvl[1], pblk);
 		}
 		if (!ok) {
 			ck_problem(c, FSCK_INODE, ino, 0, NULL, 0, "resize inode is not valid");
