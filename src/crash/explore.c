@@ -75,19 +75,28 @@ static void progress(struct explorer *ex, bool force)
 	ex->cfg->progress(ex->cfg->progress_ctx, &p);
 }
 
-/* Observes one state with blackout's fs and its checkers. Each checker runs only
- * when what it would add can change the outcome or is asked for: the own fsck after
- * a clean unmount, the boot-time scrub when a checker found damage. */
-static int observe_state(struct explorer *ex, struct bdev *state, struct crash_observation *obs)
+/* Observes one state with blackout's fs and judges what its tree says, then frees the
+ * tree: the checkers read the device, and judging again after e2fsck needs only the
+ * tree's half of the verdict (kept in tree). Each checker runs only when what it would
+ * add can change the outcome or is asked for: the own fsck after a clean unmount, the
+ * boot-time scrub when a checker found damage. */
+static int observe_state(struct explorer *ex, struct bdev *state, const struct crash_promises *p,
+                         struct crash_observation *obs, struct crash_outcome *tree)
 {
 	struct crash_result *r = ex->r;
 	struct crash_obs_times t = {0};
 	int rc = crash_observe_fs(state, &ex->fsc.mo, obs, &t);
 	r->t_recover += t.mount;
 	r->t_oracle += t.read;
-	if (rc || obs->mount_rc || obs->unmount_rc || ex->cfg->no_fsck)
+	if (rc)
 		return rc;
 	double t0 = bo_now();
+	rc = crash_judge_tree(p, obs, tree);
+	crash_observation_free(obs);
+	r->t_oracle += bo_now() - t0;
+	if (rc || obs->mount_rc || obs->unmount_rc || ex->cfg->no_fsck)
+		return rc;
+	t0 = bo_now();
 	crash_observe_check(ex->cfg->fsck ? ex->cfg->fsck : crash_fsck_own, ex->cfg->fsck_ctx,
 	                    state, &obs->check[CRASH_CHECK_FSCK]);
 	const struct crash_check *c = &obs->check[CRASH_CHECK_FSCK];
@@ -99,15 +108,16 @@ static int observe_state(struct explorer *ex, struct bdev *state, struct crash_o
 }
 
 /* e2fsck beside the own fsck, on failing states and a sample of the ok ones (or as
- * the only consistency judge with no_fsck); then the outcome judged again. */
-static int second_opinion(struct explorer *ex, struct bdev *state, uint64_t first,
-                          const struct crash_promises *p, struct crash_observation *obs,
-                          struct crash_outcome *out)
+ * the only consistency judge with no_fsck); then the checkers judged again onto the
+ * tree's half of the verdict. */
+static void second_opinion(struct explorer *ex, struct bdev *state, uint64_t first,
+                           const struct crash_promises *p, struct crash_observation *obs,
+                           const struct crash_outcome *tree, struct crash_outcome *out)
 {
 	bool sample_ok = (crash_mix64(first ^ 0x5bd1e995) & 63) == 0;
 	if (!ex->cfg->e2fsck || obs->mount_rc || obs->unmount_rc ||
 	    !(out->broken || sample_ok || ex->cfg->no_fsck))
-		return 0;
+		return;
 	double t0 = bo_now();
 	struct crash_check *e2 = &obs->check[CRASH_CHECK_E2FSCK];
 	crash_observe_check(crash_fsck_e2fsck, NULL, state, e2);
@@ -117,7 +127,8 @@ static int second_opinion(struct explorer *ex, struct bdev *state, uint64_t firs
 		crash_observe_check(crash_fsck_verify, NULL, state,
 		                    &obs->check[CRASH_CHECK_VERIFY]);
 	ex->r->t_fsck += bo_now() - t0;
-	return crash_judge(p, obs, out);
+	*out = *tree;
+	crash_judge_checks(p, obs, out);
 }
 
 /* Counts one judged state. */
@@ -189,16 +200,13 @@ static int judge_state(struct explorer *ex, struct bdev *state)
 	                           .boot = ex->fsc.boot,
 	                           .fsck_judges = !ex->cfg->no_fsck};
 	struct crash_observation obs;
-	struct crash_outcome o;
-	rc = observe_state(ex, state, &obs);
+	struct crash_outcome tree, o;
+	rc = observe_state(ex, state, &p, &obs, &tree);
 	if (rc == 0) {
-		double t0 = bo_now();
-		rc = crash_judge(&p, &obs, &o);
-		r->t_oracle += bo_now() - t0;
+		o = tree;
+		crash_judge_checks(&p, &obs, &o);
+		second_opinion(ex, state, first, &p, &obs, &tree, &o);
 	}
-	if (rc == 0)
-		rc = second_opinion(ex, state, first, &p, &obs, &o);
-	crash_observation_free(&obs);
 	if (rc) {
 		blk_close(raw);
 		return bo_errf(ex->err, rc, "judging state %s: %s", s.id, strerror(-rc));

@@ -45,6 +45,17 @@ void crash_observe_check(crash_fsck_fn fn, void *ctx, struct bdev *state, struct
 /* The boot-time quick scrub of verify=fast (fsck --fast). */
 int crash_fsck_verify(void *ctx, struct bdev *d, bool *clean, char *why, size_t whylen);
 
+/* ---- judge.c: crash_judge in two halves ---------------------------------------- */
+
+/* The tree's half of crash_judge (mount, oracle, read and unmount errors): the part
+ * that needs obs->root, so an explorer can free the tree before the checkers run. */
+int crash_judge_tree(const struct crash_promises *p, const struct crash_observation *obs,
+                     struct crash_outcome *o);
+/* The checkers' half, applied to an outcome fresh from crash_judge_tree (a copy of it
+ * when judged again with more checks): crash_judge is the two in a row. */
+void crash_judge_checks(const struct crash_promises *p, const struct crash_observation *obs,
+                        struct crash_outcome *o);
+
 /* ---- dedup.c: distinct states and shards --------------------------------------- */
 
 uint64_t crash_mix64(uint64_t z);

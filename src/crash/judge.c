@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "blackout/crash.h"
+#include "crash/internal.h"
 
 static void detect(struct crash_outcome *o, const char *by)
 {
@@ -55,8 +56,8 @@ static void judge_checkers(const struct crash_promises *p, const struct crash_ob
 	}
 }
 
-int crash_judge(const struct crash_promises *p, const struct crash_observation *obs,
-                struct crash_outcome *o)
+int crash_judge_tree(const struct crash_promises *p, const struct crash_observation *obs,
+                     struct crash_outcome *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->e2fsck_agrees = -1;
@@ -79,6 +80,14 @@ int crash_judge(const struct crash_promises *p, const struct crash_observation *
 		detect(o, "read");
 	if (obs->unmount_rc) /* the filesystem noticed something on the way out */
 		detect(o, "unmount");
+	return 0;
+}
+
+void crash_judge_checks(const struct crash_promises *p, const struct crash_observation *obs,
+                        struct crash_outcome *o)
+{
+	if (obs->mount_rc) /* nothing was checked: the mount failure is the verdict */
+		return;
 	char why[256] = "";
 	judge_checkers(p, obs, o, why, sizeof(why));
 	if (why[0] && (o->broken & (1u << CRASH_INV_CONSISTENT))) {
@@ -86,5 +95,13 @@ int crash_judge(const struct crash_promises *p, const struct crash_observation *
 		snprintf(o->detail + l, sizeof(o->detail) - l, "%sconsistent: fsck: %.200s",
 		         l ? "; " : "", why);
 	}
-	return 0;
+}
+
+int crash_judge(const struct crash_promises *p, const struct crash_observation *obs,
+                struct crash_outcome *o)
+{
+	int rc = crash_judge_tree(p, obs, o);
+	if (rc == 0)
+		crash_judge_checks(p, obs, o);
+	return rc;
 }
