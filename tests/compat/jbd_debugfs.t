@@ -95,7 +95,7 @@ for v in v1 v3; do
 	# byte of its commit checksum
 	first=$(jmap "$T/bad.img" | cut -d- -f1)
 	bs=$(jbs "$T/bad.img")
-	printf '\377' | dd of="$T/bad.img" bs=1 seek=$(((first + 6) * bs + 19)) conv=notrunc 2>/dev/null
+	flip "$T/bad.img" $(((first + 6) * bs + 19))
 	both bad.img
 	ok $? "$v: corrupt commit checksum: same result as e2fsck"
 	[ "$(blk "$T/ours.img" 600)" != "$(blk "$T/base.img" 600)" ] &&
@@ -103,7 +103,7 @@ for v in v1 v3; do
 		[ "$(blk "$T/ours.img" 602)" = "$(blk "$T/base.img" 602)" ]
 	ok $? "$v: replay stops before the corrupt transaction"
 	# a corrupt logged block of transaction 2 (v1: fails the crc32; v3: its tag)
-	printf '\377' | dd of="$T/bad2.img" bs=1 seek=$(((first + 5) * bs + 100)) conv=notrunc 2>/dev/null
+	flip "$T/bad2.img" $(((first + 5) * bs + 100))
 	cp "$T/bad2.img" "$T/ours.img" && cp "$T/bad2.img" "$T/theirs.img"
 	rec "$T/ours.img"
 	r1=$?

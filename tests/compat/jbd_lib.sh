@@ -34,3 +34,10 @@ jsame_home() {
 	[ "$(cmp -l "$1" "$2" | awk -v bs="$3" -v j="$4" '($1 <= 1024 || $1 > 2048) &&
 		int(($1 - 1) / bs) != j' | wc -l)" = 0 ]
 }
+
+# flip FILE OFFSET: complement one byte, so it differs whatever it held (setting it to
+# 0xff leaves a checksum byte that already was 0xff unchanged, 1 time in 256)
+flip() {
+	_b=$(od -An -tu1 -j "$2" -N1 "$1" | tr -d ' ')
+	printf "\\$(printf '%03o' $((_b ^ 255)))" | dd of="$1" bs=1 seek="$2" conv=notrunc 2>/dev/null
+}
