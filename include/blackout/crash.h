@@ -186,6 +186,7 @@ struct crash_observation {
 	struct crash_obs_node root; /* the tree read back (mount_rc == 0) */
 	int unmount_rc;             /* the filesystem complained on the way out */
 	struct crash_check check[CRASH_CHECK_N];
+	bool guest_hung; /* the guest stopped answering or panicked on this state */
 };
 void crash_observation_free(struct crash_observation *obs); /* frees root's tree */
 
