@@ -207,6 +207,7 @@ install: all man
 	install -m 755 $(CLI) $(DESTDIR)$(BINDIR)/blackout
 	install -m 755 scripts/vmtest scripts/vm-build $(DESTDIR)$(LIBEXECDIR)/scripts/
 	install -m 755 tests/vm/guest-init $(DESTDIR)$(LIBEXECDIR)/tests/vm/
+	install -m 644 tests/vm/guest-fs.sh $(DESTDIR)$(LIBEXECDIR)/tests/vm/
 	install -m 644 $(BUILD)/man/*.1 $(DESTDIR)$(MANDIR)/man1/
 	cp -R docs $(DESTDIR)$(DOCDIR)/
 	install -m 644 README.md $(DESTDIR)$(DOCDIR)/
