@@ -50,6 +50,14 @@ uint64_t rec_log_nr_sectors(const struct rec_log *log);
  * REC_MARK_MAX bytes (-EINVAL, -ENAMETOOLONG). */
 int rec_log_append(struct rec_log *log, const struct rec_entry *e);
 int rec_log_mark(struct rec_log *log, const char *name);
+/* Bytes the log takes in its file format (docs/log-format.md): what a save writes. */
+uint64_t rec_log_bytes(const struct rec_log *log);
+/* Caps the log's file size at `bytes` (0: no cap, the default). An append that would
+ * pass it is refused with -ENOSPC, and a recorder refuses the operation itself before
+ * it reaches the lower device, so the log never misses what the device did. */
+void rec_log_set_cap(struct rec_log *log, uint64_t bytes);
+/* Operations refused so far because of the cap (the log is then incomplete). */
+uint64_t rec_log_refused(const struct rec_log *log);
 const char *rec_op_name(enum rec_op op);
 
 enum {

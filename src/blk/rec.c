@@ -12,7 +12,14 @@ struct rec_log {
 	uint64_t nr_sectors;
 	size_t len, cap;
 	struct rec_entry *e; /* data and mark owned by the log */
+	uint64_t bytes;      /* the file format's size of what is held */
+	uint64_t max_bytes;  /* 0: no cap */
+	uint64_t refused;
 };
+
+/* Sizes of the file format (docs/log-format.md), which rec_file.c writes. */
+#define FILE_HDR_BYTES 44
+#define FILE_REC_BYTES 36
 
 int rec_log_new(uint32_t sector_size, uint64_t nr_sectors, struct rec_log **out)
 {
@@ -23,6 +30,7 @@ int rec_log_new(uint32_t sector_size, uint64_t nr_sectors, struct rec_log **out)
 		return -ENOMEM;
 	l->sector_size = sector_size;
 	l->nr_sectors = nr_sectors;
+	l->bytes = FILE_HDR_BYTES;
 	*out = l;
 	return 0;
 }
@@ -71,8 +79,49 @@ const char *rec_op_name(enum rec_op op)
 	return "?";
 }
 
+uint64_t rec_log_bytes(const struct rec_log *l)
+{
+	return l->bytes;
+}
+
+void rec_log_set_cap(struct rec_log *l, uint64_t bytes)
+{
+	l->max_bytes = bytes;
+}
+
+uint64_t rec_log_refused(const struct rec_log *l)
+{
+	return l->refused;
+}
+
+/* What an entry of this kind adds to the file. */
+static uint64_t entry_bytes(const struct rec_log *l, enum rec_op op, uint32_t count,
+                            const char *mark)
+{
+	uint64_t n = FILE_REC_BYTES;
+	if (op == REC_WRITE)
+		n += (uint64_t)count * l->sector_size;
+	else if (op == REC_MARK && mark)
+		n += strlen(mark);
+	return n;
+}
+
+/* 0 when the entry fits under the cap; else counts the refusal. */
+static int room_for(struct rec_log *l, uint64_t n)
+{
+	if (l->max_bytes && (l->bytes > l->max_bytes || n > l->max_bytes - l->bytes)) {
+		l->refused++;
+		return -ENOSPC;
+	}
+	return 0;
+}
+
 int rec_log_append(struct rec_log *l, const struct rec_entry *src)
 {
+	uint64_t add = entry_bytes(l, src->op, src->count, src->mark);
+	int rc = room_for(l, add);
+	if (rc)
+		return rc;
 	if (l->len == l->cap) {
 		size_t cap = l->cap ? l->cap * 2 : 256;
 		struct rec_entry *e = realloc(l->e, cap * sizeof(*e));
@@ -105,6 +154,7 @@ int rec_log_append(struct rec_log *l, const struct rec_entry *src)
 			return -ENOMEM;
 	}
 	l->e[l->len++] = e;
+	l->bytes += add;
 	return 0;
 }
 
@@ -124,6 +174,24 @@ struct rec_dev {
 	bool paused;
 };
 
+/* Refuses an operation the log has no room for before the lower device sees it:
+ * the log never misses an operation the device performed. */
+static int check_room(struct rec_dev *r, enum rec_op op, uint32_t count)
+{
+	if (r->paused)
+		return 0;
+	struct rec_log *l = r->log;
+	int rc = room_for(l, entry_bytes(l, op, count, NULL));
+	if (rc)
+		return bo_errf(
+		    &r->dev.err, rc,
+		    "recorder: the log is full (%zu records, %llu bytes; cap %llu bytes): "
+		    "%s refused",
+		    l->len, (unsigned long long)l->bytes, (unsigned long long)l->max_bytes,
+		    rec_op_name(op));
+	return 0;
+}
+
 static int log_op(struct rec_dev *r, struct rec_entry *e, int result)
 {
 	if (r->paused)
@@ -136,9 +204,12 @@ static int log_op(struct rec_dev *r, struct rec_entry *e, int result)
 static int rec_read(struct bdev *d, uint64_t lba, uint32_t count, void *buf)
 {
 	struct rec_dev *r = (struct rec_dev *)d;
-	int rc = blk_read(r->lower, lba, count, buf);
 	if (!(r->flags & REC_LOG_READS))
+		return blk_read(r->lower, lba, count, buf);
+	int rc = check_room(r, REC_READ, 0);
+	if (rc)
 		return rc;
+	rc = blk_read(r->lower, lba, count, buf);
 	struct rec_entry e = {.op = REC_READ, .lba = lba, .count = count};
 	return log_op(r, &e, rc);
 }
@@ -146,7 +217,10 @@ static int rec_read(struct bdev *d, uint64_t lba, uint32_t count, void *buf)
 static int rec_write(struct bdev *d, uint64_t lba, uint32_t count, const void *buf, unsigned flags)
 {
 	struct rec_dev *r = (struct rec_dev *)d;
-	int rc = blk_write(r->lower, lba, count, buf, flags);
+	int rc = check_room(r, REC_WRITE, count);
+	if (rc)
+		return rc;
+	rc = blk_write(r->lower, lba, count, buf, flags);
 	struct rec_entry e = {
 	    .op = REC_WRITE, .flags = flags, .lba = lba, .count = count, .data = buf};
 	return log_op(r, &e, rc);
@@ -155,7 +229,10 @@ static int rec_write(struct bdev *d, uint64_t lba, uint32_t count, const void *b
 static int rec_flush(struct bdev *d)
 {
 	struct rec_dev *r = (struct rec_dev *)d;
-	int rc = blk_flush(r->lower);
+	int rc = check_room(r, REC_FLUSH, 0);
+	if (rc)
+		return rc;
+	rc = blk_flush(r->lower);
 	struct rec_entry e = {.op = REC_FLUSH};
 	return log_op(r, &e, rc);
 }
@@ -163,7 +240,10 @@ static int rec_flush(struct bdev *d)
 static int rec_discard(struct bdev *d, uint64_t lba, uint32_t count)
 {
 	struct rec_dev *r = (struct rec_dev *)d;
-	int rc = blk_discard(r->lower, lba, count);
+	int rc = check_room(r, REC_DISCARD, 0);
+	if (rc)
+		return rc;
+	rc = blk_discard(r->lower, lba, count);
 	struct rec_entry e = {.op = REC_DISCARD, .lba = lba, .count = count};
 	return log_op(r, &e, rc);
 }

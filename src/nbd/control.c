@@ -17,6 +17,7 @@ const char nbd_ctl_help[] =
     "fail MEMBER          fail member MEMBER (a number) of the stack's first RAID device\n"
     "arm RULE             arm a rule on the stack's first fault device (docs/models/fault.md)\n"
     "disarm [ID]          disarm rule ID, or every rule armed here\n"
+    "record save          write the I/O log to the record= file (atomically)\n"
     "ping                 answers ok\n"
     "help                 this list\n"
     "quit                 close the control connection\n";
@@ -226,6 +227,14 @@ int nbd_ctl_parse(const char *line, size_t len, struct nbd_ctl_cmd *out, struct 
 		if ((rc = want_args(t, ntok, 1, 1, err)) < 0)
 			return rc;
 		return copy_arg(&t[1], out, err);
+	}
+	if (tok_is(&t[0], "record")) {
+		out->op = NBD_CTL_RECORD;
+		if ((rc = want_args(t, ntok, 1, 1, err)) < 0)
+			return rc;
+		if (!tok_is(&t[1], "save"))
+			return bo_errf(err, -EINVAL, "column %zu: 'record' takes 'save'", t[1].col);
+		return 0;
 	}
 	if (tok_is(&t[0], "disarm")) {
 		out->op = NBD_CTL_DISARM;

@@ -26,6 +26,7 @@ enum nbd_ctl_op {
 	NBD_CTL_PING,   /* ping: liveness */
 	NBD_CTL_HELP,   /* help: the command list */
 	NBD_CTL_QUIT,   /* quit: close this control connection */
+	NBD_CTL_RECORD, /* record save: write the I/O log to the record= file */
 };
 
 /* How a power cut's non-deterministic decisions are taken. */

@@ -1,6 +1,7 @@
 /* plugin.c — the nbdkit glue: `nbdkit build/blackout-nbdkit.so stack=SPEC [size=N]
- * [control=SOCKET]`. Requests go to server.c; the control socket is served by one
- * thread here. Not a library: nbdkit loads it (docs/nbd.md). */
+ * [control=SOCKET] [record=FILE [record-max=N]]`. Requests go to server.c (and the
+ * marker export's to record.c); the control socket is served by one thread here.
+ * Not a library: nbdkit loads it (docs/nbd.md). */
 #define NBDKIT_API_VERSION 2
 #include <nbdkit-plugin.h>
 
@@ -17,6 +18,7 @@
 #include <unistd.h>
 
 #include "blackout/util.h"
+#include "nbd/record.h"
 #include "nbd/server.h"
 
 /* Every request goes through one non-thread-safe stack; the control thread takes
@@ -48,6 +50,8 @@ static struct {
 	char *stack;
 	uint64_t size;
 	char *control;
+	char *record;        /* record=FILE */
+	uint64_t record_max; /* record-max=N, 0: the default cap */
 	struct nbd_srv *srv;
 	int lfd;
 	int wake[2];
@@ -82,8 +86,21 @@ static int bo_config(const char *key, const char *value)
 		P.control = strdup(value);
 		return P.control ? 0 : -1;
 	}
+	if (strcmp(key, "record") == 0) {
+		free(P.record);
+		P.record = strdup(value);
+		return P.record ? 0 : -1;
+	}
+	if (strcmp(key, "record-max") == 0) {
+		int64_t v = nbdkit_parse_size(value);
+		if (v < 0)
+			return -1;
+		P.record_max = (uint64_t)v;
+		return 0;
+	}
 	char k[256];
-	nbdkit_error("unknown parameter '%s' (expected stack=, size=, control=)",
+	nbdkit_error("unknown parameter '%s' (expected stack=, size=, control=, record=, "
+	             "record-max=)",
 	             esc(k, sizeof k, key));
 	return -1;
 }
@@ -100,6 +117,15 @@ static int bo_config_complete(void)
 		char spec[1024], msg[4 * sizeof err.msg];
 		nbdkit_error("stack=%s: %s", esc(spec, sizeof spec, P.stack),
 		             esc(msg, sizeof msg, bo_errstr(&err, rc)));
+		return -1;
+	}
+	if (!P.record && P.record_max) {
+		nbdkit_error("record-max= needs record=FILE");
+		return -1;
+	}
+	if (P.record && (rc = nbd_rec_start(P.srv, P.stack, P.record, P.record_max, &err))) {
+		char msg[4 * sizeof err.msg];
+		nbdkit_error("%s", esc(msg, sizeof msg, bo_errstr(&err, rc)));
 		return -1;
 	}
 	return 0;
@@ -368,9 +394,17 @@ static void bo_unload(void)
 	for (int i = 0; i < 2; i++)
 		if (P.wake[i] >= 0)
 			close(P.wake[i]);
+	if (P.srv && P.srv->rec) { /* a run that was never saved is not lost */
+		struct bo_err err = {{0}};
+		uint64_t n;
+		int rc = nbd_rec_save(P.srv, &n, &err);
+		if (rc < 0)
+			nbdkit_error("record save at unload: %s", bo_errstr(&err, rc));
+	}
 	nbd_srv_close(P.srv);
 	free(P.stack);
 	free(P.control);
+	free(P.record);
 }
 
 /* The harness serves on Unix sockets; a TCP peer must be loopback. */
@@ -396,14 +430,42 @@ static int bo_preconnect(int readonly)
 	return -1;
 }
 
+/* The marker export's handle; every other connection's is the server. */
+static char MARKER;
+
+static int bo_list_exports(int readonly, int is_tls, struct nbdkit_exports *exports)
+{
+	(void)readonly;
+	(void)is_tls;
+	if (nbdkit_add_export(exports, "", "the stack") < 0)
+		return -1;
+	if (P.record && nbdkit_add_export(exports, "marker", "marks for the I/O log") < 0)
+		return -1;
+	return 0;
+}
+
 static void *bo_open(int readonly)
 {
 	(void)readonly;
-	return P.srv; /* every connection sees the one device: a reboot reconnects to it */
+	const char *name = nbdkit_export_name();
+	if (!name || !*name)
+		return P.srv; /* every connection sees the one device: a reboot reconnects */
+	if (strcmp(name, "marker") == 0) {
+		if (P.record)
+			return &MARKER;
+		nbdkit_error("export 'marker': the plugin is not recording (record=FILE)");
+		return NULL;
+	}
+	char n[1024];
+	nbdkit_error("no export '%s' (this plugin serves \"\"%s)", esc(n, sizeof n, name),
+	             P.record ? " and \"marker\"" : "");
+	return NULL;
 }
 
 static int64_t bo_get_size(void *h)
 {
+	if (h == &MARKER)
+		return NBD_REC_MARKER_BYTES;
 	return (int64_t)((struct nbd_srv *)h)->size;
 }
 
@@ -421,6 +483,8 @@ static int ret(struct nbd_srv *s, int rc)
 
 static int bo_block_size(void *h, uint32_t *min, uint32_t *pref, uint32_t *max)
 {
+	if (h == &MARKER)
+		h = P.srv; /* the marker export takes any write; it advertises the same sizes */
 	struct nbd_srv *s = h;
 	*min = 1; /* any alignment works: unaligned edges are read-modify-written */
 	*pref = s->dev->sector_size > 4096 ? s->dev->sector_size : 4096;
@@ -446,30 +510,46 @@ static int bo_can_false(void *h)
 	return 0;
 }
 
+/* trim and write-zeroes: the stack's, never the marker export's (its writes are text) */
+static int bo_can_data(void *h)
+{
+	return h != &MARKER;
+}
+
 static int bo_pread(void *h, void *buf, uint32_t count, uint64_t off, uint32_t flags)
 {
 	(void)flags;
+	if (h == &MARKER)
+		return ret(P.srv, nbd_rec_marker_pread(P.srv, buf, count, off));
 	return ret(h, nbd_srv_pread(h, buf, count, off));
 }
 
 static int bo_pwrite(void *h, const void *buf, uint32_t count, uint64_t off, uint32_t flags)
 {
+	if (h == &MARKER) /* a mark is in the log once the write returns: FUA adds nothing */
+		return ret(P.srv, nbd_rec_marker_pwrite(P.srv, buf, count, off));
 	return ret(h, nbd_srv_pwrite(h, buf, count, off, flags & NBDKIT_FLAG_FUA));
 }
 
 static int bo_flush(void *h, uint32_t flags)
 {
 	(void)flags;
+	if (h == &MARKER)
+		return 0; /* the marker export holds nothing volatile */
 	return ret(h, nbd_srv_flush(h));
 }
 
 static int bo_trim(void *h, uint32_t count, uint64_t off, uint32_t flags)
 {
+	if (h == &MARKER) /* not offered (can_trim); refused should a client try */
+		return ret(P.srv, -EOPNOTSUPP);
 	return ret(h, nbd_srv_trim(h, count, off, flags & NBDKIT_FLAG_FUA));
 }
 
 static int bo_zero(void *h, uint32_t count, uint64_t off, uint32_t flags)
 {
+	if (h == &MARKER)
+		return ret(P.srv, -EOPNOTSUPP);
 	return ret(h, nbd_srv_zero(h, count, off, flags & NBDKIT_FLAG_FUA));
 }
 
@@ -482,19 +562,23 @@ static struct nbdkit_plugin plugin = {
     .config_complete = bo_config_complete,
     .config_help = "stack=SPEC     (required) the blackout stack, e.g. 'mem(size=64M)'\n"
                    "size=N         export only the first N bytes\n"
-                   "control=PATH   Unix socket for the control protocol (docs/nbd.md)",
+                   "control=PATH   Unix socket for the control protocol (docs/nbd.md)\n"
+                   "record=FILE    log every request (and the marker export's marks) to "
+                   "FILE\n"
+                   "record-max=N   refuse requests once the log would pass N bytes (1G)",
     .magic_config_key = "stack",
     .get_ready = bo_get_ready,
     .after_fork = bo_after_fork,
     .unload = bo_unload,
     .preconnect = bo_preconnect,
+    .list_exports = bo_list_exports,
     .open = bo_open,
     .get_size = bo_get_size,
     .block_size = bo_block_size,
     .can_write = bo_can_true,
     .can_flush = bo_can_true,
-    .can_trim = bo_can_true,
-    .can_zero = bo_can_true,
+    .can_trim = bo_can_data,
+    .can_zero = bo_can_data,
     .can_fast_zero = bo_can_false,
     .can_fua = bo_can_fua,
     .can_multi_conn = bo_can_false,

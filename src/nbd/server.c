@@ -13,6 +13,7 @@
 #include "blackout/dev.h"
 #include "blackout/raid.h"
 #include "blackout/util.h"
+#include "nbd/record.h"
 
 int nbd_srv_open(const char *spec, uint64_t size, struct nbd_srv **out, struct bo_err *err)
 {
@@ -36,6 +37,7 @@ int nbd_srv_open(const char *spec, uint64_t size, struct nbd_srv **out, struct b
 		return bo_errf(err, -ENOMEM, "out of memory");
 	}
 	s->dev = dev;
+	s->io = dev;
 	s->size = size;
 	pthread_mutex_init(&s->lock, NULL);
 	*out = s;
@@ -46,6 +48,7 @@ void nbd_srv_close(struct nbd_srv *s)
 {
 	if (!s)
 		return;
+	nbd_rec_stop(s);
 	blk_close(s->dev);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
@@ -209,7 +212,7 @@ static int do_write(struct nbd_srv *s, const void *buf, uint32_t count, uint64_t
 		s->c.eio++;
 		return -EIO;
 	}
-	rc = blk_write(s->dev, lba, nsec, data, flags);
+	rc = blk_write(s->io, lba, nsec, data, flags);
 	free(bounce);
 	return rc;
 }
@@ -257,9 +260,11 @@ int nbd_srv_flush(struct nbd_srv *s)
 {
 	pthread_mutex_lock(&s->lock);
 	s->c.flushes++;
-	int rc = blk_flush(s->dev);
-	if (rc == -EIO && s->dev->powered_off)
+	int rc = -EIO;
+	if (s->dev->powered_off)
 		s->c.eio++;
+	else
+		rc = blk_flush(s->io);
 	pthread_mutex_unlock(&s->lock);
 	return rc;
 }
@@ -278,11 +283,11 @@ int nbd_srv_trim(struct nbd_srv *s, uint32_t count, uint64_t off, bool fua)
 		s->c.eio++;
 		rc = -EIO;
 	} else if (last > first) {
-		rc = blk_discard(s->dev, first, (uint32_t)(last - first));
+		rc = blk_discard(s->io, first, (uint32_t)(last - first));
 	}
 	/* blk has no discard+FUA; a flush makes the discard (and more) durable. */
 	if (rc == 0 && fua)
-		rc = blk_flush(s->dev);
+		rc = blk_flush(s->io);
 	pthread_mutex_unlock(&s->lock);
 	return rc;
 }
@@ -446,6 +451,13 @@ static void do_stats(struct nbd_srv *s, struct out *o)
 	putf(o, "nbd.cut_armed %" PRIu64 "\n", s->cut_armed ? s->cut_countdown : 0);
 	if (s->last_cut[0]) /* truncated for a long outcome; the cut's own reply is whole */
 		putf(o, "nbd.last_cut %s\n", s->last_cut);
+	if (s->rec) {
+		uint64_t n, bytes, refused;
+		nbd_rec_counts(s, &n, &bytes, &refused);
+		putf(o, "nbd.record.records %" PRIu64 "\n", n);
+		putf(o, "nbd.record.bytes %" PRIu64 "\n", bytes);
+		putf(o, "nbd.record.refused %" PRIu64 "\n", refused);
+	}
 	unsigned index = 0;
 	stats_walk(o, s->dev, &index, 0);
 }
@@ -528,6 +540,17 @@ int nbd_srv_control(struct nbd_srv *s, const char *line, size_t len, struct nbd_
 		free(cmd);
 		return 0;
 	}
+	if (cmd->op == NBD_CTL_RECORD) {
+		/* takes the lock itself, only to copy the log out */
+		uint64_t n = 0;
+		rc = nbd_rec_save(s, &n, &perr);
+		if (rc < 0)
+			putf(&o, "error: record save: %s\n", bo_errstr(&perr, rc));
+		else
+			putf(&o, "ok %" PRIu64 " records\n", n);
+		free(cmd);
+		return 0;
+	}
 	int quit = 0;
 	pthread_mutex_lock(&s->lock);
 	switch (cmd->op) {
@@ -607,6 +630,7 @@ int nbd_srv_control(struct nbd_srv *s, const char *line, size_t len, struct nbd_
 		putf(&o, "ok bye\n");
 		quit = 1;
 		break;
+	case NBD_CTL_RECORD: break; /* handled above, without the lock */
 	}
 	pthread_mutex_unlock(&s->lock);
 	free(cmd);

@@ -20,9 +20,15 @@ struct nbd_srv_counters {
 	uint64_t eio; /* requests refused because the power was off */
 };
 
+struct nbd_rec;
+
 struct nbd_srv {
 	struct bdev *dev;
-	uint64_t size; /* bytes exported (<= the stack's size) */
+	/* Where writes, flushes and discards go: dev, or the recorder over it while
+	 * recording (record.c); power and control commands always act on dev. */
+	struct bdev *io;
+	struct nbd_rec *rec; /* NULL unless recording */
+	uint64_t size;       /* bytes exported (<= the stack's size) */
 	/* Serialises NBD requests (nbdkit already serialises them among themselves)
 	 * against the control thread. */
 	pthread_mutex_t lock;
