@@ -54,6 +54,17 @@ void nbd_srv_close(struct nbd_srv *s)
 	free(s);
 }
 
+/* A refusal of the recorder's own (its log is full) reaches the client's log line
+ * through s->err, as the stack's errors do through dev->err. */
+static int io_ret(struct nbd_srv *s, int rc)
+{
+	if (rc < 0 && s->io != s->dev && s->io->err.msg[0]) {
+		s->err = s->io->err;
+		s->io->err.msg[0] = '\0';
+	}
+	return rc;
+}
+
 static int check_req(struct nbd_srv *s, uint32_t count, uint64_t off)
 {
 	if (off > s->size || count > s->size - off)
@@ -212,7 +223,7 @@ static int do_write(struct nbd_srv *s, const void *buf, uint32_t count, uint64_t
 		s->c.eio++;
 		return -EIO;
 	}
-	rc = blk_write(s->io, lba, nsec, data, flags);
+	rc = io_ret(s, blk_write(s->io, lba, nsec, data, flags));
 	free(bounce);
 	return rc;
 }
@@ -264,7 +275,7 @@ int nbd_srv_flush(struct nbd_srv *s)
 	if (s->dev->powered_off)
 		s->c.eio++;
 	else
-		rc = blk_flush(s->io);
+		rc = io_ret(s, blk_flush(s->io));
 	pthread_mutex_unlock(&s->lock);
 	return rc;
 }
@@ -283,11 +294,11 @@ int nbd_srv_trim(struct nbd_srv *s, uint32_t count, uint64_t off, bool fua)
 		s->c.eio++;
 		rc = -EIO;
 	} else if (last > first) {
-		rc = blk_discard(s->io, first, (uint32_t)(last - first));
+		rc = io_ret(s, blk_discard(s->io, first, (uint32_t)(last - first)));
 	}
 	/* blk has no discard+FUA; a flush makes the discard (and more) durable. */
 	if (rc == 0 && fua)
-		rc = blk_flush(s->io);
+		rc = io_ret(s, blk_flush(s->io));
 	pthread_mutex_unlock(&s->lock);
 	return rc;
 }
