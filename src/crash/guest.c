@@ -1,7 +1,8 @@
 /* guest.c — a crash explorer workload compiled for a guest kernel (vmtest): a busybox
- * shell script (bo_setup, bo_run printing STEP i as each run step returns) and the
- * bytes of every write as files, at the offsets a dry run on blackout's ext3 found
- * (docs/vmtest.md, "Explorer workloads"). */
+ * shell script (bo_setup, bo_run printing STEP i as each run step returns and marking
+ * "step i" in the plugin's I/O log before it starts) and the bytes of every write as
+ * files, at the offsets a dry run on blackout's ext3 found (docs/vmtest.md, "Explorer
+ * workloads"). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,19 @@ static void qpath(FILE *f, const char *path)
 {
 	fputs("'" GUEST_ROOT, f);
 	for (const char *p = path; *p; p++) {
+		if (*p == '\'')
+			fputs("'\\''", f);
+		else
+			fputc(*p, f);
+	}
+	fputc('\'', f);
+}
+
+/* TEXT single-quoted for the shell. */
+static void squote(FILE *f, const char *text)
+{
+	fputc('\'', f);
+	for (const char *p = text; *p; p++) {
 		if (*p == '\'')
 			fputs("'\\''", f);
 		else
@@ -112,6 +126,10 @@ int crash_guest_compile(const struct crash_workload *w, const struct crash_exec 
 		return bo_errf(err, -errno, "cannot write %s: %s", p, strerror(errno));
 	fprintf(f, "# workload %s, compiled by blackout vmtest compile (docs/vmtest.md)\n",
 	        w->name);
+	/* the name, for the guest's "workload NAME" mark (bo_mark: guest-init) */
+	fputs("BO_WORKLOAD=", f);
+	squote(f, w->name);
+	fputc('\n', f);
 	fputs("# setup: every step must succeed\nbo_setup() {\n\t:\n", f);
 	char id[32];
 	int rc = 0;
@@ -121,16 +139,20 @@ int crash_guest_compile(const struct crash_workload *w, const struct crash_exec 
 		rc = emit_step(f, dir, &w->setup[i], id, 0);
 		fprintf(f, " || die \"setup line %u failed\"\n", w->setup[i].line);
 	}
-	fputs("}\n# run: STEP i once step i returned; the first failure ends the run\nbo_run() "
+	fputs("}\n# run: mark \"step i\" before step i, STEP i once it returned; the first "
+	      "failure\n# ends the run (mark \"fail i\"); mark \"end\" after the last\nbo_run() "
 	      "{\n\t:\n",
 	      f);
 	for (size_t i = 0; rc == 0 && i < w->nrun; i++) {
 		snprintf(id, sizeof id, "r%zu", i);
-		fputs("\t", f);
+		fprintf(f, "\tbo_mark \"step %zu\"\n\t", i);
 		rc = emit_step(f, dir, &w->run[i], id, exec[i].off);
-		fprintf(f, " && say \"STEP %zu\" || { say \"FAIL %zu\"; return; }\n", i, i);
+		fprintf(
+		    f,
+		    " && say \"STEP %zu\" || { bo_mark \"fail %zu\"; say \"FAIL %zu\"; return; }\n",
+		    i, i, i);
 	}
-	fputs("}\n", f);
+	fputs("\tbo_mark end\n}\n", f);
 	if (fclose(f) && rc == 0)
 		rc = -errno;
 	return rc ? bo_errf(err, rc, "writing %s: %s", dir, strerror(-rc)) : 0;
