@@ -431,7 +431,7 @@ static int bo_preconnect(int readonly)
 }
 
 /* The marker export's handle; every other connection's is the server. */
-static char MARKER;
+static char marker_handle;
 
 static int bo_list_exports(int readonly, int is_tls, struct nbdkit_exports *exports)
 {
@@ -452,7 +452,7 @@ static void *bo_open(int readonly)
 		return P.srv; /* every connection sees the one device: a reboot reconnects */
 	if (strcmp(name, "marker") == 0) {
 		if (P.record)
-			return &MARKER;
+			return &marker_handle;
 		nbdkit_error("export 'marker': the plugin is not recording (record=FILE)");
 		return NULL;
 	}
@@ -464,7 +464,7 @@ static void *bo_open(int readonly)
 
 static int64_t bo_get_size(void *h)
 {
-	if (h == &MARKER)
+	if (h == &marker_handle)
 		return NBD_REC_MARKER_BYTES;
 	return (int64_t)((struct nbd_srv *)h)->size;
 }
@@ -483,7 +483,7 @@ static int ret(struct nbd_srv *s, int rc)
 
 static int bo_block_size(void *h, uint32_t *min, uint32_t *pref, uint32_t *max)
 {
-	if (h == &MARKER)
+	if (h == &marker_handle)
 		h = P.srv; /* the marker export takes any write; it advertises the same sizes */
 	struct nbd_srv *s = h;
 	*min = 1; /* any alignment works: unaligned edges are read-modify-written */
@@ -510,23 +510,24 @@ static int bo_can_false(void *h)
 	return 0;
 }
 
-/* trim and write-zeroes: the stack's, never the marker export's (its writes are text) */
+/* Trim and write-zeroes are the stack's: a mark is text. (Without can_zero nbdkit
+ * turns a write-zeroes into a write of zeros, which holds no mark and is refused.) */
 static int bo_can_data(void *h)
 {
-	return h != &MARKER;
+	return h != &marker_handle;
 }
 
 static int bo_pread(void *h, void *buf, uint32_t count, uint64_t off, uint32_t flags)
 {
 	(void)flags;
-	if (h == &MARKER)
+	if (h == &marker_handle)
 		return ret(P.srv, nbd_rec_marker_pread(P.srv, buf, count, off));
 	return ret(h, nbd_srv_pread(h, buf, count, off));
 }
 
 static int bo_pwrite(void *h, const void *buf, uint32_t count, uint64_t off, uint32_t flags)
 {
-	if (h == &MARKER) /* a mark is in the log once the write returns: FUA adds nothing */
+	if (h == &marker_handle) /* a mark is in the log once the write returns: FUA adds nothing */
 		return ret(P.srv, nbd_rec_marker_pwrite(P.srv, buf, count, off));
 	return ret(h, nbd_srv_pwrite(h, buf, count, off, flags & NBDKIT_FLAG_FUA));
 }
@@ -534,21 +535,21 @@ static int bo_pwrite(void *h, const void *buf, uint32_t count, uint64_t off, uin
 static int bo_flush(void *h, uint32_t flags)
 {
 	(void)flags;
-	if (h == &MARKER)
+	if (h == &marker_handle)
 		return 0; /* the marker export holds nothing volatile */
 	return ret(h, nbd_srv_flush(h));
 }
 
 static int bo_trim(void *h, uint32_t count, uint64_t off, uint32_t flags)
 {
-	if (h == &MARKER) /* not offered (can_trim); refused should a client try */
+	if (h == &marker_handle) /* not offered (can_trim); refused should a client try */
 		return ret(P.srv, -EOPNOTSUPP);
 	return ret(h, nbd_srv_trim(h, count, off, flags & NBDKIT_FLAG_FUA));
 }
 
 static int bo_zero(void *h, uint32_t count, uint64_t off, uint32_t flags)
 {
-	if (h == &MARKER)
+	if (h == &marker_handle)
 		return ret(P.srv, -EOPNOTSUPP);
 	return ret(h, nbd_srv_zero(h, count, off, flags & NBDKIT_FLAG_FUA));
 }
