@@ -205,7 +205,8 @@ install: all man
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DOCDIR) \
 	  $(DESTDIR)$(LIBEXECDIR)/scripts $(DESTDIR)$(LIBEXECDIR)/tests/vm
 	install -m 755 $(CLI) $(DESTDIR)$(BINDIR)/blackout
-	install -m 755 scripts/vmtest scripts/vm-build $(DESTDIR)$(LIBEXECDIR)/scripts/
+	install -m 755 scripts/vmtest scripts/vmrecord scripts/vm-build $(DESTDIR)$(LIBEXECDIR)/scripts/
+	install -m 644 scripts/vm-lib.sh $(DESTDIR)$(LIBEXECDIR)/scripts/
 	install -m 755 tests/vm/guest-init $(DESTDIR)$(LIBEXECDIR)/tests/vm/
 	install -m 644 tests/vm/guest-fs.sh $(DESTDIR)$(LIBEXECDIR)/tests/vm/
 	install -m 644 $(BUILD)/man/*.1 $(DESTDIR)$(MANDIR)/man1/
