@@ -16,7 +16,7 @@ static void help(FILE *out)
 {
 	fprintf(
 	    out,
-	    "usage: blackout vmtest --stack SPEC --fs ext4|ext3[,MOUNTOPTS]\n"
+	    "usage: blackout vmtest --stack SPEC --fs ext4|ext3|xfs|btrfs[,MOUNTOPTS]\n"
 	    "                       --workload NAME|FILE|create|append|mixed|overwrite\n"
 	    "                       [--cuts N] [--seed S] [--files N] [--attach virtio|nbd]\n"
 	    "                       [--out DIR] [--json FILE] [--explore-json FILE]\n\n"
@@ -26,12 +26,13 @@ static void help(FILE *out)
 	    "returns. The host cuts the power at a seeded plugin write count (the write in\n"
 	    "flight is the device's to settle), kills qemu with SIGKILL, replugs, and reboots\n"
 	    "the guest to mount (journal replay), list every file with the MD5 of each 4 KiB\n"
-	    "chunk, and run e2fsck -fn. The guest classifies nothing: blackout's one judge\n"
+	    "chunk, and run the filesystem's checker read-only (e2fsck -fn, xfs_repair -n,\n"
+	    "btrfs check --readonly). The guest classifies nothing: blackout's one judge\n"
 	    "reads those lines and gives each cut the explorer's verdict (durable, stale,\n"
 	    "bystander, consistent, atomic; detected or silent; docs/architecture.md).\n\n"
 	    "  --stack SPEC     device stack (docs/stack-spec.md), e.g.\n"
 	    "                   'cache(size=1M,flush=honor) > mem(size=64M)'\n"
-	    "  --fs FS[,OPTS]   ext4 or ext3, then mount options: ext4,nobarrier\n"
+	    "  --fs FS[,OPTS]   ext4, ext3, xfs or btrfs, then mount options: ext4,nobarrier\n"
 	    "  --workload W     a crash explorer workload: a built-in (blackout workloads)\n"
 	    "                   or a FILE (docs/workloads.md; no fill), or the harness's\n"
 	    "                   own: create|append|mixed|overwrite (--files steps)\n"
@@ -189,10 +190,11 @@ int cmd_vmtest(int argc, char **argv)
 	}
 	if (!stack || !fs || !workload)
 		return cli_usage_error("vmtest", "--stack, --fs and --workload are required");
-	if (strncmp(fs, "ext4", 4) != 0 && strncmp(fs, "ext3", 4) != 0)
-		return cli_usage_error("vmtest", "--fs: ext4 or ext3, not '%s'", fs);
-	if (fs[4] != '\0' && fs[4] != ',')
-		return cli_usage_error("vmtest", "--fs: ext4 or ext3, then ',OPTS'");
+	size_t fl = strcspn(fs, ",");
+	if (!((fl == 4 && (!strncmp(fs, "ext4", 4) || !strncmp(fs, "ext3", 4))) ||
+	      (fl == 3 && !strncmp(fs, "xfs", 3)) || (fl == 5 && !strncmp(fs, "btrfs", 5))))
+		return cli_usage_error(
+		    "vmtest", "--fs: ext4, ext3, xfs or btrfs, then ',OPTS', not '%s'", fs);
 
 	struct dev_spec *spec = NULL;
 	struct bo_err err = {{0}};

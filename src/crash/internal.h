@@ -56,6 +56,20 @@ int crash_judge_tree(const struct crash_promises *p, const struct crash_observat
 void crash_judge_checks(const struct crash_promises *p, const struct crash_observation *obs,
                         struct crash_outcome *o);
 
+/* ---- checklines.c: each filesystem checker's clean run ------------------------- */
+
+/* A checker the guest can run (its `checker NAME` observation line): from which exit
+ * status it could not check at all, and whether a line it printed belongs to a clean
+ * run (anything else is a complaint). */
+struct crash_checker_rules {
+	const char *name; /* as the observation names it: e2fsck, xfs_repair, btrfs-check */
+	const char *says; /* as a verdict's reason names it */
+	unsigned could_not_check;
+	bool (*clean_line)(const char *line);
+};
+/* The rules of checker NAME, NULL for a checker the judge does not know. */
+const struct crash_checker_rules *crash_checker_find(const char *name);
+
 /* ---- dedup.c: distinct states and shards --------------------------------------- */
 
 uint64_t crash_mix64(uint64_t z);

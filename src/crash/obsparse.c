@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "blackout/e2fsck.h"
 #include "crash/internal.h"
 
 #define OBS_MAX_NODES 100000
@@ -21,6 +20,7 @@ struct oparse {
 	uint32_t chunk;
 	size_t nodes;
 	bool mount, end, e2_seen, e2_problem;
+	const struct crash_checker_rules *ck; /* the `checker` line's, else e2fsck's */
 };
 
 static int perr(struct oparse *p, const char *what, const char *arg)
@@ -148,16 +148,35 @@ static int parse_file(struct oparse *p, const char *s)
 	return 0;
 }
 
-/* e2fsck's exit code and output lines: clean only if it exits 0 and prints nothing
- * but what a clean run prints (e2fsck.h). Exit 8 and up: it could not check. */
-static void e2fsck_line(struct oparse *p, const char *text)
+/* The checker's output lines: clean only if it exits 0 and prints nothing but what
+ * a clean run prints (checklines.c). The guest's checker, whichever it is, fills the
+ * e2fsck slot: the outside checker the judge reads when blackout's fsck is not the
+ * judge. */
+static void checker_line(struct oparse *p, const char *text)
 {
 	struct crash_check *c = &p->obs->check[CRASH_CHECK_E2FSCK];
-	if (p->e2_problem || e2fsck_line_is_clean(text))
+	if (p->e2_problem || p->ck->clean_line(text))
 		return;
 	p->e2_problem = true; /* the first problem line says why */
 	c->clean = false;
-	snprintf(c->why, sizeof(c->why), "e2fsck: %.240s", text);
+	snprintf(c->why, sizeof(c->why), "%s: %.230s", p->ck->says, text);
+}
+
+/* "fsck EXIT": the checker's exit status; from its could_not_check up (e2fsck 8,
+ * xfs_repair -n 2: a dirty log) it did not check, and its lines say nothing. */
+static void checker_exit(struct oparse *p, uint64_t v)
+{
+	struct crash_check *c = &p->obs->check[CRASH_CHECK_E2FSCK];
+	c->ran = true;
+	c->clean = v == 0;
+	if (v >= p->ck->could_not_check) {
+		p->e2_problem = true;
+		c->rc = -EIO;
+		snprintf(c->why, sizeof(c->why), "%s could not check (exit %u)", p->ck->says,
+		         (unsigned)v);
+	} else if (v) {
+		snprintf(c->why, sizeof(c->why), "%s: exit %u", p->ck->says, (unsigned)v);
+	}
 }
 
 static int parse_line(struct oparse *p, const char *s)
@@ -195,25 +214,23 @@ static int parse_line(struct oparse *p, const char *s)
 		if (num(s + 7, 255, &v, &q) || *q)
 			return perr(p, "umount: an exit status, not", s + 7);
 		obs->unmount_rc = v ? -EIO : 0;
+	} else if (!strncmp(s, "checker ", 8)) {
+		if (p->ck || p->e2_seen)
+			return perr(p, "checker: one line 'checker NAME', before 'fsck EXIT'",
+			            NULL);
+		if (!(p->ck = crash_checker_find(s + 8)))
+			return perr(p, "checker: e2fsck, xfs_repair or btrfs-check, not", s + 8);
 	} else if (!strncmp(s, "fsck ", 5)) {
 		if (p->e2_seen || num(s + 5, 255, &v, &q) || *q)
 			return perr(p, "fsck: one line 'fsck EXIT', not", s + 5);
 		p->e2_seen = true;
-		struct crash_check *c = &obs->check[CRASH_CHECK_E2FSCK];
-		c->ran = true;
-		c->clean = v == 0;
-		if (v >= 8) { /* operational error: the lines then say nothing of the fs */
-			p->e2_problem = true;
-			c->rc = -EIO;
-			snprintf(c->why, sizeof(c->why), "e2fsck could not check (exit %u)",
-			         (unsigned)v);
-		} else if (v) {
-			snprintf(c->why, sizeof(c->why), "e2fsck: exit %u", (unsigned)v);
-		}
+		if (!p->ck) /* observers before the `checker` line ran e2fsck */
+			p->ck = crash_checker_find("e2fsck");
+		checker_exit(p, v);
 	} else if (!strncmp(s, "fsck-line ", 10)) {
 		if (!p->e2_seen)
 			return perr(p, "fsck-line before the 'fsck EXIT' line", NULL);
-		e2fsck_line(p, s + 10);
+		checker_line(p, s + 10);
 	} else if (!strcmp(s, "end")) {
 		p->end = true;
 	} else {
