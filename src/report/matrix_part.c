@@ -442,8 +442,9 @@ static int fold_one(struct matrix *m, const struct matrix_task *tk, const struct
 	c->seconds += r->seconds;
 	if (m->cols[tk->col].vm && !c->note[0])
 		snprintf(c->note, sizeof(c->note),
-		         "Linux %s in qemu: %u seeded power cuts per workload",
-		         pl->cspec[tk->col]->fs, pl->opts.vm_cuts);
+		         "Linux %s in qemu: %u seeded power cut%s per workload",
+		         pl->cspec[tk->col]->fs, pl->opts.vm_cuts,
+		         pl->opts.vm_cuts == 1 ? "" : "s");
 	if (r->example && matrix_example_better(r->example, tk->wl, c->example, *ex_wl)) {
 		struct matrix_example *e = matrix_example_copy(r->example);
 		if (!e)

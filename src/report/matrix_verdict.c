@@ -320,7 +320,8 @@ static void lost(const struct matrix_cell *c, const char *unit, char *buf, size_
 		snprintf(buf, len, "lost synced data in %" PRIu64 " of %" PRIu64 " %s", k,
 		         c->states, unit);
 	else
-		snprintf(buf, len, "never lost synced data (%" PRIu64 " %s)", c->states, unit);
+		snprintf(buf, len, "never lost synced data (%" PRIu64 " %.*s)", c->states,
+		         (int)strlen(unit) - (c->states == 1), unit);
 }
 
 /* What the rules know of why ext3 under blackout and ext4 under Linux part ways, or
@@ -368,7 +369,7 @@ static size_t say_real_kernel(const struct matrix *m, struct matrix_verdict *out
 			const char *w = why(m->rows[r].key, i == 1, own, lx);
 			o += (size_t)snprintf(t + o, len - o,
 			                      "%s%s they %s: blackout's ext3 %s, Linux ext4 %s",
-			                      o ? "; with " : "With ", pairs[i].name,
+			                      o ? "; with " : "with ", pairs[i].name,
 			                      agree ? "agree" : "differ", a, b);
 			if (own->viol[MI_BYSTANDER] || lx->viol[MI_BYSTANDER])
 				o += (size_t)snprintf(

@@ -77,7 +77,7 @@ ok $? "the real-kernel cells keep the schema's relations and say what ran"
 
 jq -e '[.verdicts[] | select(.expectation=="REAL-KERNEL")] | length == 3' "$J" >/dev/null &&
 	jq -r '.verdicts[] | select(.expectation=="REAL-KERNEL") | .text' "$J" |
-	grep -q '^On write cache, flush honoured: With barrier=1 they agree: .*; with barrier=0 they agree: .*barrier=0 sends no flush'
+	grep -q '^On write cache, flush honoured: with barrier=1 they agree: .*; with barrier=0 they agree: .*barrier=0 sends no flush'
 ok $? "a REAL-KERNEL verdict per row holds blackout's ext3 against Linux ext4, with the reason"
 jq -r '.verdicts[] | select(.expectation=="REAL-KERNEL") | .text' "$J" | sed 's/^/#   /'
 

@@ -71,14 +71,14 @@ static void real_kernel(void)
 	c[6] = (struct matrix_cell){.ran = true, .states = 4, .ok = 4};
 	size_t n = matrix_verdicts(&m, v, MATRIX_MAX_VERDICTS);
 	is_str(find(v, n, "REAL-KERNEL", "On a cache"),
-	       "On a cache: With barrier=1 they agree: blackout's ext3 never lost synced data (77 "
+	       "On a cache: with barrier=1 they agree: blackout's ext3 never lost synced data (77 "
 	       "states), Linux ext4 never lost synced data (4 cuts); with barrier=0 they agree: "
 	       "blackout's ext3 lost synced data in 30 of 78 states, Linux ext4 lost synced data "
 	       "in 2 of 4 cuts — barrier=0 sends no flush, so the cache still holds what fsync "
 	       "returned.",
 	       "ext3 and ext4 agree on a cache, with the reason barrier=0 loses");
 	is_str(find(v, n, "REAL-KERNEL", "On cheap"),
-	       "On cheap flash: With barrier=1 they differ: blackout's ext3 never lost synced data "
+	       "On cheap flash: with barrier=1 they differ: blackout's ext3 never lost synced data "
 	       "(80 states), Linux ext4 never lost synced data (4 cuts) (bystanders damaged: 12 "
 	       "and 0) — Linux's cell samples a few crash points, blackout's judges many more.",
 	       "they differ on bystanders, and the rule knows Linux's cell is a sample");
