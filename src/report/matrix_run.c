@@ -211,8 +211,6 @@ static int run_vm_task(const struct matrix_run_opts *o, const struct matrix *m,
 		return 0;
 	}
 	take_counts(t, r);
-	t->coverage = 0; /* seeded cut points: no enumerated outcome space */
-	t->exhaustive = false;
 	crash_result_free(r);
 	return 0;
 }

@@ -142,6 +142,9 @@ static int read_result(const char *path, struct crash_result **out, struct bo_er
 		crash_result_free(r);
 		return bo_errf(err, -EPROTO, "%s: the result's counts do not add up", path);
 	}
+	/* seeded cut points: no enumerated outcome space, whatever the file says */
+	r->coverage = 0;
+	r->exhaustive = false;
 	*out = r;
 	return 0;
 }
