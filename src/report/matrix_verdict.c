@@ -352,7 +352,9 @@ static size_t say_real_kernel(const struct matrix *m, struct matrix_verdict *out
 		const char *name;
 	} pairs[] = {{MC_EXT3_ORDERED_B1, MC_LINUX_EXT4_B1, "barrier=1"},
 	             {MC_EXT3_ORDERED_B0, MC_LINUX_EXT4_B0, "barrier=0"}};
-	size_t n = 0;
+	/* out[0] sums up (written last); each row's line follows it */
+	size_t n = 1, npairs = 0, nagree = 0, od = 0;
+	char differ[400] = "";
 	for (size_t r = 0; r < m->nrows && n < max; r++) {
 		char body[700], *t = body;
 		size_t len = sizeof(body), o = 0;
@@ -367,6 +369,12 @@ static size_t say_real_kernel(const struct matrix *m, struct matrix_verdict *out
 			bool agree = (own->viol[MI_DURABLE] > 0) == (lx->viol[MI_DURABLE] > 0) &&
 			             (own->viol[MI_BYSTANDER] > 0) == (lx->viol[MI_BYSTANDER] > 0);
 			const char *w = why(m->rows[r].key, i == 1, own, lx);
+			npairs++;
+			nagree += agree;
+			if (!agree && od < sizeof(differ))
+				od +=
+				    (size_t)snprintf(differ + od, sizeof(differ) - od, "%s%s %s",
+				                     od ? ", " : "", m->rows[r].id, pairs[i].name);
 			o += (size_t)snprintf(t + o, len - o,
 			                      "%s%s they %s: blackout's ext3 %s, Linux ext4 %s",
 			                      o ? "; with " : "with ", pairs[i].name,
@@ -385,6 +393,15 @@ static size_t say_real_kernel(const struct matrix *m, struct matrix_verdict *out
 		snprintf(out[n].expectation, sizeof(out[n].expectation), "REAL-KERNEL");
 		n++;
 	}
+	if (npairs == 0 || max == 0)
+		return 0;
+	snprintf(out[0].expectation, sizeof(out[0].expectation), "REAL-KERNEL");
+	snprintf(out[0].text, sizeof(out[0].text),
+	         "blackout's ext3 (data=ordered) and Linux ext4 on the same stacks agree on %zu of "
+	         "%zu stack and barrier pairs (whether synced data was lost, whether bystanders "
+	         "were damaged)%s%s%s",
+	         nagree, npairs, od ? "; they differ on " : "", differ,
+	         od ? " (why: below)." : ".");
 	return n;
 }
 

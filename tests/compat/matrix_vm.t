@@ -75,10 +75,12 @@ jq -e 'all(.cells[] | select((.col|startswith("linux-")) and .ran); (.states - .
   .silent + .detected == $f and all(.violations[]; . <= $f) and (.note|test("Linux")))' "$J" >/dev/null
 ok $? "the real-kernel cells keep the schema's relations and say what ran"
 
-jq -e '[.verdicts[] | select(.expectation=="REAL-KERNEL")] | length == 3' "$J" >/dev/null &&
+jq -e '[.verdicts[] | select(.expectation=="REAL-KERNEL")] | length == 4' "$J" >/dev/null &&
+	jq -r '[.verdicts[] | select(.expectation=="REAL-KERNEL")][0].text' "$J" |
+	grep -q 'agree on 3 of 6 stack and barrier pairs .*; they differ on cache-lying barrier=1, flash-cheap-128k barrier=1, flash-cheap-128k barrier=0' &&
 	jq -r '.verdicts[] | select(.expectation=="REAL-KERNEL") | .text' "$J" |
 	grep -q '^On write cache, flush honoured: with barrier=1 they agree: .*; with barrier=0 they agree: .*barrier=0 sends no flush'
-ok $? "a REAL-KERNEL verdict per row holds blackout's ext3 against Linux ext4, with the reason"
+ok $? "REAL-KERNEL: where ext3 and Linux ext4 agree and differ, then a line per row with the reason"
 jq -r '.verdicts[] | select(.expectation=="REAL-KERNEL") | .text' "$J" | sed 's/^/#   /'
 
 python3 - "$SCRATCH/rep.txt" <<'PY'
