@@ -114,6 +114,13 @@ static void print_legend(const struct matrix *m, FILE *f)
 	      " csum = metadata_csum\n"
 	      "     n/a = the configuration does not apply to this stack (the report says why)\n",
 	      f);
+	bool vm = false;
+	for (size_t c = 0; c < m->ncols; c++)
+		vm = vm || m->cols[c].vm;
+	if (vm)
+		fputs(
+		    "     Linux columns: the states are seeded power cuts, each a reboot in qemu\n",
+		    f);
 }
 
 /* Terminal columns of s[0..n): UTF-8 continuation bytes take none. */
