@@ -419,6 +419,7 @@ void matrix_free_cells(struct matrix *m)
 	struct matrix_plan *p = m->owned;
 	if (p) {
 		free(p->tasks);
+		free(p->deal);
 		free(p->na);
 	}
 	free(m->owned);

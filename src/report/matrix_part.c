@@ -34,7 +34,7 @@ void matrix_part_describe(const struct matrix_part *p, char *buf, size_t len)
 	const struct matrix_plan *pl = matrix_plan_of(&p->m);
 	size_t mine = 0;
 	for (size_t k = 0; k < pl->ntask; k++)
-		mine += matrix_task_shard(k, p->nshards) == p->shard;
+		mine += matrix_task_shard(&p->m, k, p->nshards) == p->shard;
 	snprintf(buf, len, "shard %u/%u: %zu of %zu explorations, %.0f s", p->shard, p->nshards,
 	         mine, pl->ntask, p->seconds);
 }
@@ -88,7 +88,7 @@ int matrix_part_write(const struct matrix_part *p, FILE *f)
 	const struct matrix_plan *pl = matrix_plan_of(&p->m);
 	json_t *res = json_array();
 	for (size_t k = 0; res && k < pl->ntask; k++)
-		if (matrix_task_shard(k, p->nshards) == p->shard)
+		if (matrix_task_shard(&p->m, k, p->nshards) == p->shard)
 			json_array_append_new(res, result_json(k, &p->res[k]));
 	return bo_json_write(json_pack("{s:s,s:I,s:I,s:o,s:f,s:o}", "schema", PART_SCHEMA, "shard",
 	                               (json_int_t)p->shard, "nshards", (json_int_t)p->nshards,
@@ -215,7 +215,8 @@ static void read_result(struct bo_jr *jr, const json_t *v, struct matrix_part *p
 	uint64_t k = bo_jr_count(jr, v, "task", COUNT_MAX);
 	if (jr->rc)
 		return;
-	if (k >= pl->ntask || matrix_task_shard(k, p->nshards) != p->shard || p->res[k].done) {
+	if (k >= pl->ntask || matrix_task_shard(&p->m, k, p->nshards) != p->shard ||
+	    p->res[k].done) {
 		bo_jr_fail(jr, "task",
 		           "%" PRIu64 " is not one of this shard's explorations, or "
 		           "is given twice",
@@ -307,7 +308,7 @@ int matrix_part_read(const char *text, size_t len, struct matrix_part **out, str
 		rc = jr.rc;
 	}
 	for (size_t k = 0; rc == 0 && k < pl->ntask; k++)
-		if (matrix_task_shard(k, p->nshards) == p->shard && !p->res[k].done)
+		if (matrix_task_shard(&p->m, k, p->nshards) == p->shard && !p->res[k].done)
 			rc = bo_errf(err, -EPROTO,
 			             "matrix part: results: exploration %zu of shard %u is missing "
 			             "(a shard that did not finish?)",
@@ -349,16 +350,19 @@ static int plan_copy(const struct matrix *src, struct matrix *dst)
 	*b = *a;
 	size_t ncell = src->nrows * src->ncols;
 	b->tasks = malloc((a->ntask ? a->ntask : 1) * sizeof(*b->tasks));
+	b->deal = malloc((a->ntask ? a->ntask : 1) * sizeof(*b->deal));
 	b->na = malloc(ncell * sizeof(*b->na));
 	struct matrix_cell *cells = calloc(ncell, sizeof(*cells));
-	if (!b->tasks || !b->na || !cells) {
+	if (!b->tasks || !b->deal || !b->na || !cells) {
 		free(b->tasks);
+		free(b->deal);
 		free(b->na);
 		free(b);
 		free(cells);
 		return -ENOMEM;
 	}
 	memcpy(b->tasks, a->tasks, a->ntask * sizeof(*b->tasks));
+	memcpy(b->deal, a->deal, a->ntask * sizeof(*b->deal));
 	memcpy(b->na, a->na, ncell * sizeof(*b->na));
 	*dst = *src;
 	dst->rows = b->rows;
@@ -514,7 +518,7 @@ int matrix_merge(struct matrix_part *const *parts, const char *const *names, siz
 	const struct matrix_plan *pl = matrix_plan_of(m);
 	uint32_t *ex_wl = calloc(m->nrows * m->ncols, sizeof(*ex_wl));
 	for (size_t k = 0; ex_wl && rc == 0 && k < pl->ntask; k++) {
-		const struct matrix_part *p = by[matrix_task_shard(k, parts[0]->nshards)];
+		const struct matrix_part *p = by[matrix_task_shard(m, k, parts[0]->nshards)];
 		const struct matrix_task *tk = &pl->tasks[k];
 		rc = fold_one(m, tk, &p->res[k], &ex_wl[tk->row * m->ncols + tk->col]);
 	}

@@ -364,7 +364,7 @@ static int queue_tasks(struct pool *p)
 	if (!p->jobq)
 		return -ENOMEM;
 	for (size_t k = 0; k < pl->ntask; k++)
-		if (matrix_task_shard(k, p->part->nshards) == p->part->shard)
+		if (matrix_task_shard(&p->part->m, k, p->part->nshards) == p->part->shard)
 			p->jobq[p->njob++] = (struct job){.task = (uint32_t)k};
 	p->nmine = p->njob;
 	return 0;

@@ -43,11 +43,13 @@ struct matrix_rowspec {
 	bool verify;     /* ext3 columns get verify=fast */
 	unsigned budget_div;
 	enum matrix_row_key base; /* verify rows: the row they repeat */
+	unsigned cost;            /* an exploration's cost, relative: how shards are dealt */
 };
 
 struct matrix_colspec {
 	struct matrix_col col;
 	const char *fs; /* the explorer's --fs, or vmtest's for a real-kernel column */
+	unsigned cost;  /* an exploration's cost, relative to the other columns' */
 };
 
 /* The plan: m->owned of a planned struct matrix. */
@@ -61,6 +63,7 @@ struct matrix_plan {
 	size_t nvm_wls;
 	char names[2048]; /* the workload names the lists point into */
 	struct matrix_task *tasks;
+	uint32_t *deal; /* per task: its place in the order tasks are dealt to shards */
 	size_t ntask;
 	char (*na)[128]; /* per cell: why it has no exploration ("" when it has) */
 };
@@ -72,7 +75,7 @@ static inline struct matrix_plan *matrix_plan_of(const struct matrix *m)
 
 /* matrix_plan.c: the tables, the plan, and which shard runs which exploration. */
 int matrix_plan_make(const struct matrix_run_opts *o, struct matrix *m, struct bo_err *err);
-unsigned matrix_task_shard(size_t k, unsigned nshards);
+unsigned matrix_task_shard(const struct matrix *m, size_t k, unsigned nshards);
 const char *matrix_task_workload(const struct matrix *m, const struct matrix_task *t);
 /* The plan as JSON (mode, seed, budget, rows, columns, workloads, vm): equal for two
  * parts exactly when their explorations are the same. */

@@ -17,13 +17,17 @@
 #include "blackout/util.h"
 #include "report/matrix_run.h"
 
+/* a real-kernel run (boots, each about 10 s) against an explorer row's 20 ms units */
+#define VM_COST 2000
 static const struct matrix_colspec vm_cols[] = {
     {{"linux-ext4-b1", "Linux ext4 b=1", "ext4", "barrier=1", MC_LINUX_EXT4_B1, true},
-     "ext4,barrier=1"},
+     "ext4,barrier=1",
+     VM_COST},
     {{"linux-ext4-b0", "Linux ext4 b=0", "ext4", "barrier=0", MC_LINUX_EXT4_B0, true},
-     "ext4,barrier=0"},
-    {{"linux-xfs", "Linux xfs", "xfs", "defaults", MC_LINUX_XFS, true}, "xfs"},
-    {{"linux-btrfs", "Linux btrfs", "btrfs", "defaults", MC_LINUX_BTRFS, true}, "btrfs"},
+     "ext4,barrier=0",
+     VM_COST},
+    {{"linux-xfs", "Linux xfs", "xfs", "defaults", MC_LINUX_XFS, true}, "xfs", VM_COST},
+    {{"linux-btrfs", "Linux btrfs", "btrfs", "defaults", MC_LINUX_BTRFS, true}, "btrfs", VM_COST},
 };
 
 size_t matrix_vm_ncols(void)
