@@ -165,6 +165,40 @@ static int run_shard(const struct matrix_run_opts *o, const char *out, const cha
 	return 0;
 }
 
+/* A run (or one shard of it) with the options parsed: the defaults that depend on
+ * the machine, progress on standard error, the harness for --vm. */
+static int run(struct matrix_run_opts *o, const char *out, int json, const char *json_file,
+               bool shard)
+{
+	if (o->jobs == 0) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+		o->jobs = n > 0 ? (unsigned)n : 1;
+	}
+	if (o->jobs > 64)
+		o->jobs = 64; /* the runner's limit of workers */
+	o->self = "blackout";
+	struct progress_state ps = {.tty = isatty(2) == 1};
+	o->progress = progress;
+	o->progress_ctx = &ps;
+	char script[4096 + 32], vmdir[4096 + 8];
+	if (o->vm) {
+		if (cli_vm_script(script, sizeof(script)) < 0)
+			return cli_fail("matrix",
+			                "--vm: cannot find scripts/vmtest (set BLACKOUT_SRC)");
+		snprintf(vmdir, sizeof(vmdir), "%s/vm", out);
+		o->vm_script = script;
+		o->vm_out = vmdir;
+	}
+	if (shard)
+		return run_shard(o, out, json_file);
+	struct matrix m;
+	struct bo_err err = {{0}};
+	int rc = matrix_run(o, &m, &err);
+	if (rc)
+		return cli_fail("matrix", "%s", bo_errstr(&err, rc));
+	return show(&m, out, json, json_file);
+}
+
 /* "I/N" with 0 <= I < N <= 100000 */
 static int parse_shard(const char *v, unsigned *i, unsigned *n)
 {
@@ -274,35 +308,8 @@ int cmd_matrix(int argc, char **argv)
 		return cli_usage_error("matrix", "--shard writes a part: --json needs a FILE");
 	if (o.vm_workloads && !o.vm)
 		return cli_usage_error("matrix", "--vm-workloads needs --vm");
-	if (jobs == 0) {
-		long n = sysconf(_SC_NPROCESSORS_ONLN);
-		jobs = n > 0 ? (uint64_t)n : 1;
-	}
-	if (jobs > 64)
-		jobs = 64; /* the runner's limit of workers */
 	o.jobs = (unsigned)jobs;
 	o.max_states = maxs ? maxs : o.full ? 3000 : 300;
-	o.self = "blackout";
-	struct progress_state ps = {.tty = isatty(2) == 1};
-	o.progress = progress;
-	o.progress_ctx = &ps;
-
-	char script[4096 + 32], vmdir[4096 + 8];
-	if (o.vm) {
-		if (cli_vm_script(script, sizeof(script)) < 0)
-			return cli_fail("matrix",
-			                "--vm: cannot find scripts/vmtest (set BLACKOUT_SRC)");
-		snprintf(vmdir, sizeof(vmdir), "%s/vm", out);
-		o.vm_script = script;
-		o.vm_out = vmdir;
-		o.vm_cuts = (unsigned)vm_cuts;
-	}
-	if (shard)
-		return run_shard(&o, out, json_file);
-	struct matrix m;
-	struct bo_err err = {{0}};
-	int rc = matrix_run(&o, &m, &err);
-	if (rc)
-		return cli_fail("matrix", "%s", bo_errstr(&err, rc));
-	return show(&m, out, json, json_file);
+	o.vm_cuts = (unsigned)vm_cuts;
+	return run(&o, out, json, json_file, shard);
 }
