@@ -19,6 +19,9 @@
 
 /* a real-kernel run (boots, each about 10 s) against an explorer row's 20 ms units */
 #define VM_COST 2000
+/* the bound of one vmtest run: a calibration boot and two boots per cut, each about
+ * 10 s under TCG and three times that on a loaded machine, with room to spare */
+#define VM_RUN_SECONDS(budget) (300u + 200u * (unsigned)(budget))
 static const struct matrix_colspec vm_cols[] = {
     {{"linux-ext4-b1", "Linux ext4 b=1", "ext4", "barrier=1", MC_LINUX_EXT4_B1, true},
      "ext4,barrier=1",
@@ -162,6 +165,8 @@ int matrix_vm_cell(const struct matrix_run_opts *o, const char *stack, const cha
 		return bo_errf(err, rc, "cannot create %s: %s", dir, strerror(-rc));
 	char cuts[16], seed[24], log[4200], json[4200];
 	snprintf(cuts, sizeof(cuts), "%u", budget);
+	char limit[24];
+	snprintf(limit, sizeof(limit), "%u", VM_RUN_SECONDS(budget));
 	snprintf(seed, sizeof(seed), "%" PRIu64, o->seed);
 	snprintf(log, sizeof(log), "%s/vmtest.log", dir);
 	snprintf(json, sizeof(json), "%s/explore.json", dir);
@@ -174,9 +179,10 @@ int matrix_vm_cell(const struct matrix_run_opts *o, const char *stack, const cha
 		FILE *l = freopen(log, "w", stdout);
 		if (!l || dup2(fileno(stdout), 2) < 0)
 			_exit(127);
-		execl("/bin/bash", "bash", o->vm_script, "--stack", stack, "--fs", fs, "--workload",
-		      workload, "--cuts", cuts, "--seed", seed, "--out", dir, "--explore-json",
-		      json, (char *)NULL);
+		/* bounded like every process here: vmtest bounds each qemu, this the whole run */
+		execlp("timeout", "timeout", "-k", "30", limit, "bash", o->vm_script, "--stack",
+		       stack, "--fs", fs, "--workload", workload, "--cuts", cuts, "--seed", seed,
+		       "--out", dir, "--explore-json", json, (char *)NULL);
 		_exit(127);
 	}
 	int st;
@@ -189,8 +195,11 @@ int matrix_vm_cell(const struct matrix_run_opts *o, const char *stack, const cha
 		fprintf(stderr, "matrix --vm: vmtest --stack '%s' --fs %s failed; log: %s\n", stack,
 		        fs, log);
 		/* no path in the message: it goes into a cell, the same in every shard */
-		return bo_errf(err, -EIO, "vmtest failed (exit %d): %s",
-		               WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), last);
+		int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+		if (code == 124 || code == 137)
+			return bo_errf(err, -ETIMEDOUT, "vmtest did not finish in %u s",
+			               VM_RUN_SECONDS(budget));
+		return bo_errf(err, -EIO, "vmtest failed (exit %d): %s", code, last);
 	}
 	return read_result(json, out, err);
 }
