@@ -57,19 +57,20 @@ struct matrix_example {
 };
 
 struct matrix_cell {
-	bool ran; /* false: the configuration does not apply (reason in note) */
+	bool ran;    /* false: the configuration does not apply (reason in note) */
+	bool failed; /* a real-kernel run of it failed (note: why); not in the JSON */
 	char note[128];
-	uint64_t states;     /* crash states judged */
-	uint64_t ok;         /* states with no broken invariant */
-	uint64_t viol[MI_N]; /* states breaking each invariant */
-	uint64_t silent;     /* states with a broken invariant nobody reported */
-	uint64_t detected;   /* states where mount/fsck/checksums reported the damage */
-	uint64_t allowed;    /* ok states showing what the configuration permits
+	uint64_t states;                /* crash states judged */
+	uint64_t ok;                    /* states with no broken invariant */
+	uint64_t viol[MI_N];            /* states breaking each invariant */
+	uint64_t silent;                /* states with a broken invariant nobody reported */
+	uint64_t detected;              /* states where mount/fsck/checksums reported the damage */
+	uint64_t allowed;               /* ok states showing what the configuration permits
 	                      * (data=writeback's stale data), reported as such */
-	bool exhaustive;     /* every state the stack allows was judged */
-	double coverage;     /* judged / allowed, when sampled */
-	double seconds;
-	struct matrix_example *example; /* the first silent failure, else the first failure */
+	bool exhaustive;                /* every state the stack allows was judged */
+	double coverage;                /* judged / allowed, when sampled */
+	double seconds;                 /* not in matrix.json: runs compare byte for byte */
+	struct matrix_example *example; /* a silent failure if any, of the first workload */
 };
 
 /* Every row and column the runner can show, as typed ids: code that reads a cell
@@ -90,9 +91,6 @@ enum matrix_row_key {
 	MR_RAID5_DEGRADED_JOURNAL,
 	MR_RAID6_2MISSING,
 	MR_WRITE_ERRORS,
-	MR_VM_CACHE, /* real-kernel rows (--vm) */
-	MR_VM_CACHE_LYING,
-	MR_VM_FLASH_CHEAP,
 	MR_N
 };
 
@@ -103,6 +101,10 @@ enum matrix_col_key {
 	MC_EXT3_JOURNAL_B1,
 	MC_EXT3_WRITEBACK_B1,
 	MC_EXT3_CSUM,
+	MC_LINUX_EXT4_B1, /* real-kernel columns (--vm): Linux in qemu on the row's stack */
+	MC_LINUX_EXT4_B0,
+	MC_LINUX_XFS,
+	MC_LINUX_BTRFS,
 	MC_N
 };
 
@@ -120,6 +122,7 @@ struct matrix_col {
 	const char *mkfs;  /* "ext3" or "ext3,metadata_csum" */
 	const char *mount; /* "data=ordered,barrier=1" */
 	enum matrix_col_key key;
+	bool vm; /* a real-kernel column */
 };
 
 struct matrix {
@@ -131,8 +134,8 @@ struct matrix {
 	struct matrix_cell *cells; /* nrows * ncols, row-major */
 	size_t nworkloads;
 	const char *const *workloads;
-	double seconds;
-	void *owned; /* tables the runner allocated; freed by matrix_free_cells */
+	double seconds; /* wall time (of the longest shard, when merged) */
+	void *owned;    /* tables the runner allocated; freed by matrix_free_cells */
 };
 
 static inline struct matrix_cell *matrix_cell(const struct matrix *m, size_t r, size_t c)
@@ -149,6 +152,7 @@ struct matrix_verdict {
 	char expectation[32]; /* "ATOMIC-SECTORS", "NO-WRITE-ERRORS", ... */
 	char text[768];
 };
+#define MATRIX_MAX_VERDICTS 48 /* the rules' and one REAL-KERNEL line per row */
 size_t matrix_verdicts(const struct matrix *m, struct matrix_verdict *out, size_t max);
 
 void matrix_print_table(const struct matrix *m, FILE *f, bool color);
@@ -171,19 +175,40 @@ struct matrix_run_opts {
 	unsigned jobs;
 	uint64_t seed;
 	uint64_t max_states; /* per exploration */
-	const char *self;    /* how to call blackout in rebuild commands */
-	crash_fsck_fn fsck;  /* own fsck for the consistency invariant, or NULL */
+	/* subsets (comma-separated ids; NULL = the mode's own): rows, columns, workloads */
+	const char *rows, *cols, *workloads;
+	unsigned shard, nshards; /* run only shard I of N explorations (0/0 = all) */
+	const char *self;        /* how to call blackout in rebuild commands */
+	crash_fsck_fn fsck;      /* own fsck for the consistency invariant, or NULL */
 	void *fsck_ctx;
 	void (*progress)(void *ctx, const struct matrix_progress *p);
 	void *progress_ctx;
-	/* --vm: real-kernel rows, one scripts/vmtest run per cell (matrix_vm.c) */
+	/* --vm: real-kernel columns, one matrix_vm_cell() per row x column x workload */
 	bool vm;
-	unsigned vm_cuts;      /* power cuts per cell */
-	const char *vm_script; /* path of scripts/vmtest */
-	const char *vm_out;    /* where each run keeps its logs; NULL: build/vm-matrix */
+	unsigned vm_cuts;         /* the budget of a real-kernel exploration */
+	const char *vm_workloads; /* comma-separated; NULL: append-fsync */
+	const char *vm_script;    /* path of scripts/vmtest */
+	const char *vm_out;       /* where each run keeps its logs; NULL: build/vm-matrix */
 };
 
 int matrix_run(const struct matrix_run_opts *o, struct matrix *m, struct bo_err *err);
+
+/* Sharded runs (docs/scale.md): a part holds one shard's explorations, in the
+ * blackout-matrix-part/1 format; merging every shard's part gives the struct matrix
+ * the unsharded run gives, and so the same matrix.json byte for byte. */
+struct matrix_part;
+int matrix_run_part(const struct matrix_run_opts *o, struct matrix_part **out, struct bo_err *err);
+int matrix_part_write(const struct matrix_part *p, FILE *f);
+/* Reading a part re-plans its matrix with this build and refuses one it plans otherwise. */
+int matrix_part_read(const char *text, size_t len, struct matrix_part **out, struct bo_err *err);
+int matrix_part_load(const char *path, struct matrix_part **out, struct bo_err *err);
+/* "shard 1/3, 110 explorations, 14 s" */
+void matrix_part_describe(const struct matrix_part *p, char *buf, size_t len);
+void matrix_part_free(struct matrix_part *p);
+/* Refuses parts of different configurations or shard counts, a missing or repeated shard;
+ * names tells which file each part came from (may be NULL). */
+int matrix_merge(struct matrix_part *const *parts, const char *const *names, size_t n,
+                 struct matrix *m, struct bo_err *err);
 
 void matrix_example_free(struct matrix_example *e);
 void matrix_free_cells(struct matrix *m);

@@ -253,8 +253,8 @@ int matrix_write_html(const struct matrix *m, FILE *f)
 	fputs("</div>\n<h2>What the measurements say</h2><ul class=\"verdicts\" "
 	      "id=\"verdicts\">\n",
 	      f);
-	struct matrix_verdict v[32];
-	size_t nv = matrix_verdicts(m, v, 32);
+	struct matrix_verdict v[MATRIX_MAX_VERDICTS];
+	size_t nv = matrix_verdicts(m, v, MATRIX_MAX_VERDICTS);
 	for (size_t i = 0; i < nv; i++) {
 		fprintf(f, "<li><span class=\"tag\">%s</span>", v[i].expectation);
 		text(f, v[i].text);

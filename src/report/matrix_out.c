@@ -11,6 +11,7 @@
 #include "blackout/json.h"
 #include "blackout/matrix.h"
 #include "blackout/util.h"
+#include "report/matrix_run.h"
 
 const char *matrix_inv_name(enum matrix_inv i)
 {
@@ -51,7 +52,7 @@ static void cell_text(const struct matrix_cell *c, char *buf, size_t len)
 /* The terminal table fits 100 columns: columns are letters explained under the table,
  * row names wrap onto the row's second line, and a cell spends up to three lines on
  * its counts: broken/judged, how many silently, how many damaged bystanders. */
-enum { TBL_LABEL = 28, TBL_CELL = 12 };
+enum { TBL_LABEL = 28, TBL_CELL = 12, TBL_GROUP = 6 };
 
 /* Line k (0..2) of a cell; "" when the line says nothing for this cell. */
 static void cell_line(const struct matrix_cell *c, int k, char *buf, size_t len)
@@ -98,6 +99,7 @@ static void print_legend(const struct matrix *m, FILE *f)
 		fprintf(f, "  %c  %-19s mkfs -t %s, mount %s%s\n", (int)('A' + c), x->label,
 		        x->mkfs, x->mount,
 		        strcmp(x->id, "ext2") == 0 ? "; fsck checks it in full after every cut"
+		        : x->vm                    ? "; Linux in qemu, media grown to 64 MiB"
 		                                   : "");
 	}
 	fputs("\nkey: ok N = all N crash states judged kept every invariant;"
@@ -110,8 +112,15 @@ static void print_legend(const struct matrix *m, FILE *f)
 	      " data)\n"
 	      "     b=0/b=1 = mount option barrier=0 (no flushes) / barrier=1;"
 	      " csum = metadata_csum\n"
-	      "     n/a = the configuration does not apply to this stack\n",
+	      "     n/a = the configuration does not apply to this stack (the report says why)\n",
 	      f);
+	bool vm = false;
+	for (size_t c = 0; c < m->ncols; c++)
+		vm = vm || m->cols[c].vm;
+	if (vm)
+		fputs(
+		    "     Linux columns: the states are seeded power cuts, each a reboot in qemu\n",
+		    f);
 }
 
 /* Terminal columns of s[0..n): UTF-8 continuation bytes take none. */
@@ -145,18 +154,14 @@ static void print_wrapped(FILE *f, const char *prefix, const char *text)
 	fputc('\n', f);
 }
 
-void matrix_print_table(const struct matrix *m, FILE *f, bool color)
+/* Columns [g, end) of every row. */
+static void print_block(const struct matrix *m, FILE *f, size_t g, size_t end, bool color)
 {
 	const char *red = color ? "\033[1;31m" : "", *yel = color ? "\033[33m" : "",
 	           *grn = color ? "\033[32m" : "", *off = color ? "\033[0m" : "";
-	fprintf(f,
-	        "blackout matrix (%s, seed %" PRIu64 "): in each cell, the crash states that "
-	        "broke an invariant\n/ the states judged, then how many of those broke one "
-	        "silently\n\n",
-	        m->mode, m->seed);
 	fprintf(f, "%-*s", TBL_LABEL, "stack \\ filesystem");
-	for (size_t c = 0; c < m->ncols; c++)
-		fprintf(f, "%-*c", c + 1 < m->ncols ? TBL_CELL : 1, (int)('A' + c));
+	for (size_t c = g; c < end; c++)
+		fprintf(f, "%-*c", c + 1 < end ? TBL_CELL : 1, (int)('A' + c));
 	fputc('\n', f);
 	for (size_t r = 0; r < m->nrows; r++) {
 		char lab[2][TBL_LABEL + 1];
@@ -165,30 +170,46 @@ void matrix_print_table(const struct matrix *m, FILE *f, bool color)
 		for (int k = 0; k < 3; k++) {
 			bool any = k < 2 && lab[k][0];
 			char t[16][48];
-			for (size_t c = 0; c < m->ncols && c < 16; c++) {
+			for (size_t c = g; c < end; c++) {
 				cell_line(matrix_cell(m, r, c), k, t[c], sizeof(t[c]));
 				any = any || t[c][0];
 			}
 			if (!any)
 				continue;
 			fprintf(f, "%-*s", TBL_LABEL, k < 2 ? lab[k] : "");
-			for (size_t c = 0; c < m->ncols && c < 16; c++) {
+			for (size_t c = g; c < end; c++) {
 				const struct matrix_cell *x = matrix_cell(m, r, c);
 				const char *col = !x->ran || !t[c][0] ? ""
 				                  : x->silent         ? red
 				                  : violating(x)      ? yel
 				                                      : grn;
-				int w = c + 1 < m->ncols ? TBL_CELL - 1 : 0;
+				int w = c + 1 < end ? TBL_CELL - 1 : 0;
 				fprintf(f, "%s%-*s%s%s", col, w, t[c], *col ? off : "",
-				        c + 1 < m->ncols ? " " : "");
+				        c + 1 < end ? " " : "");
 			}
 			fputc('\n', f);
 		}
 	}
+}
+
+void matrix_print_table(const struct matrix *m, FILE *f, bool color)
+{
+	fprintf(f,
+	        "blackout matrix (%s, seed %" PRIu64 "): in each cell, the crash states that "
+	        "broke an invariant\n/ the states judged, then how many of those broke one "
+	        "silently\n\n",
+	        m->mode, m->seed);
+	/* at most six columns fit 100: more (the real-kernel ones) make a second block */
+	for (size_t g = 0; g < m->ncols; g += TBL_GROUP) {
+		size_t end = g + TBL_GROUP < m->ncols ? g + TBL_GROUP : m->ncols;
+		if (g)
+			fputc('\n', f);
+		print_block(m, f, g, end, color);
+	}
 	print_legend(m, f);
 	fputs("\nWhat the measurements say:\n", f);
-	struct matrix_verdict v[32];
-	size_t nv = matrix_verdicts(m, v, 32);
+	struct matrix_verdict v[MATRIX_MAX_VERDICTS];
+	size_t nv = matrix_verdicts(m, v, MATRIX_MAX_VERDICTS);
 	for (size_t i = 0; i < nv; i++) {
 		char tag[64];
 		snprintf(tag, sizeof(tag), "  [%s]", v[i].expectation);
@@ -247,12 +268,12 @@ static json_t *json_cell(const struct matrix *m, size_t r, size_t c)
 	                      bo_json_text(m->cols[c].id), "ran", x->ran);
 	if (o && x->note[0])
 		json_object_set_new(o, "note", bo_json_text(x->note));
-	json_t *rest = json_pack(
-	    "{s:I,s:I,s:I,s:I,s:I,s:b,s:f,s:f,s:o,s:o}", "states", (json_int_t)x->states, "ok",
-	    (json_int_t)x->ok, "silent", (json_int_t)x->silent, "detected", (json_int_t)x->detected,
-	    "allowed", (json_int_t)x->allowed, "exhaustive", x->exhaustive, "coverage",
-	    round(x->coverage * 1e4) / 1e4, "seconds", round(x->seconds * 100) / 100, "violations",
-	    viol, "example", x->example ? json_example(x->example) : json_null());
+	json_t *rest =
+	    json_pack("{s:I,s:I,s:I,s:I,s:I,s:b,s:f,s:o,s:o}", "states", (json_int_t)x->states,
+	              "ok", (json_int_t)x->ok, "silent", (json_int_t)x->silent, "detected",
+	              (json_int_t)x->detected, "allowed", (json_int_t)x->allowed, "exhaustive",
+	              x->exhaustive, "coverage", round(x->coverage * 1e4) / 1e4, "violations", viol,
+	              "example", x->example ? json_example(x->example) : json_null());
 	if (!o || !rest || json_object_update(o, rest) != 0) {
 		json_decref(o);
 		o = NULL;
@@ -285,15 +306,16 @@ static json_t *matrix_json(const struct matrix *m)
 	for (size_t r = 0; cells && r < m->nrows; r++)
 		for (size_t c = 0; c < m->ncols; c++)
 			json_array_append_new(cells, json_cell(m, r, c));
-	struct matrix_verdict v[32];
-	size_t nv = matrix_verdicts(m, v, 32);
+	struct matrix_verdict v[MATRIX_MAX_VERDICTS];
+	size_t nv = matrix_verdicts(m, v, MATRIX_MAX_VERDICTS);
 	for (size_t i = 0; verd && i < nv; i++)
 		json_array_append_new(verd, json_pack("{s:s,s:o}", "expectation", v[i].expectation,
 		                                      "text", bo_json_text(v[i].text)));
-	return json_pack("{s:s,s:s,s:I,s:f,s:o,s:o,s:o,s:o,s:o,s:o}", "schema", "blackout-matrix/1",
-	                 "mode", m->mode, "seed", (json_int_t)m->seed, "seconds",
-	                 round(m->seconds * 10) / 10, "workloads", wl, "invariants", inv, "rows",
-	                 rows, "columns", cols, "cells", cells, "verdicts", verd);
+	/* no timings: a merged run's JSON is the unsharded run's, byte for byte */
+	return json_pack("{s:s,s:s,s:I,s:o,s:o,s:o,s:o,s:o,s:o}", "schema", "blackout-matrix/1",
+	                 "mode", m->mode, "seed", (json_int_t)m->seed, "workloads", wl,
+	                 "invariants", inv, "rows", rows, "columns", cols, "cells", cells,
+	                 "verdicts", verd);
 }
 
 int matrix_write_json(const struct matrix *m, FILE *f)
@@ -350,8 +372,8 @@ int matrix_write_md(const struct matrix *m, FILE *f)
 			fprintf(f, " %" PRIu64 " | %" PRIu64 " |\n", x->silent, x->detected);
 		}
 	fputs("\n## Verdicts\n\n", f);
-	struct matrix_verdict v[32];
-	size_t nv = matrix_verdicts(m, v, 32);
+	struct matrix_verdict v[MATRIX_MAX_VERDICTS];
+	size_t nv = matrix_verdicts(m, v, MATRIX_MAX_VERDICTS);
 	for (size_t i = 0; i < nv; i++)
 		fprintf(f, "- **%s**: %s\n", v[i].expectation, v[i].text);
 	return ferror(f) ? -EIO : 0;
@@ -394,6 +416,12 @@ void matrix_free_cells(struct matrix *m)
 		matrix_example_free(m->cells[i].example);
 	free(m->cells);
 	m->cells = NULL;
+	struct matrix_plan *p = m->owned;
+	if (p) {
+		free(p->tasks);
+		free(p->deal);
+		free(p->na);
+	}
 	free(m->owned);
 	m->owned = NULL;
 }

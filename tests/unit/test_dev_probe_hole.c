@@ -1,7 +1,7 @@
 /* test_dev_probe_hole.c — `stack probe` and the write-hole experiment (`blackout raid
  * hole`) agree on whether each stack the matrix uses destroys data nobody wrote, and
  * the probe names the mechanism (stripe, erase block) with its unit size. The stacks
- * are the rows of src/report/matrix_run.c (keep them in step). */
+ * are the rows of src/report/matrix_plan.c (keep them in step). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
