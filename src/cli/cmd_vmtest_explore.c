@@ -109,14 +109,17 @@ static int parse(struct vx *v, int argc, char **argv)
 	return 0;
 }
 
-/* Runs argv (bounded by timeout(1)) and waits: 0, or the exit status to return. */
-static int run(const char *what, char *const argv[])
+/* Runs argv (bounded by timeout(1)) and waits: 0, or the exit status to return.
+ * quiet: its standard output goes to standard error (vm-build prints its path). */
+static int run(const char *what, char *const argv[], bool quiet)
 {
 	fflush(stdout);
 	pid_t pid = fork();
 	if (pid < 0)
 		return cli_fail(CMD, "cannot start %s: %s", what, strerror(errno));
 	if (pid == 0) {
+		if (quiet)
+			dup2(2, 1);
 		execvp(argv[0], argv);
 		fprintf(stderr, "blackout vmtest: cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
@@ -173,7 +176,7 @@ static int vm_build(struct vx *v, struct bo_err *err)
 	if (!path(tool, sizeof(tool), "%s/vm-build", v->src))
 		return bo_errf(err, -ENAMETOOLONG, "a path is too long");
 	char *argv[] = {"timeout", "1200", tool, v->vmdir, NULL};
-	if (run("scripts/vm-build (the kernel and initramfs cache)", argv))
+	if (run("scripts/vm-build (the kernel and initramfs cache)", argv, true))
 		return bo_errf(err, -EIO, "the guests' kernel and initramfs could not be built");
 	return 0;
 }
@@ -203,7 +206,7 @@ static int record(struct vx *v)
 	if (!ok)
 		return cli_fail(CMD, "a path is too long");
 	printf("vmtest: recording %s on %s (%s) in one boot\n", v->workload, v->fs, v->stack);
-	int rc = run("scripts/vmrecord (the recording boot)", argv);
+	int rc = run("scripts/vmrecord (the recording boot)", argv, false);
 	ok &= path(v->logpath, sizeof(v->logpath), "%s/io.log", dir);
 	return rc ? rc : ok ? 0 : cli_fail(CMD, "a path is too long");
 }

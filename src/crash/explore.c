@@ -867,6 +867,7 @@ int crash_explore(const struct crash_config *cfg, struct crash_result **out, str
 		ex.total_planned += cuts[i].quota;
 	if ((rc = walk_cuts(&ex, &rr, cuts, ncuts, &want)))
 		goto out;
+	progress(&ex, true);
 	if (cfg->observer && (rc = judge_stored(&ex)))
 		goto out;
 	if (ex.only_one && r->judged == 0 && r->duplicates == 0 && r->built == 0)

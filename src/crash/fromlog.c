@@ -103,6 +103,18 @@ static int check_run(const struct rec_log *log, const char *path, size_t nrun, s
 	return 0;
 }
 
+/* The index of the first `step` mark (the log's length without one). */
+static size_t first_step(const struct rec_log *log)
+{
+	size_t n = rec_log_len(log);
+	for (size_t i = 0; i < n; i++) {
+		const struct rec_entry *e = rec_log_get(log, i);
+		if (e->op == REC_MARK && step_of(e->mark, "step") >= 0)
+			return i;
+	}
+	return n;
+}
+
 /* The marks that say what was recorded against what the explorer was asked for. */
 static int check_names(const struct crash_config *cfg, const struct rec_log *log, size_t run0,
                        struct bo_err *err)
@@ -154,10 +166,11 @@ int crash_log_open(const struct crash_config *cfg, const struct bdev *stack, str
 		             cfg->log, (unsigned long long)rec_log_nr_sectors(*log),
 		             rec_log_sector_size(*log), (unsigned long long)stack->nr_sectors,
 		             stack->sector_size);
+	/* what was recorded first: a log of another workload has other steps too */
+	if (rc == 0)
+		rc = check_names(cfg, *log, first_step(*log), err);
 	if (rc == 0)
 		rc = check_run(*log, cfg->log, wl->nrun, run0, failed, err);
-	if (rc == 0)
-		rc = check_names(cfg, *log, *run0, err);
 	/* the oracle models the steps as a dry run executes them; the guest ran the same
 	 * bytes at the same offsets (vmtest compile), and a step it said failed did not
 	 * happen */
