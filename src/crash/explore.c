@@ -696,7 +696,9 @@ static int measure_cuts(struct explorer *ex, const struct recording *rr, struct 
 	*total = 0;
 	for (size_t p = 0; p <= n && rc == 0; p++) {
 		const struct rec_entry *e = p < n ? run_get(rr, p) : NULL;
-		for (int w = 0; w < 2 && rc == 0 && !(e && e->op == REC_MARK); w++) {
+		/* a mark or a read changes nothing: no cut of its own */
+		bool still = e && (e->op == REC_MARK || e->op == REC_READ);
+		for (int w = 0; w < 2 && rc == 0 && !still; w++) {
 			if (w && !(e && e->op == REC_WRITE && e->result == 0))
 				continue;
 			struct blk_inflight in = {0};

@@ -116,33 +116,50 @@ static size_t first_step(const struct rec_log *log)
 }
 
 /* The marks that say what was recorded against what the explorer was asked for. */
-static int check_names(const struct crash_config *cfg, const struct rec_log *log, size_t run0,
-                       struct bo_err *err)
+static int check_names(const struct crash_config *cfg, const char *path, const struct rec_log *log,
+                       size_t run0, struct bo_err *err)
 {
 	const struct rec_entry *e0 = rec_log_len(log) ? rec_log_get(log, 0) : NULL;
 	const char *stack =
 	    e0 && e0->op == REC_MARK && strncmp(e0->mark, "stack ", 6) == 0 ? e0->mark + 6 : NULL;
 	if (!stack)
 		return bo_errf(err, -EINVAL, "%s: its first record is not a 'stack SPEC' mark",
-		               cfg->log);
+		               path);
 	if (strcmp(stack, cfg->stack) != 0)
 		return bo_errf(err, -EINVAL, "%s was recorded on stack '%s', not on --stack '%s'",
-		               cfg->log, stack, cfg->stack);
+		               path, stack, cfg->stack);
 	const char *fs = mark_value(log, run0, "fs");
 	if (!fs)
-		return bo_errf(err, -EINVAL, "%s: no 'fs' mark before the run", cfg->log);
+		return bo_errf(err, -EINVAL, "%s: no 'fs' mark before the run", path);
 	if (!same_fs(fs, cfg->fs))
 		return bo_errf(err, -EINVAL, "%s was recorded with fs '%s', not with --fs '%s'",
-		               cfg->log, fs, cfg->fs);
+		               path, fs, cfg->fs);
 	const char *wl = mark_value(log, run0, "workload");
 	const char *want = cfg->workload ? cfg->workload : cfg->wl->name;
 	if (!wl)
-		return bo_errf(err, -EINVAL, "%s: no 'workload' mark before the run", cfg->log);
+		return bo_errf(err, -EINVAL, "%s: no 'workload' mark before the run", path);
 	if (strcmp(wl, want) != 0)
 		return bo_errf(err, -EINVAL,
-		               "%s was recorded with workload '%s', not with --workload '%s'",
-		               cfg->log, wl, want);
+		               "%s was recorded with workload '%s', not with --workload '%s'", path,
+		               wl, want);
 	return 0;
+}
+
+int crash_log_check(const struct crash_config *cfg, const struct rec_log *log, uint32_t sector_size,
+                    uint64_t nr_sectors, size_t nrun, size_t *run0, bool *failed,
+                    struct bo_err *err)
+{
+	const char *path = cfg->log ? cfg->log : "the log";
+	if (rec_log_sector_size(log) != sector_size || rec_log_nr_sectors(log) != nr_sectors)
+		return bo_errf(err, -EINVAL,
+		               "%s: recorded on a device of %llu sectors of %u bytes; the stack "
+		               "has %llu of %u",
+		               path, (unsigned long long)rec_log_nr_sectors(log),
+		               rec_log_sector_size(log), (unsigned long long)nr_sectors,
+		               sector_size);
+	/* what was recorded first: a log of another workload has other steps too */
+	int rc = check_names(cfg, path, log, first_step(log), err);
+	return rc ? rc : check_run(log, path, nrun, run0, failed, err);
 }
 
 int crash_log_open(const struct crash_config *cfg, const struct bdev *stack, struct rec_log **log,
@@ -158,19 +175,8 @@ int crash_log_open(const struct crash_config *cfg, const struct bdev *stack, str
 		free(failed);
 		return bo_errf(err, rc, "--log: %s", bo_errstr(&e2, rc));
 	}
-	if (rec_log_sector_size(*log) != stack->sector_size ||
-	    rec_log_nr_sectors(*log) != stack->nr_sectors)
-		rc = bo_errf(err, -EINVAL,
-		             "%s: recorded on a device of %llu sectors of %u bytes; the stack "
-		             "has %llu of %u",
-		             cfg->log, (unsigned long long)rec_log_nr_sectors(*log),
-		             rec_log_sector_size(*log), (unsigned long long)stack->nr_sectors,
-		             stack->sector_size);
-	/* what was recorded first: a log of another workload has other steps too */
-	if (rc == 0)
-		rc = check_names(cfg, *log, first_step(*log), err);
-	if (rc == 0)
-		rc = check_run(*log, cfg->log, wl->nrun, run0, failed, err);
+	rc = crash_log_check(cfg, *log, stack->sector_size, stack->nr_sectors, wl->nrun, run0,
+	                     failed, err);
 	/* the oracle models the steps as a dry run executes them; the guest ran the same
 	 * bytes at the same offsets (vmtest compile), and a step it said failed did not
 	 * happen */

@@ -130,6 +130,12 @@ void crash_store_close(struct crash_store *s);
  * dry run of cfg->wl with the steps marked `fail I` failed. */
 int crash_log_open(const struct crash_config *cfg, const struct bdev *stack, struct rec_log **log,
                    size_t *run0, struct crash_exec *exec, struct bo_err *err);
+/* The checks of crash_log_open on a parsed log (untrusted: fuzz/fuzz_crash_log.c):
+ * geometry, the naming marks against cfg (stack, fs, workload or wl->name), the run's
+ * marks against a workload of nrun steps; failed[i] set for each `fail i`. */
+int crash_log_check(const struct crash_config *cfg, const struct rec_log *log, uint32_t sector_size,
+                    uint64_t nr_sectors, size_t nrun, size_t *run0, bool *failed,
+                    struct bo_err *err);
 
 /* ---- md5.c ------------------------------------------------------------------ */
 

@@ -128,6 +128,8 @@ int crash_store_add(struct crash_store *s, const char *id, size_t completed, siz
                     struct bo_err *err)
 {
 	double t0 = bo_now();
+	if (s->n >= 1000000000u) /* s<N>: N has at most 9 digits */
+		return bo_errf(err, -EFBIG, "state store: a billion states; lower --max-states");
 	char path[4200];
 	snprintf(path, sizeof(path), "%s/s%zu.delta", s->dir, s->n);
 	FILE *f = fopen(path, "wb");
