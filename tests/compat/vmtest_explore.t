@@ -34,6 +34,36 @@ err=$(vm --log "$T/none.log" --stack "$S" --fs "$F" --workload wal); rc=$?
 t "vmtest: a missing log is refused naming it" '[ $rc -eq 1 ] && echo "$err" | grep -q "none.log"'
 t "nothing was built for guests on refusal" '[ ! -e "$T/out/states/base.img" ]'
 
+# the whole command up to the guests, with stand-ins for the recording boot (the
+# explorer's own run saved as the guest's would be) and for the kernel build (fails)
+fake=$T/fake
+mkdir -p "$fake/scripts"
+printf '#!/bin/sh\nexit 0\n' >"$fake/scripts/vmtest"
+cat >"$fake/scripts/vmrecord" <<EOF2
+#!/bin/sh
+echo "\$*" >"$T/vmrecord.args"
+while [ \$# -gt 1 ]; do
+	case \$1 in --stack) s=\$2 ;; --fs) f=\$2 ;; --workload) w=\$2 ;; --out) o=\$2 ;; esac
+	shift 2
+done
+mkdir -p "\$o" && "$B" explore --stack "\$s" --fs "\$f" --workload "\$w" --max-states 300 \\
+	--save-log "\$o/io.log" --quiet
+[ -s "\$o/io.log" ]
+EOF2
+printf '#!/bin/sh\necho "vm-build: stand-in" >&2\nexit 1\n' >"$fake/scripts/vm-build"
+chmod +x "$fake/scripts/"*
+out=$(BLACKOUT_SRC=$fake "$B" vmtest --out "$T/full" --stack "$S" --fs "$F" --workload wal \
+	--max-states 300 2>&1); rc=$?
+t "vmtest records through scripts/vmrecord with the run's names" \
+	'grep -qxF -- "--stack $S --fs $F --workload wal --files 24 --out $T/full/record" "$T/vmrecord.args"'
+t "enumerates the recording into the state store (base.img of the device's 8 MiB)" \
+	'[ "$(stat -c %s "$T/full/states/base.img")" = 8388608 ] && [ -s "$T/full/states/index" ]'
+judged=$(sed 's/.*"judged":\([0-9]*\).*/\1/' "$T/b.json")
+t "one stored state per distinct state of the explorer's own run ($judged)" \
+	'[ "$(wc -l <"$T/full/states/index")" = "$judged" ] && [ -s "$T/full/states/s0.delta" ] && head -n 1 "$T/full/states/index" | grep -q "^s0 p[0-9]*w\{0,1\}-s\{0,1\}[0-9]* [0-9]*$"'
+t "and stops when the guests cannot be built, saying so (exit 1)" \
+	'[ $rc -eq 1 ] && echo "$out" | grep -q "kernel and initramfs could not be built"'
+
 err=$(vm --stack "$S" --fs zfs --workload wal); rc=$?
 t "vmtest: an unknown fs is a usage error (exit 2)" '[ $rc -eq 2 ] && echo "$err" | grep -q "ext4, ext3, xfs or btrfs"'
 err=$(vm --stack "$S" --fs ext4 --workload wal --keep "$T/k"); rc=$?
