@@ -88,7 +88,14 @@ int crash_store_open(struct crash_store *s, const char *dir, struct bdev *live0,
 		crash_store_close(s);
 		return -ENOMEM;
 	}
-	int rc = read_view(live0, s->base, s->size, err);
+	/* from a copy: reading must not move anything in the stack every cut starts from */
+	struct bdev *copy = NULL;
+	int rc = blk_clone(live0, &copy);
+	if (rc)
+		bo_errf(err, rc, "state store: %s", bo_errstr(&live0->err, rc));
+	if (rc == 0)
+		rc = read_view(copy, s->base, s->size, err);
+	blk_close(copy);
 	if (rc == 0)
 		rc = write_base(s, err);
 	char ip[4200];
