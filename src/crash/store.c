@@ -14,8 +14,9 @@
 #include "blackout/util.h"
 #include "crash/internal.h"
 
-#define BLOCK      4096u
-#define READ_CHUNK (4u << 20)
+#define BLOCK         4096u
+#define READ_CHUNK    (4u << 20)
+#define COMPARE_CHUNK (256u << 10)
 
 static int read_view(struct bdev *d, uint8_t *buf, uint64_t size, struct bo_err *err)
 {
@@ -111,20 +112,25 @@ int crash_store_view(struct crash_store *s, struct bdev *state, size_t completed
                      struct bo_err *err)
 {
 	double t0 = bo_now();
-	int rc = read_view(state, s->view, s->size, err);
-	if (rc)
-		return rc;
 	/* the same bytes owe different things before and after an fsync returned */
 	uint64_t h = 0x13198a2e03707344ull ^ (uint64_t)completed;
 	s->nblocks = 0;
-	for (uint64_t b = 0; b < s->nblocks_max; b++) {
-		const uint8_t *v = s->view + b * BLOCK;
-		if (memcmp(v, s->base + b * BLOCK, BLOCK) == 0)
-			continue;
-		s->blocks[s->nblocks++] = b;
-		h = crash_mix64(h ^ b) + 0x9e3779b97f4a7c15ull;
-		for (size_t i = 0; i < BLOCK; i += 8)
-			h = crash_mix64(h ^ get_le64(v + i));
+	/* compared piece by piece while the piece is still in the CPU's cache */
+	for (uint64_t off = 0; off < s->size; off += COMPARE_CHUNK) {
+		size_t n = s->size - off < COMPARE_CHUNK ? (size_t)(s->size - off) : COMPARE_CHUNK;
+		int rc = blk_pread(state, off, n, s->view + off);
+		if (rc)
+			return bo_errf(err, rc, "reading a state's view: %s",
+			               bo_errstr(&state->err, rc));
+		for (uint64_t b = off / BLOCK; b < (off + n) / BLOCK; b++) {
+			const uint8_t *v = s->view + b * BLOCK;
+			if (memcmp(v, s->base + b * BLOCK, BLOCK) == 0)
+				continue;
+			s->blocks[s->nblocks++] = b;
+			h = crash_mix64(h ^ b) + 0x9e3779b97f4a7c15ull;
+			for (size_t i = 0; i < BLOCK; i += 8)
+				h = crash_mix64(h ^ get_le64(v + i));
+		}
 	}
 	*key = h;
 	s->seconds += bo_now() - t0;
