@@ -549,7 +549,7 @@ static int arm(struct explorer *ex, struct bdev *stack)
 static int mark_names(const struct crash_config *cfg, struct rec_log *log)
 {
 	char m[REC_MARK_MAX + 1];
-	const char *wl = cfg->workload ? cfg->workload : cfg->wl->name;
+	const char *wl = cfg->wl->name; /* as a guest marks it */
 	int rc = 0;
 	if (snprintf(m, sizeof(m), "stack %s", cfg->stack) >= (int)sizeof(m))
 		return -ENAMETOOLONG;

@@ -45,13 +45,14 @@ static long long step_of(const char *mark, const char *word)
 	return strtoll(d, NULL, 10);
 }
 
-/* The run's marks: `step 0`, `step 1` ... in order up to `end`, each below the
- * workload's length; `fail I` after step I. */
+/* The run's marks: `step 0`, `step 1` ... in order, each below the workload's length,
+ * `fail I` after step I began; the run is over at `end`, or at a `fail` of the last
+ * step that began (a guest stops at its first failure). *begun: steps that began. */
 static int check_run(const struct rec_log *log, const char *path, size_t nrun, size_t *run0,
-                     bool *failed, struct bo_err *err)
+                     bool *failed, size_t *begun, struct bo_err *err)
 {
 	size_t n = rec_log_len(log);
-	long long next = 0;
+	long long next = 0, last_fail = -1;
 	bool end = false;
 	*run0 = SIZE_MAX;
 	for (size_t i = 0; i < n; i++) {
@@ -76,27 +77,29 @@ static int check_run(const struct rec_log *log, const char *path, size_t nrun, s
 				*run0 = i;
 			next++;
 		} else if (fl >= 0) {
-			if (fl >= next || (size_t)fl >= nrun)
-				return bo_errf(
-				    err, -EINVAL,
-				    "%s: record %zu: mark 'fail %lld' before its step began", path,
-				    i, fl);
+			if (fl >= next || end)
+				return bo_errf(err, -EINVAL, "%s: record %zu: mark 'fail %lld' %s",
+				               path, i, fl,
+				               end ? "after 'end'" : "before its step began");
 			failed[fl] = true;
+			last_fail = fl;
 		} else if (strcmp(e->mark, "end") == 0 && *run0 != SIZE_MAX) {
 			end = true;
 		}
 	}
+	*begun = (size_t)next;
 	if (*run0 == SIZE_MAX)
 		return bo_errf(err, -EINVAL,
 		               "%s: no 'step 0' mark: the workload's run never began (was the "
 		               "recording cut short?)",
 		               path);
-	if (!end)
+	bool stopped = last_fail >= 0 && last_fail == next - 1; /* at its first failure */
+	if (!end && !stopped)
 		return bo_errf(err, -EINVAL,
-		               "%s: no 'end' mark after the run's steps: the workload did not "
-		               "finish (%lld of %zu steps began)",
+		               "%s: no 'end' mark after the run's steps, and no 'fail' ended it: "
+		               "the recording stopped during the run (%lld of %zu steps began)",
 		               path, next, nrun);
-	if ((size_t)next != nrun)
+	if (end && (size_t)next != nrun)
 		return bo_errf(err, -EINVAL,
 		               "%s: %lld 'step' marks for a workload of %zu run steps", path, next,
 		               nrun);
@@ -135,10 +138,11 @@ static int check_names(const struct crash_config *cfg, const char *path, const s
 		return bo_errf(err, -EINVAL, "%s was recorded with fs '%s', not with --fs '%s'",
 		               path, fs, cfg->fs);
 	const char *wl = mark_value(log, run0, "workload");
-	const char *want = cfg->workload ? cfg->workload : cfg->wl->name;
+	const char *want = cfg->workload ? cfg->workload : cfg->wl ? cfg->wl->name : "";
 	if (!wl)
 		return bo_errf(err, -EINVAL, "%s: no 'workload' mark before the run", path);
-	if (strcmp(wl, want) != 0)
+	/* the guest marks the workload's name; a file's name may differ from its path */
+	if (strcmp(wl, want) != 0 && !(cfg->wl && strcmp(wl, cfg->wl->name) == 0))
 		return bo_errf(err, -EINVAL,
 		               "%s was recorded with workload '%s', not with --workload '%s'", path,
 		               wl, want);
@@ -146,7 +150,7 @@ static int check_names(const struct crash_config *cfg, const char *path, const s
 }
 
 int crash_log_check(const struct crash_config *cfg, const struct rec_log *log, uint32_t sector_size,
-                    uint64_t nr_sectors, size_t nrun, size_t *run0, bool *failed,
+                    uint64_t nr_sectors, size_t nrun, size_t *run0, bool *failed, size_t *begun,
                     struct bo_err *err)
 {
 	const char *path = cfg->log ? cfg->log : "the log";
@@ -159,7 +163,7 @@ int crash_log_check(const struct crash_config *cfg, const struct rec_log *log, u
 		               sector_size);
 	/* what was recorded first: a log of another workload has other steps too */
 	int rc = check_names(cfg, path, log, first_step(log), err);
-	return rc ? rc : check_run(log, path, nrun, run0, failed, err);
+	return rc ? rc : check_run(log, path, nrun, run0, failed, begun, err);
 }
 
 int crash_log_open(const struct crash_config *cfg, const struct bdev *stack, struct rec_log **log,
@@ -175,16 +179,17 @@ int crash_log_open(const struct crash_config *cfg, const struct bdev *stack, str
 		free(failed);
 		return bo_errf(err, rc, "--log: %s", bo_errstr(&e2, rc));
 	}
+	size_t begun = 0;
 	rc = crash_log_check(cfg, *log, stack->sector_size, stack->nr_sectors, wl->nrun, run0,
-	                     failed, err);
+	                     failed, &begun, err);
 	/* the oracle models the steps as a dry run executes them; the guest ran the same
-	 * bytes at the same offsets (vmtest compile), and a step it said failed did not
-	 * happen */
+	 * bytes at the same offsets (vmtest compile); a step it said failed, or never
+	 * began (it stopped at a failure), did not happen */
 	if (rc == 0 && (rc = crash_workload_dry_run(wl, exec, &e2)))
 		rc = bo_errf(err, rc, "%s: %s", wl->name, bo_errstr(&e2, rc));
 	for (size_t i = 0; rc == 0 && i < wl->nrun; i++)
-		if (failed[i]) {
-			exec[i].rc = -EIO;
+		if (failed[i] || i >= begun) {
+			exec[i].rc = failed[i] ? -EIO : -ECANCELED;
 			exec[i].done = 0;
 		}
 	free(failed);

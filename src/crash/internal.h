@@ -125,16 +125,18 @@ void crash_store_close(struct crash_store *s);
 /* ---- fromlog.c: a recorded run (docs/realkernel.md, section 1) ------------------ */
 
 /* Loads cfg->log and checks it against cfg and the opened stack: its `stack`, `fs` and
- * `workload` marks, a `step 0` and an `end`, its geometry. *run0 is the index of the
- * `step 0` mark (entries before it are the set-up); exec (wl->nrun entries) gets the
- * dry run of cfg->wl with the steps marked `fail I` failed. */
+ * `workload` marks, a `step 0` and an `end` (or a `fail` that stopped the run), its
+ * geometry. *run0 is the index of the `step 0` mark (entries before it are the
+ * set-up); exec (wl->nrun entries) gets the dry run of cfg->wl with the steps marked
+ * `fail I`, and those that never began, failed. */
 int crash_log_open(const struct crash_config *cfg, const struct bdev *stack, struct rec_log **log,
                    size_t *run0, struct crash_exec *exec, struct bo_err *err);
 /* The checks of crash_log_open on a parsed log (untrusted: fuzz/fuzz_crash_log.c):
  * geometry, the naming marks against cfg (stack, fs, workload or wl->name), the run's
- * marks against a workload of nrun steps; failed[i] set for each `fail i`. */
+ * marks against a workload of nrun steps; failed[i] set for each `fail i`, *begun the
+ * steps that began (fewer than nrun when the run stopped at a failure). */
 int crash_log_check(const struct crash_config *cfg, const struct rec_log *log, uint32_t sector_size,
-                    uint64_t nr_sectors, size_t nrun, size_t *run0, bool *failed,
+                    uint64_t nr_sectors, size_t nrun, size_t *run0, bool *failed, size_t *begun,
                     struct bo_err *err);
 
 /* ---- md5.c ------------------------------------------------------------------ */

@@ -204,6 +204,31 @@ static int cut_log(const char *in, const char *out, bool drop_step0, bool drop_e
 	return rc;
 }
 
+/* The log up to the mark `step k` (not included), then `fail k-1`: a guest that
+ * stopped at step k-1's failure. */
+static int failed_log(const char *in, const char *out, unsigned k)
+{
+	struct rec_log *a, *b;
+	struct bo_err e = {{0}};
+	if (rec_log_load(in, &a, &e))
+		return -1;
+	rec_log_new(rec_log_sector_size(a), rec_log_nr_sectors(a), &b);
+	char stop[32], fail[32];
+	snprintf(stop, sizeof(stop), "step %u", k);
+	snprintf(fail, sizeof(fail), "fail %u", k - 1);
+	for (size_t i = 0; i < rec_log_len(a); i++) {
+		const struct rec_entry *x = rec_log_get(a, i);
+		if (x->op == REC_MARK && strcmp(x->mark, stop) == 0)
+			break;
+		rec_log_append(b, x);
+	}
+	rec_log_mark(b, fail);
+	int rc = rec_log_save(b, out, &e);
+	rec_log_free(a);
+	rec_log_free(b);
+	return rc;
+}
+
 static void refusals(const char *log)
 {
 	struct bo_err err = {{0}};
@@ -224,10 +249,10 @@ static void refusals(const char *log)
 	   "a log of another geometry is refused: %s", err.msg);
 
 	struct crash_workload *w;
-	crash_workload_load(WL, &w, &err);
+	crash_workload_load("wal", &w, &err);
 	struct crash_observer ob = {.store = store, .observe = observe, .ctx = &t};
 	struct crash_config c = {
-	    .stack = LYING, .fs = FS, .wl = w, .workload = "wal", .log = log, .observer = &ob};
+	    .stack = LYING, .fs = FS, .wl = w, .max_states = 600, .log = log, .observer = &ob};
 	struct crash_result *r = NULL;
 	ok(crash_explore(&c, &r, &err) == -EINVAL &&
 	       strstr(err.msg, "recorded with workload 'append-fsync', not with --workload 'wal'"),
@@ -257,6 +282,21 @@ static void refusals(const char *log)
 	       strstr(err.msg, "no 'end' mark"),
 	   "a log without 'end' is refused: %s", err.msg);
 	ok(t.calls == 0, "nothing refused reached the observer");
+
+	/* a guest stops at its first failure: `fail I` and no `end` is a whole run */
+	snprintf(bad, sizeof(bad), "%s/failed.log", tmp);
+	failed_log(log, bad, 3);
+	struct tobs tf = {.fsc = t.fsc, .hang = -1};
+	struct crash_result *fr = run(LYING, FS, bad, NULL, &tf, store, 0, 0, NULL, NULL, &err);
+	size_t maxc = 0;
+	for (size_t i = 0; fr && i < fr->nfail; i++)
+		if (fr->fail[i].completed > maxc)
+			maxc = fr->fail[i].completed;
+	ok(fr && fr->judged > 0 && maxc <= 2 && tf.calls == 1,
+	   "a run stopped by 'fail 2' is enumerated up to step 2 (%llu judged, crash points up "
+	   "to %zu) %s",
+	   fr ? (unsigned long long)fr->judged : 0, maxc, fr ? "" : err.msg);
+	crash_result_free(fr);
 }
 
 int main(void)
