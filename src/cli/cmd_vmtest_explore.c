@@ -102,6 +102,9 @@ static int parse(struct vx *v, int argc, char **argv)
 		return cli_usage_error(
 		    CMD, "--fs: ext4, ext3, xfs or btrfs, then ',MOUNTOPTS'; not '%s'", v->fs);
 	snprintf(v->fsname, sizeof(v->fsname), "%.*s", (int)fl, v->fs);
+	if (!strncmp(v->workload, "sh:", 3))
+		return cli_usage_error(CMD, "--workload sh:FILE is gone: write the steps as a "
+		                            "workload file (docs/workloads.md)");
 	if (v->keep && !v->cfg.state_id)
 		return cli_usage_error(CMD, "--keep writes one state: give --state ID");
 	struct dev_spec *spec = NULL;
@@ -294,15 +297,20 @@ int cmd_vmtest_explore(int argc, char **argv)
 	int rc = parse(&v, argc, argv);
 	if (rc)
 		return rc;
-	if ((rc = paths(&v)))
-		return rc;
-	if (v.log)
-		snprintf(v.logpath, sizeof(v.logpath), "%s", v.log);
-	else if ((rc = record(&v)))
-		return rc;
+	/* the workload first: a bad one costs no boot */
 	struct crash_workload *w;
 	if ((rc = cli_vm_workload(CMD, v.workload, v.files, &w)))
 		return rc;
+	if ((rc = paths(&v)) == 0) {
+		if (v.log)
+			snprintf(v.logpath, sizeof(v.logpath), "%s", v.log);
+		else
+			rc = record(&v);
+	}
+	if (rc) {
+		crash_workload_free(w);
+		return rc;
+	}
 	struct crash_observer ob = {
 	    .name = "linux", .store = v.store, .observe = observe, .ctx = &v};
 	v.tty = isatty(2);
