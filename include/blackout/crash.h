@@ -259,6 +259,24 @@ struct crash_progress {
 
 #define CRASH_MAX_STATES_DEFAULT 100000u
 
+/* An observer outside the process (a pool of real-kernel guests, vm.h): instead of
+ * mounting each state with blackout's fs, the explorer writes every distinct state it
+ * judges into a state store (docs/realkernel.md, section 2: base.img, s<N>.delta,
+ * index), deduplicated by the device's view, and asks the observer for the
+ * observations of all of them at once; the one judge then classifies each in
+ * enumeration order. The observer's filesystem trusts its journal at boot
+ * (CRASH_BOOT_TRUST) and its checker fills check[CRASH_CHECK_E2FSCK], the consistency
+ * judge; a state on which it hung (guest_hung) is detected broken consistency. */
+struct crash_observer {
+	const char *name;  /* what observes, before the result's fs: "linux" -> "linux-ext4,..." */
+	const char *store; /* the state store directory (made if missing; files overwritten) */
+	/* Observes states s0..s<n-1> of store: obs[i] filled for every i (zeroed first).
+	 * 0, or -errno with the reason in err. */
+	int (*observe)(void *ctx, const char *store, size_t n, struct crash_observation *obs,
+	               struct bo_err *err);
+	void *ctx;
+};
+
 /* What shapes the crash states (stack .. state_id: the rebuild line's fields, see
  * crash_config_format) and how the run reports (the rest). */
 struct crash_config {
@@ -278,14 +296,23 @@ struct crash_config {
 	const char *arm;      /* fault rule armed on the stack's first fault layer once the
 	                       * set-up is on the media (e.g. "write-error every=5") */
 	bool map_damage;      /* with state_id: map the state's sectors (crash_result.damage) */
+	/* A recorded run to enumerate instead of recording one (docs/realkernel.md, section
+	 * 1): its marks `stack`, `fs` and `workload` must name stack, fs and workload; its
+	 * entries before `step 0` are the set-up, the rest the run. wl is dry-run for the
+	 * oracle (steps marked `fail I` failed). */
+	const char *log;
+	/* Save the recording (set-up included, with those marks) to this file (rec.h). */
+	const char *save_log;
+	/* Observe states outside the process (NULL: blackout's fs, in-process). */
+	const struct crash_observer *observer;
 	void (*progress)(void *ctx, const struct crash_progress *p);
 	void *progress_ctx;
 };
 
 /* The `blackout explore` command line that rebuilds cfg's states, into buf: prog
- * (NULL: "blackout") explore --stack S --fs F --workload W --seed N --max-states N
+ * (NULL: "blackout") explore --stack S --fs F --workload W [--log FILE] --seed N --max-states N
  * [--arm RULE] [--shard I/N] [--e2fsck] [--state ID]. Quoted for any POSIX shell:
- * stack, fs and arm always in single quotes, other values only when they need it.
+ * stack, fs, log and arm always in single quotes, other values only when they need it.
  * Returns the length, -EINVAL without stack, fs or workload, -ENAMETOOLONG when buf
  * is too small (buf then holds a truncated line). */
 int crash_config_format(const struct crash_config *cfg, const char *prog, char *buf, size_t len);
@@ -357,11 +384,14 @@ struct crash_result {
 	uint64_t viol[CRASH_INV_N];    /* states breaking each invariant (allowed excluded) */
 	uint64_t allowed[CRASH_INV_N]; /* broken but allowed by the configuration */
 	uint64_t silent, detected;     /* failing states nobody / somebody reported */
+	uint64_t hung;                 /* of the detected: the observer's guest hung or panicked */
 	uint64_t e2fsck_runs, e2fsck_disagree;
 	double coverage; /* built / space */
 	/* time split (seconds; not part of the JSON so runs compare equal) */
 	double t_record, t_construct, t_recover, t_oracle, t_fsck, t_total;
-	struct crash_state *fail; /* failing states, in enumeration order */
+	double t_store, t_observe; /* observer: reading views + writing the store; observing */
+	uint64_t stored_blocks;    /* observer: 4 KiB blocks written into deltas */
+	struct crash_state *fail;  /* failing states, in enumeration order */
 	size_t nfail;
 	struct crash_io *io; /* the recorded run */
 	size_t nio;

@@ -31,4 +31,13 @@ int cli_num(const char *cmd, const char *opt, const char *v, unsigned flags, uin
  * to the executable's directory when unset. -ENOENT when not found. */
 int cli_vm_script(char *script, size_t len);
 
+struct crash_workload;
+/* vmtest's workload: one of its own kinds (create, append, mixed, overwrite, of `files`
+ * steps) generated, else a built-in or a file. 0, or the exit status of a failure it
+ * reported (cmd_vmtest_wl.c). */
+int cli_vm_workload(const char *cmd, const char *name, unsigned files, struct crash_workload **w);
+/* vmtest without --cuts: record, enumerate with the explorer, judge in guests
+ * (cmd_vmtest_explore.c). */
+int cmd_vmtest_explore(int argc, char **argv);
+
 #endif

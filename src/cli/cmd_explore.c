@@ -13,6 +13,7 @@
 
 static const char explore_help[] =
     "usage: blackout explore --stack SPEC --fs FS --workload NAME|FILE [options]\n"
+    "       blackout explore --log FILE --stack SPEC --fs FS --workload W [options]\n"
     "       blackout explore --merge A.json B.json ... [--json FILE]\n"
     "\n"
     "Makes the filesystem on the stack, runs the workload's setup, records the\n"
@@ -27,6 +28,9 @@ static const char explore_help[] =
     "                      e.g. 'ext3,data=ordered,barrier=1'; verify=fast runs fsck --fast\n"
     "                      at mount (what the user is told of: docs/explore.md)\n"
     "  --workload W        a built-in (blackout workloads) or a workload file\n"
+    "  --log FILE          enumerate this recording (docs/realkernel.md) instead of\n"
+    "                      recording the workload: its set-up is replayed on the stack\n"
+    "  --save-log FILE     save the recording, set-up included, for --log\n"
     "  --max-states N      budget; above it states are sampled (default 100000)\n"
     "  --seed S            seed of the sampling (default 0)\n"
     "  --shard I/N         judge only shard I of N (0 <= I < N); merge with --merge\n"
@@ -45,7 +49,7 @@ static const char explore_help[] =
 
 /* what the explore command adds to the crash_config: where results go */
 struct opts {
-	const char *json, *keep;
+	const char *json, *keep, *save_log;
 	bool quiet, damage;
 };
 
@@ -159,11 +163,12 @@ int cmd_explore(int argc, char **argv)
 			o.damage = true;
 			continue;
 		}
-		if (strcmp(a, "--json") != 0 && strcmp(a, "--keep") != 0)
+		if (strcmp(a, "--json") != 0 && strcmp(a, "--keep") != 0 &&
+		    strcmp(a, "--save-log") != 0)
 			return cli_usage_error("explore", "unknown option '%s'", a);
 		if (i + 1 >= argc)
 			return cli_usage_error("explore", "%s needs a value", a);
-		*(a[2] == 'j' ? &o.json : &o.keep) = argv[++i];
+		*(a[2] == 'j' ? &o.json : a[2] == 'k' ? &o.keep : &o.save_log) = argv[++i];
 	}
 	if (merge_at) {
 		int n = 0;
@@ -184,6 +189,7 @@ int cmd_explore(int argc, char **argv)
 	bool tty = isatty(2);
 	cfg.wl = w;
 	cfg.keep_dir = o.keep;
+	cfg.save_log = o.save_log;
 	cfg.map_damage = o.damage;
 	cfg.progress = o.quiet ? NULL : tty ? progress_tty : progress_plain;
 	cfg.progress_ctx = &last;

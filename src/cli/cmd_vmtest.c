@@ -1,6 +1,8 @@
-/* cmd_vmtest.c — `blackout vmtest`: the real Linux kernel on a modelled device. Checks
- * the arguments (the stack spec through dev_spec_parse) and runs the harness,
- * scripts/vmtest, which drives qemu and the nbdkit plugin (docs/vmtest.md). */
+/* cmd_vmtest.c — `blackout vmtest`: the real Linux kernel on a modelled device. Without
+ * --cuts it records, enumerates and judges many states per boot
+ * (cmd_vmtest_explore.c); with --cuts it checks the arguments (the stack spec through
+ * dev_spec_parse) and runs the seeded-cut harness, scripts/vmtest, which drives qemu
+ * and the nbdkit plugin (docs/vmtest.md). */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -18,8 +20,39 @@ static void help(FILE *out)
 	    out,
 	    "usage: blackout vmtest --stack SPEC --fs ext4|ext3|xfs|btrfs[,MOUNTOPTS]\n"
 	    "                       --workload NAME|FILE|create|append|mixed|overwrite\n"
-	    "                       [--cuts N] [--seed S] [--files N] [--attach virtio|nbd]\n"
+	    "                       [--files N] [--jobs N] [--max-states N] [--seed S]\n"
+	    "                       [--shard I/N] [--state ID --keep DIR] [--json FILE]\n"
+	    "                       [--log FILE] [--out DIR]\n"
+	    "       blackout vmtest --cuts N --stack SPEC --fs ext4|ext3[,MOUNTOPTS]\n"
+	    "                       --workload W [--seed S] [--files N] [--attach virtio|nbd]\n"
 	    "                       [--out DIR] [--json FILE] [--explore-json FILE]\n\n"
+	    "Without --cuts: the real kernel at explorer scale. One boot records the\n"
+	    "guest's run (scripts/vmrecord: every request the guest's NBD client sends, with\n"
+	    "the workload's marks), or --log FILE gives that recording. The explorer replays\n"
+	    "its set-up on the stack and enumerates every crash state of its run with the\n"
+	    "same code as blackout explore (cuts, cache subsets, torn sectors, flash and RAID\n"
+	    "outcomes; budget, sampling, dedup by what the guest would read, shards), writes\n"
+	    "the distinct states to OUT/states (base.img + one delta each), and guests of the\n"
+	    "real kernel (--jobs in parallel, many states per boot) mount, read, unmount and\n"
+	    "check each; the one judge classifies. Prints the explorer's summary and writes\n"
+	    "its JSON (fs \"linux-FS,OPTS\").\n\n"
+	    "  --stack SPEC     device stack (docs/stack-spec.md), e.g.\n"
+	    "                   'cache(size=1M,flush=honor) > mem(size=64M)'\n"
+	    "  --fs FS[,OPTS]   ext4, ext3, xfs or btrfs, then mount options: ext4,barrier=0\n"
+	    "  --workload W     as below (vmtest's own kinds with --files N steps, default 24)\n"
+	    "  --jobs N         guests in parallel (default: the number of cores)\n"
+	    "  --max-states N   the explorer's budget (default 500: guests judge a few\n"
+	    "                   states a second)\n"
+	    "  --seed S         seed of the sampling (default 0)\n"
+	    "  --shard I/N      judge only shard I of N; blackout explore --merge combines\n"
+	    "  --state ID       judge only that state; --keep DIR writes it as DIR/ID.img\n"
+	    "  --json FILE      the explorer's JSON (also OUT/result.json); '-': stdout\n"
+	    "  --log FILE       enumerate this recording instead of booting to record one\n"
+	    "  --out DIR        recording, state store, guest logs (default\n"
+	    "                   build/vmtest/<time>-<pid>)\n"
+	    "Exit status: 0 when no state broke an invariant, 3 when some did, 1 on failure,\n"
+	    "2 on usage.\n\n"
+	    "With --cuts N: the seeded-cut harness (scripts/vmtest), the peer of the above.\n"
 	    "Boots the Debian cloud kernel under qemu (TCG) on the stack SPEC, served by\n"
 	    "build/blackout-nbdkit.so over a Unix socket. The guest makes the filesystem, runs\n"
 	    "the workload's set-up (synced bystanders) and its run steps, saying as each step\n"
@@ -48,8 +81,8 @@ static void help(FILE *out)
 	    "The kernel (apt-get download linux-image-cloud-amd64) and the initramfs are\n"
 	    "built once and cached in build/vm by scripts/vm-build. Every qemu and nbdkit\n"
 	    "runs under timeout and is killed on exit. Needs scripts/install-deps.\n"
-	    "Exit status: 0 when every cut ran (whatever the verdicts), 1 on failure,\n"
-	    "2 on usage.\n\n"
+	    "Exit status with --cuts: 0 when every cut ran (whatever the verdicts), 1 on\n"
+	    "failure, 2 on usage.\n\n"
 	    "Plumbing the harness calls (docs/vmtest.md):\n"
 	    "  blackout vmtest compile WORKLOAD DIR [--files N]\n"
 	    "                   the workload as guest shell + data\n"
@@ -165,6 +198,16 @@ int cmd_vmtest(int argc, char **argv)
 	const char *stack = NULL, *fs = NULL, *workload = NULL;
 	if (argc >= 2 && (!strcmp(argv[1], "compile") || !strcmp(argv[1], "judge")))
 		return cmd_vmtest_plumbing(argc, argv);
+	bool cuts = false;
+	for (int i = 1; i < argc; i++) {
+		if (cli_is_help(argv[i])) {
+			help(stdout);
+			return 0;
+		}
+		cuts |= !strcmp(argv[i], "--cuts");
+	}
+	if (!cuts)
+		return cmd_vmtest_explore(argc, argv);
 	for (int i = 1; i < argc; i++) {
 		if (cli_is_help(argv[i])) {
 			help(stdout);

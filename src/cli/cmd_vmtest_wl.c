@@ -27,22 +27,29 @@ struct vmargs {
 	uint64_t seed, span;
 };
 
+int cli_vm_workload(const char *cmd, const char *name, unsigned files, struct crash_workload **w)
+{
+	struct bo_err err = {{0}};
+	char *text = NULL;
+	int rc = crash_guest_workload_text(name, files, &text, &err);
+	if (rc == 0)
+		rc = crash_workload_parse(text, strlen(text), name, w, &err);
+	else if (rc == -EINVAL && strncmp(err.msg, "--files", 7) != 0)
+		rc = crash_workload_load(name, w, &err); /* not one of vmtest's own */
+	free(text);
+	return rc ? cli_fail(cmd, "%s", bo_errstr(&err, rc)) : 0;
+}
+
 /* The workload (vmtest's own kinds are generated), and what a dry run saw each of its
  * run steps do. 0, or the exit status of a failure it reported. */
 static int load(const char *cmd, const struct vmargs *a, struct crash_workload **w,
                 struct crash_exec **exec)
 {
 	struct bo_err err = {{0}};
-	char *text = NULL;
 	*exec = NULL;
-	int rc = crash_guest_workload_text(a->workload, a->files, &text, &err);
-	if (rc == 0)
-		rc = crash_workload_parse(text, strlen(text), a->workload, w, &err);
-	else if (rc == -EINVAL && strncmp(err.msg, "--files", 7) != 0)
-		rc = crash_workload_load(a->workload, w, &err); /* not one of vmtest's own */
-	free(text);
+	int rc = cli_vm_workload(cmd, a->workload, a->files, w);
 	if (rc)
-		return cli_fail(cmd, "%s", bo_errstr(&err, rc));
+		return rc;
 	*exec = calloc((*w)->nrun ? (*w)->nrun : 1, sizeof(**exec));
 	if (!*exec)
 		rc = cli_fail(cmd, "out of memory");

@@ -83,6 +83,8 @@ int crash_config_format(const struct crash_config *cfg, const char *prog, char *
 	opt(&o, "--stack", cfg->stack, true);
 	opt(&o, "--fs", cfg->fs, true);
 	opt(&o, "--workload", wl, false);
+	if (cfg->log)
+		opt(&o, "--log", cfg->log, true);
 	char num[48];
 	snprintf(num, sizeof(num), "%" PRIu64, cfg->seed);
 	opt(&o, "--seed", num, false);
@@ -130,8 +132,10 @@ int crash_config_option(struct crash_config *cfg, const char *opt_, const char *
 		cfg->e2fsck = true;
 		return 1;
 	}
-	static const char *const strs[] = {"--stack", "--fs", "--workload", "--arm", "--state"};
-	const char **dst[] = {&cfg->stack, &cfg->fs, &cfg->workload, &cfg->arm, &cfg->state_id};
+	static const char *const strs[] = {"--stack", "--fs",    "--workload",
+	                                   "--arm",   "--state", "--log"};
+	const char **dst[] = {&cfg->stack, &cfg->fs,       &cfg->workload,
+	                      &cfg->arm,   &cfg->state_id, &cfg->log};
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
 		if (strcmp(opt_, strs[i]) == 0) {
 			if (!value)
@@ -271,7 +275,7 @@ int crash_config_parse(const char *line, struct crash_config *cfg, char ***words
 		if (rc == 0)
 			rc = bo_errf(err, -EINVAL,
 			             "'%s' is not an option that shapes crash states (stack, fs, "
-			             "workload, seed, max-states, arm, shard, e2fsck, state)",
+			             "workload, log, seed, max-states, arm, shard, e2fsck, state)",
 			             w.v[i]);
 		else if (rc > 0)
 			i += (size_t)rc, rc = 0;
@@ -301,5 +305,6 @@ bool crash_config_equal(const struct crash_config *a, const struct crash_config 
 	       same_str(workload_name(a), workload_name(b)) && a->seed == b->seed && ma == mb &&
 	       same_str(a->arm, b->arm) && sharded_a == sharded_b &&
 	       (!sharded_a || (a->shard == b->shard && a->nshards == b->nshards)) &&
-	       a->e2fsck == b->e2fsck && same_str(a->state_id, b->state_id);
+	       a->e2fsck == b->e2fsck && same_str(a->state_id, b->state_id) &&
+	       same_str(a->log, b->log);
 }

@@ -40,6 +40,11 @@ struct explorer {
 	struct bdev *live, *live0;       /* the stack at the cut, and at recording start */
 	int armed;                       /* id of the --arm rule, or -1 */
 	const struct blk_inflight *infl; /* the write in flight at the cut, or NULL */
+	/* an outside observer: the states stored, in enumeration order, to judge once
+	 * the observer has seen them */
+	struct crash_store store;
+	struct crash_state *stored;
+	size_t nstored, stored_cap;
 };
 
 static void state_id(char *buf, size_t len, const struct cut *c, bool sampled, uint64_t k)
@@ -150,6 +155,77 @@ static void count(struct crash_result *r, const struct crash_outcome *o)
 		r->e2fsck_disagree++;
 }
 
+/* A distinct state for the outside observer: into the store (and --keep), to be
+ * judged after the walk. */
+static int store_state(struct explorer *ex, const struct crash_state *s)
+{
+	if (ex->nstored == ex->stored_cap) {
+		size_t nc = ex->stored_cap ? ex->stored_cap * 2 : 64;
+		struct crash_state *ns = realloc(ex->stored, nc * sizeof(*ns));
+		if (!ns)
+			return -ENOMEM;
+		ex->stored = ns;
+		ex->stored_cap = nc;
+	}
+	size_t n;
+	int rc = crash_store_add(&ex->store, s->id, s->completed, &n, ex->err);
+	if (rc == 0 && ex->only_one && ex->cfg->keep_dir)
+		rc = crash_store_keep(&ex->store, ex->cfg->keep_dir, s->id, ex->err);
+	if (rc == 0)
+		ex->stored[ex->nstored++] = *s;
+	progress(ex, false);
+	return rc;
+}
+
+/* Hands the stored states to the outside observer and judges each observation, in
+ * enumeration order (so shards and runs compare equal). The observer's filesystem
+ * trusts its journal at boot and its checker (e2fsck's slot) judges consistency. */
+static int judge_stored(struct explorer *ex)
+{
+	const struct crash_observer *ob = ex->cfg->observer;
+	struct crash_result *r = ex->r;
+	int rc = crash_store_finish(&ex->store, ex->err);
+	if (rc || ex->nstored == 0)
+		return rc;
+	struct crash_observation *obs = calloc(ex->nstored, sizeof(*obs));
+	if (!obs)
+		return -ENOMEM;
+	double t0 = bo_now();
+	rc = ob->observe(ob->ctx, ob->store, ex->nstored, obs, ex->err);
+	r->t_observe = bo_now() - t0;
+	for (size_t i = 0; i < ex->nstored; i++) {
+		struct crash_state *s = &ex->stored[i];
+		struct crash_promises p = {
+		    .oracle = ex->oracle,
+		    .completed = s->completed,
+		    .flags = ex->fsc.writeback ? CRASH_ORACLE_WRITEBACK : 0,
+		    .boot = ex->fsc.boot,
+		    .fsck_judges = false,
+		};
+		struct crash_outcome o;
+		int jrc = rc ? rc : crash_judge(&p, &obs[i], &o);
+		if (rc == 0 && jrc)
+			rc = bo_errf(ex->err, jrc, "judging state %s: %s", s->id, strerror(-jrc));
+		if (rc == 0) {
+			const struct crash_check *e2 = &obs[i].check[CRASH_CHECK_E2FSCK];
+			r->e2fsck_runs += e2->ran && e2->rc == 0;
+			r->hung += o.detected && strcmp(o.detected_by, "hung") == 0;
+			s->broken = o.broken;
+			s->allowed = o.allowed;
+			s->detected = o.detected;
+			s->e2fsck_agrees = o.e2fsck_agrees;
+			snprintf(s->detected_by, sizeof(s->detected_by), "%s", o.detected_by);
+			snprintf(s->detail, sizeof(s->detail), "%s", o.detail);
+			count(r, &o);
+			if (o.broken || o.allowed)
+				rc = add_fail(ex, s);
+		}
+		crash_observation_free(&obs[i]);
+	}
+	free(obs);
+	return rc;
+}
+
 /* Builds, observes, judges and counts one crash state (already cut and powered back
  * on), unless it is a duplicate or another shard's. */
 static int judge_state(struct explorer *ex, struct bdev *state)
@@ -160,10 +236,16 @@ static int judge_state(struct explorer *ex, struct bdev *state)
 	if (ex->only_one && k != ex->want_k)
 		return 0;
 	double t = bo_now();
-	uint64_t key = crash_state_key(state, c->completed, r->built);
+	uint64_t key;
+	int rc = 0;
+	if (ex->cfg->observer)
+		rc = crash_store_view(&ex->store, state, c->completed, &key, ex->err);
+	else
+		key = crash_state_key(state, c->completed, r->built);
 	bool dup = false;
 	uint64_t first;
-	int rc = crash_seen_add(&ex->seen, key, r->built, &dup, &first);
+	if (rc == 0)
+		rc = crash_seen_add(&ex->seen, key, r->built, &dup, &first);
 	r->built++;
 	if (rc)
 		return rc;
@@ -178,6 +260,10 @@ static int judge_state(struct explorer *ex, struct bdev *state)
 	s.pos = c->pos;
 	s.inflight = c->inflight;
 	s.completed = c->completed;
+	if (ex->cfg->observer) {
+		r->t_construct += bo_now() - t;
+		return store_state(ex, &s);
+	}
 	struct bdev *raw = NULL;
 	if (ex->cfg->map_damage && ex->only_one &&
 	    (rc = crash_map_damage(r, state, ex->live, ex->live0, ex->infl, &ex->fsc.mo, ex->err)))
@@ -356,14 +442,16 @@ static int parse_state_id(const char *id, size_t *pos, bool *w, bool *s, uint64_
 	return 0;
 }
 
-static void record_io(struct crash_result *r, const struct rec_log *log)
+/* The recorded run: entries [run0, len) of log (a saved or loaded log holds the
+ * set-up before them). */
+static void record_io(struct crash_result *r, const struct rec_log *log, size_t run0)
 {
-	size_t n = rec_log_len(log);
+	size_t n = rec_log_len(log) - run0;
 	r->io = calloc(n ? n : 1, sizeof(*r->io));
 	if (!r->io)
 		return;
 	for (size_t i = 0; i < n; i++) {
-		const struct rec_entry *e = rec_log_get(log, i);
+		const struct rec_entry *e = rec_log_get(log, run0 + i);
 		struct crash_io *o = &r->io[r->nio++];
 		snprintf(o->op, sizeof(o->op), "%s", rec_op_name(e->op));
 		o->lba = e->lba;
@@ -374,10 +462,10 @@ static void record_io(struct crash_result *r, const struct rec_log *log)
 	}
 }
 
-static size_t completed_at(const struct rec_log *log, size_t pos)
+static size_t completed_at(const struct rec_log *log, size_t run0, size_t pos)
 {
 	size_t m = 0;
-	for (size_t i = 0; i < pos; i++) {
+	for (size_t i = run0; i < run0 + pos; i++) {
 		const struct rec_entry *e = rec_log_get(log, i);
 		if (e->op == REC_MARK &&
 		    (strncmp(e->mark, "step ", 5) == 0 || strcmp(e->mark, "end") == 0))
@@ -414,9 +502,20 @@ struct recording {
 	struct dev_cow_leaves leaves;
 	struct bdev *stack, *recdev, *live0;
 	struct rec_log *log;
+	size_t run0; /* the run's first entry (its `step 0` mark) */
 	struct crash_oracle *oracle;
 	struct crash_exec *exec;
 };
+
+static size_t run_len(const struct recording *rr)
+{
+	return rec_log_len(rr->log) - rr->run0;
+}
+
+static const struct rec_entry *run_get(const struct recording *rr, size_t p)
+{
+	return rec_log_get(rr->log, rr->run0 + p);
+}
 
 static void recording_free(struct recording *rr)
 {
@@ -446,6 +545,25 @@ static int arm(struct explorer *ex, struct bdev *stack)
 	return 0;
 }
 
+/* The marks a recording begins with (docs/realkernel.md, section 1). */
+static int mark_names(const struct crash_config *cfg, struct rec_log *log)
+{
+	char m[REC_MARK_MAX + 1];
+	const char *wl = cfg->wl->name; /* as a guest marks it */
+	int rc = 0;
+	if (snprintf(m, sizeof(m), "stack %s", cfg->stack) >= (int)sizeof(m))
+		return -ENAMETOOLONG;
+	if ((rc = rec_log_mark(log, m)))
+		return rc;
+	if (snprintf(m, sizeof(m), "fs %s", cfg->fs) >= (int)sizeof(m))
+		return -ENAMETOOLONG;
+	if ((rc = rec_log_mark(log, m)))
+		return rc;
+	if (snprintf(m, sizeof(m), "workload %s", wl) >= (int)sizeof(m))
+		return -ENAMETOOLONG;
+	return rec_log_mark(log, m);
+}
+
 /* mkfs and the workload's set-up on the stack, synced and settled, then the run
  * recorded; fs is left mounted on rr->recdev for the caller to abandon. */
 static int set_up(struct explorer *ex, struct recording *rr, struct fs **fs)
@@ -457,14 +575,17 @@ static int set_up(struct explorer *ex, struct recording *rr, struct fs **fs)
 	int rc = dev_stack_open_text(cfg->stack, &oo, &rr->stack, err);
 	if (rc)
 		return rc;
-	if ((rc = fs_mkfs(rr->stack, &ex->fsc.mk, &e2)))
-		/* mkfs's own messages begin "mkfs: " already */
-		return e2.msg[0] ? bo_errf(err, rc, "%s", e2.msg)
-		                 : bo_errf(err, rc, "mkfs on the stack: %s", bo_errstr(&e2, rc));
 	if ((rc = rec_log_new(rr->stack->sector_size, rr->stack->nr_sectors, &rr->log)) ||
 	    (rc = rec_open(rr->stack, rr->log, 0, &rr->recdev)))
 		return rc;
-	rec_pause(rr->recdev, true);
+	/* a saved recording holds the set-up too, named as the plugin names a guest's */
+	rec_pause(rr->recdev, !cfg->save_log);
+	if (cfg->save_log && (rc = mark_names(cfg, rr->log)))
+		return bo_errf(err, rc, "--save-log: the marks naming the run: %s", strerror(-rc));
+	if ((rc = fs_mkfs(rr->recdev, &ex->fsc.mk, &e2)))
+		/* mkfs's own messages begin "mkfs: " already */
+		return e2.msg[0] ? bo_errf(err, rc, "%s", e2.msg)
+		                 : bo_errf(err, rc, "mkfs on the stack: %s", bo_errstr(&e2, rc));
 	if ((rc = fs_mount(rr->recdev, &ex->fsc.mo, fs, &e2)))
 		return bo_errf(err, rc, "mounting the new filesystem: %s", bo_errstr(&e2, rc));
 	struct crash_exec sx;
@@ -496,8 +617,10 @@ static int set_up(struct explorer *ex, struct recording *rr, struct fs **fs)
 static int record(struct explorer *ex, struct recording *rr, struct fs *fs)
 {
 	const struct crash_workload *wl = ex->cfg->wl;
+	const char *save = ex->cfg->save_log;
 	double trec = bo_now();
 	rec_pause(rr->recdev, false);
+	rr->run0 = rec_log_len(rr->log);
 	rr->exec = calloc(wl->nrun ? wl->nrun : 1, sizeof(*rr->exec));
 	if (!rr->exec)
 		return -ENOMEM;
@@ -508,13 +631,53 @@ static int record(struct explorer *ex, struct recording *rr, struct fs *fs)
 		if ((rc = rec_log_mark(rr->log, m)))
 			return rc;
 		crash_run_step(fs, &wl->run[i], rr->log, &rr->exec[i]);
+		snprintf(m, sizeof(m), "fail %zu", i);
+		if (save && rr->exec[i].rc && (rc = rec_log_mark(rr->log, m)))
+			return rc;
 	}
 	if ((rc = rec_log_mark(rr->log, "end")))
 		return rc;
 	rec_pause(rr->recdev, true);
 	ex->r->t_record = bo_now() - trec;
-	record_io(ex->r, rr->log);
+	record_io(ex->r, rr->log, rr->run0);
+	if (save && (rc = rec_log_save(rr->log, save, ex->err)))
+		return rc;
 	if ((rc = crash_oracle_new(wl, rr->exec, &rr->oracle, ex->err)))
+		return rc;
+	ex->oracle = rr->oracle;
+	return 0;
+}
+
+/* The recording from a log: its set-up replayed on a fresh stack over COW leaves
+ * (as set_up makes it), settled; the oracle from the workload's dry run. */
+static int set_up_from_log(struct explorer *ex, struct recording *rr)
+{
+	const struct crash_config *cfg = ex->cfg;
+	const struct crash_workload *wl = cfg->wl;
+	struct dev_open_opts oo = {.wrap_leaf = dev_wrap_cow, .ctx = &rr->leaves};
+	struct bo_err e2 = {{0}};
+	struct bo_err *err = ex->err;
+	int rc = dev_stack_open_text(cfg->stack, &oo, &rr->stack, err);
+	if (rc)
+		return rc;
+	rr->exec = calloc(wl->nrun ? wl->nrun : 1, sizeof(*rr->exec));
+	if (!rr->exec)
+		return -ENOMEM;
+	if ((rc = crash_log_open(cfg, rr->stack, &rr->log, &rr->run0, rr->exec, err)))
+		return rc;
+	if ((rc = rec_replay(rr->log, rr->run0, rr->stack, &e2)))
+		return bo_errf(err, rc, "%s: replaying the set-up: %s", cfg->log,
+		               bo_errstr(&e2, rc));
+	if ((rc = blk_settle(rr->stack)))
+		return bo_errf(err, rc, "letting the stack settle after setup: %s",
+		               bo_errstr(&rr->stack->err, rc));
+	if ((rc = arm(ex, rr->stack)))
+		return rc;
+	if ((rc = blk_clone(rr->stack, &rr->live0)))
+		return bo_errf(err, rc, "the stack cannot be cloned (%s): %s", rr->stack->name,
+		               bo_errstr(&rr->stack->err, rc));
+	record_io(ex->r, rr->log, rr->run0);
+	if ((rc = crash_oracle_new(wl, rr->exec, &rr->oracle, err)))
 		return rc;
 	ex->oracle = rr->oracle;
 	return 0;
@@ -529,11 +692,13 @@ static int measure_cuts(struct explorer *ex, const struct recording *rr, struct 
 	int rc = blk_clone(rr->live0, &live);
 	if (rc)
 		return rc;
-	size_t n = rec_log_len(rr->log);
+	size_t n = run_len(rr);
 	*total = 0;
 	for (size_t p = 0; p <= n && rc == 0; p++) {
-		const struct rec_entry *e = p < n ? rec_log_get(rr->log, p) : NULL;
-		for (int w = 0; w < 2 && rc == 0 && !(e && e->op == REC_MARK); w++) {
+		const struct rec_entry *e = p < n ? run_get(rr, p) : NULL;
+		/* a mark or a read changes nothing: no cut of its own */
+		bool still = e && (e->op == REC_MARK || e->op == REC_READ);
+		for (int w = 0; w < 2 && rc == 0 && !still; w++) {
 			if (w && !(e && e->op == REC_WRITE && e->result == 0))
 				continue;
 			struct blk_inflight in = {0};
@@ -548,7 +713,7 @@ static int measure_cuts(struct explorer *ex, const struct recording *rr, struct 
 			struct cut *c = &cuts[(*ncuts)++];
 			c->pos = p;
 			c->inflight = w;
-			c->completed = completed_at(rr->log, p);
+			c->completed = completed_at(rr->log, rr->run0, p);
 			c->outcomes = sp.outcomes ? sp.outcomes : 1;
 			c->log2 = sp.log2;
 			*total +=
@@ -577,9 +742,9 @@ static int walk_cuts(struct explorer *ex, const struct recording *rr, const stru
 	if (rc)
 		return rc;
 	ex->live0 = rr->live0;
-	size_t n = rec_log_len(rr->log), ci = 0;
+	size_t n = run_len(rr), ci = 0;
 	for (size_t p = 0; p <= n && ci < ncuts && rc == 0; p++) {
-		const struct rec_entry *e = p < n ? rec_log_get(rr->log, p) : NULL;
+		const struct rec_entry *e = p < n ? run_get(rr, p) : NULL;
 		while (ci < ncuts && cuts[ci].pos == p && rc == 0) {
 			const struct cut *c = &cuts[ci++];
 			struct blk_inflight in = {0};
@@ -605,11 +770,29 @@ static int start(struct explorer *ex, struct wanted *want)
 {
 	const struct crash_config *cfg = ex->cfg;
 	struct bo_err *err = ex->err;
-	int rc = crash_fscfg_parse(cfg->fs, &ex->fsc, err);
-	if (rc)
-		return rc;
 	if (!cfg->wl)
 		return bo_errf(err, -EINVAL, "no workload");
+	const struct crash_observer *ob = cfg->observer;
+	int rc = 0;
+	/* a recorded run observed outside is another system's filesystem: only what its
+	 * boot does and the data mode matter here */
+	if (ob && cfg->log) {
+		ex->fsc.boot = CRASH_BOOT_TRUST;
+		ex->fsc.writeback = cfg->fs && strstr(cfg->fs, "data=writeback") != NULL;
+	} else if ((rc = crash_fscfg_parse(cfg->fs, &ex->fsc, err))) {
+		return rc;
+	}
+	if (ob && (!ob->observe || !ob->store))
+		return bo_errf(err, -EINVAL, "an observer needs a state store and a function");
+	if (ob && cfg->keep_dir && !cfg->state_id)
+		return bo_errf(err, -EINVAL,
+		               "--keep with an outside observer writes one state: give --state ID");
+	if (ob && cfg->map_damage)
+		return bo_errf(err, -EINVAL, "--damage maps states blackout's fs observes");
+	if (cfg->log && cfg->save_log)
+		return bo_errf(err, -EINVAL, "--log enumerates a recording; it does not make one");
+	if (!cfg->stack || !cfg->fs)
+		return bo_errf(err, -EINVAL, "no stack or no filesystem");
 	if (cfg->nshards > 1 && cfg->shard >= cfg->nshards)
 		return bo_errf(err, -EINVAL, "--shard %u/%u: the index must be below the count",
 		               cfg->shard, cfg->nshards);
@@ -626,7 +809,11 @@ static int start(struct explorer *ex, struct wanted *want)
 		return -ENOMEM;
 	ex->r = r;
 	snprintf(r->stack, sizeof(r->stack), "%s", cfg->stack);
-	snprintf(r->fs, sizeof(r->fs), "%s", cfg->fs);
+	if (ob && ob->name)
+		snprintf(r->fs, sizeof(r->fs), "%s-%s%s", ob->name, cfg->fs,
+		         strchr(cfg->fs, ',') ? "" : ",defaults");
+	else
+		snprintf(r->fs, sizeof(r->fs), "%s", cfg->fs);
 	snprintf(r->workload, sizeof(r->workload), "%s", cfg->wl->name);
 	r->seed = cfg->seed;
 	r->max_states = cfg->max_states ? cfg->max_states : 100000;
@@ -649,14 +836,20 @@ int crash_explore(const struct crash_config *cfg, struct crash_result **out, str
 	struct cut *cuts = NULL;
 	size_t ncuts = 0;
 	double total = 0;
-	rc = set_up(&ex, &rr, &fs);
-	if (rc == 0)
-		rc = record(&ex, &rr, fs);
-	if (fs)
-		fs_abandon(fs);
+	if (cfg->log) {
+		rc = set_up_from_log(&ex, &rr);
+	} else {
+		rc = set_up(&ex, &rr, &fs);
+		if (rc == 0)
+			rc = record(&ex, &rr, fs);
+		if (fs)
+			fs_abandon(fs);
+	}
+	if (rc == 0 && cfg->observer)
+		rc = crash_store_open(&ex.store, cfg->observer->store, rr.live0, err);
 	if (rc)
 		goto out;
-	cuts = calloc(2 * rec_log_len(rr.log) + 2, sizeof(*cuts));
+	cuts = calloc(2 * run_len(&rr) + 2, sizeof(*cuts));
 	if (!cuts) {
 		rc = -ENOMEM;
 		goto out;
@@ -676,6 +869,9 @@ int crash_explore(const struct crash_config *cfg, struct crash_result **out, str
 		ex.total_planned += cuts[i].quota;
 	if ((rc = walk_cuts(&ex, &rr, cuts, ncuts, &want)))
 		goto out;
+	progress(&ex, true);
+	if (cfg->observer && (rc = judge_stored(&ex)))
+		goto out;
 	if (ex.only_one && r->judged == 0 && r->duplicates == 0 && r->built == 0)
 		rc = bo_errf(err, -ENOENT, "--state %s: no such state in this exploration",
 		             cfg->state_id);
@@ -687,6 +883,10 @@ out:
 	recording_free(&rr);
 	free(cuts);
 	crash_seen_free(&ex.seen);
+	r->t_store = ex.store.seconds;
+	r->stored_blocks = ex.store.stored_blocks;
+	crash_store_close(&ex.store);
+	free(ex.stored);
 	r->t_total = bo_now() - ex.t0;
 	if (rc) {
 		crash_result_free(r);

@@ -103,6 +103,56 @@ int crash_map_damage(struct crash_result *r, struct bdev *state, struct bdev *li
 int crash_keep_state(const struct crash_config *cfg, struct bdev *raw, const char *id,
                      struct bo_err *err);
 
+/* ---- store.c: the state store of an outside observer (docs/realkernel.md) ------- */
+
+/* The largest device whose views the store holds in memory (base and one state). */
+#define CRASH_STORE_MAX_DEVICE (4ull << 30)
+
+struct crash_store {
+	char *dir;
+	uint64_t size;        /* the device's bytes, a multiple of 4096 */
+	uint8_t *base, *view; /* the view where the run began; the last state's */
+	uint64_t *blocks;     /* the 4 KiB blocks where view differs from base */
+	size_t nblocks, nblocks_max;
+	size_t n;    /* states stored: s0 .. s<n-1> */
+	FILE *index; /* written as .index.tmp, renamed by crash_store_finish */
+	uint64_t stored_blocks;
+	double seconds; /* reading views and writing deltas */
+};
+/* Makes dir (if missing) and writes base.img, live0's view. */
+int crash_store_open(struct crash_store *s, const char *dir, struct bdev *live0,
+                     struct bo_err *err);
+/* Reads state's view into s and gives its key: a digest of where and how it differs
+ * from base, and the crash point (completed). */
+int crash_store_view(struct crash_store *s, struct bdev *state, size_t completed, uint64_t *key,
+                     struct bo_err *err);
+/* The last viewed state as s<N>.delta (*n = N) and its index line "s<N> ID COMPLETED". */
+int crash_store_add(struct crash_store *s, const char *id, size_t completed, size_t *n,
+                    struct bo_err *err);
+/* The last viewed state as DIR/ID.img: base + delta, byte for byte. */
+int crash_store_keep(const struct crash_store *s, const char *dir, const char *id,
+                     struct bo_err *err);
+/* Writes the index (once every state is stored). */
+int crash_store_finish(struct crash_store *s, struct bo_err *err);
+void crash_store_close(struct crash_store *s);
+
+/* ---- fromlog.c: a recorded run (docs/realkernel.md, section 1) ------------------ */
+
+/* Loads cfg->log and checks it against cfg and the opened stack: its `stack`, `fs` and
+ * `workload` marks, a `step 0` and an `end` (or a `fail` that stopped the run), its
+ * geometry. *run0 is the index of the `step 0` mark (entries before it are the
+ * set-up); exec (wl->nrun entries) gets the dry run of cfg->wl with the steps marked
+ * `fail I`, and those that never began, failed. */
+int crash_log_open(const struct crash_config *cfg, const struct bdev *stack, struct rec_log **log,
+                   size_t *run0, struct crash_exec *exec, struct bo_err *err);
+/* The checks of crash_log_open on a parsed log (untrusted: fuzz/fuzz_crash_log.c):
+ * geometry, the naming marks against cfg (stack, fs, workload or wl->name), the run's
+ * marks against a workload of nrun steps; failed[i] set for each `fail i`, *begun the
+ * steps that began (fewer than nrun when the run stopped at a failure). */
+int crash_log_check(const struct crash_config *cfg, const struct rec_log *log, uint32_t sector_size,
+                    uint64_t nr_sectors, size_t nrun, size_t *run0, bool *failed, size_t *begun,
+                    struct bo_err *err);
+
 /* ---- md5.c ------------------------------------------------------------------ */
 
 void crash_md5(const void *buf, size_t len, uint8_t out[16]);

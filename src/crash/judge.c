@@ -61,6 +61,13 @@ int crash_judge_tree(const struct crash_promises *p, const struct crash_observat
 {
 	memset(o, 0, sizeof(*o));
 	o->e2fsck_agrees = -1;
+	if (obs->guest_hung) { /* a state that stops the system is noticed, and broken */
+		o->broken = 1u << CRASH_INV_CONSISTENT;
+		snprintf(o->detail, sizeof(o->detail), "consistent: the guest hung: %s",
+		         obs->mount_msg[0] ? obs->mount_msg : "no answer");
+		detect(o, "hung");
+		return 0;
+	}
 	if (obs->mount_rc) {
 		o->broken = 1u << CRASH_INV_CONSISTENT;
 		snprintf(o->detail, sizeof(o->detail), "consistent: mount failed: %s",
@@ -86,7 +93,7 @@ int crash_judge_tree(const struct crash_promises *p, const struct crash_observat
 void crash_judge_checks(const struct crash_promises *p, const struct crash_observation *obs,
                         struct crash_outcome *o)
 {
-	if (obs->mount_rc) /* nothing was checked: the mount failure is the verdict */
+	if (obs->mount_rc || obs->guest_hung) /* nothing checked: that is the verdict */
 		return;
 	char why[256] = "";
 	judge_checkers(p, obs, o, why, sizeof(why));

@@ -61,13 +61,13 @@ int crash_result_write_json(const struct crash_result *r, FILE *f)
 	    (json_int_t)r->cuts, "space", (json_int_t)(r->space > INT64_MAX ? INT64_MAX : r->space),
 	    "space_log2", round_to(r->space_log2, 1e-3), "exhaustive", r->exhaustive, "built",
 	    (json_int_t)r->built, "coverage", round_to(r->coverage, 1e-6));
-	json_t *counts =
-	    json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o,s:o,s:o}", "judged", (json_int_t)r->judged,
-	              "duplicates", (json_int_t)r->duplicates, "ok", (json_int_t)r->ok, "silent",
-	              (json_int_t)r->silent, "detected", (json_int_t)r->detected, "e2fsck_runs",
-	              (json_int_t)r->e2fsck_runs, "e2fsck_disagree", (json_int_t)r->e2fsck_disagree,
-	              "violations", inv_counts(r->viol), "allowed", inv_counts(r->allowed),
-	              "failures", fails);
+	json_t *counts = json_pack(
+	    "{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o,s:o,s:o}", "judged", (json_int_t)r->judged,
+	    "duplicates", (json_int_t)r->duplicates, "ok", (json_int_t)r->ok, "silent",
+	    (json_int_t)r->silent, "detected", (json_int_t)r->detected, "hung", (json_int_t)r->hung,
+	    "e2fsck_runs", (json_int_t)r->e2fsck_runs, "e2fsck_disagree",
+	    (json_int_t)r->e2fsck_disagree, "violations", inv_counts(r->viol), "allowed",
+	    inv_counts(r->allowed), "failures", fails);
 	if (top && counts && json_object_update(top, counts) != 0) {
 		json_decref(top);
 		top = NULL;
@@ -94,6 +94,10 @@ void crash_result_print(const struct crash_result *r, FILE *f)
 	        "judged:   %" PRIu64 " distinct (%" PRIu64 " duplicates), %" PRIu64 " ok, %" PRIu64
 	        " failing: %" PRIu64 " SILENT, %" PRIu64 " detected\n",
 	        r->judged, r->duplicates, r->ok, failing, r->silent, r->detected);
+	if (r->hung)
+		fprintf(f,
+		        "hung:     %" PRIu64 " states stopped the observer's system (detected)\n",
+		        r->hung);
 	fprintf(f, "\n  %-12s %10s %12s\n", "invariant", "broken", "allowed");
 	for (int i = 0; i < CRASH_INV_N; i++)
 		fprintf(f, "  %-12s %10" PRIu64 " %12" PRIu64 "\n",
@@ -202,6 +206,9 @@ static void check_sums(struct bo_jr *jr, const struct crash_result *r)
 		bo_jr_fail(jr, "silent",
 		           "+ 'detected' (%" PRIu64 ") is more than the %" PRIu64 " failing states",
 		           r->silent + r->detected, r->judged - r->ok);
+	if (r->hung > r->detected)
+		bo_jr_fail(jr, "hung", "(%" PRIu64 ") is more than 'detected' (%" PRIu64 ")",
+		           r->hung, r->detected);
 	if (r->nshards == 0 || r->nshards > 64 || r->shard >= r->nshards)
 		bo_jr_fail(jr, "shard", "%u of %u is not a shard (1 to 64 shards)", r->shard,
 		           r->nshards);
@@ -256,6 +263,9 @@ int crash_result_read_json(const char *text, size_t len, struct crash_result **o
 	r->ok = bo_jr_count(&jr, root, "ok", COUNT_MAX);
 	r->silent = bo_jr_count(&jr, root, "silent", COUNT_MAX);
 	r->detected = bo_jr_count(&jr, root, "detected", COUNT_MAX);
+	/* results written before "hung" existed had none */
+	if (json_object_get(root, "hung"))
+		r->hung = bo_jr_count(&jr, root, "hung", COUNT_MAX);
 	r->e2fsck_runs = bo_jr_count(&jr, root, "e2fsck_runs", COUNT_MAX);
 	r->e2fsck_disagree = bo_jr_count(&jr, root, "e2fsck_disagree", COUNT_MAX);
 	read_counts(&jr, root, "violations", r->viol);
@@ -334,7 +344,7 @@ int crash_result_merge(struct crash_result *const *parts, size_t n, struct crash
 	m->nfail = 0;
 	m->shard = 0;
 	m->nshards = 1;
-	m->judged = m->duplicates = m->ok = m->silent = m->detected = 0;
+	m->judged = m->duplicates = m->ok = m->silent = m->detected = m->hung = 0;
 	m->e2fsck_runs = m->e2fsck_disagree = 0;
 	memset(m->viol, 0, sizeof(m->viol));
 	memset(m->allowed, 0, sizeof(m->allowed));
@@ -349,6 +359,7 @@ int crash_result_merge(struct crash_result *const *parts, size_t n, struct crash
 		m->ok += b->ok;
 		m->silent += b->silent;
 		m->detected += b->detected;
+		m->hung += b->hung;
 		m->e2fsck_runs += b->e2fsck_runs;
 		m->e2fsck_disagree += b->e2fsck_disagree;
 		for (int k = 0; k < CRASH_INV_N; k++) {

@@ -91,6 +91,7 @@ int main(void)
 	    "append-fsync", "/tmp/my workloads/o'neil.wl", "--dash-first", "a\"b", "x$y", "-"};
 	static const char *const arms[] = {NULL, "write-error after=5 every=25", "it's"};
 	static const char *const states[] = {NULL, "p12w-3", "p40-s7", "odd id"};
+	static const char *const logs[] = {NULL, "/tmp/io.log", "rec ord'ing.log"};
 	static const uint64_t seeds[] = {0, 1, UINT64_MAX};
 	static const uint64_t budgets[] = {0, 1, 300, UINT64_MAX};
 	static const unsigned shards[][2] = {{0, 0}, {0, 1}, {3, 8}, {0, 4294967295u}};
@@ -110,6 +111,7 @@ int main(void)
 					    .nshards = shards[k % 4][1],
 					    .e2fsck = k % 5 == 1,
 					    .state_id = states[k % 4],
+					    .log = logs[k % 3],
 					};
 					roundtrip(&c, k % 7 == 0 || s == 3);
 				}
@@ -144,6 +146,11 @@ int main(void)
 	crash_config_format(&we, "bo", line, sizeof(line));
 	ok(strstr(line, " --shard 1/2 --e2fsck --state p2w-1") != NULL, "shard and e2fsck: %s",
 	   line);
+	we.log = "run 1.log";
+	crash_config_format(&we, "bo", line, sizeof(line));
+	ok(strstr(line, " --workload reuse-after-delete --log 'run 1.log' --seed 1 ") != NULL,
+	   "a recording to enumerate is on the line: %s", line);
+	we.log = NULL;
 	is_int(crash_config_format(&we, NULL, line, 40), -ENAMETOOLONG, "short buffer: refused");
 	ok(strlen(line) == 39, "short buffer: truncated, terminated");
 	we.wl = NULL;
