@@ -18,6 +18,7 @@
 
 #include "blackout/util.h"
 #include "nbd/server.h"
+#include "nbd/states.h"
 
 /* Every request goes through one non-thread-safe stack; the control thread takes
  * the server's lock as well, only while a command runs (never while it talks to a
@@ -56,6 +57,22 @@ static struct {
 	struct ctl_client cl[CTL_CLIENTS];
 } P = {.lfd = -1, .wake = {-1, -1}};
 
+/* states=DIR (src/nbd/states.c): a state store instead of a stack; each connection's
+ * handle is then a struct nbd_states_conn. */
+static struct {
+	char *dir;
+	struct nbd_states *st;
+} S;
+
+static int states_ret(int rc, const struct bo_err *err)
+{
+	if (rc == 0)
+		return 0;
+	nbdkit_set_error(-rc);
+	nbdkit_error("%s", bo_errstr(err, rc));
+	return -1;
+}
+
 /* A user-given string fit for one log line (control bytes escaped). */
 static const char *esc(char *buf, size_t size, const char *s)
 {
@@ -65,6 +82,11 @@ static const char *esc(char *buf, size_t size, const char *s)
 
 static int bo_config(const char *key, const char *value)
 {
+	if (strcmp(key, "states") == 0) {
+		free(S.dir);
+		S.dir = strdup(value);
+		return S.dir ? 0 : -1;
+	}
 	if (strcmp(key, "stack") == 0) {
 		free(P.stack);
 		P.stack = strdup(value);
@@ -83,15 +105,23 @@ static int bo_config(const char *key, const char *value)
 		return P.control ? 0 : -1;
 	}
 	char k[256];
-	nbdkit_error("unknown parameter '%s' (expected stack=, size=, control=)",
+	nbdkit_error("unknown parameter '%s' (expected stack=, size=, control=, states=)",
 	             esc(k, sizeof k, key));
 	return -1;
 }
 
 static int bo_config_complete(void)
 {
+	if (S.dir) {
+		if (P.stack || P.size) {
+			nbdkit_error("states=DIR serves a state store: no stack= or size= with it");
+			return -1;
+		}
+		struct bo_err err = {{0}};
+		return states_ret(nbd_states_open(S.dir, &S.st, &err), &err);
+	}
 	if (!P.stack) {
-		nbdkit_error("stack=SPEC is required, e.g. stack='mem(size=64M)'");
+		nbdkit_error("stack=SPEC (or states=DIR) is required, e.g. stack='mem(size=64M)'");
 		return -1;
 	}
 	struct bo_err err = {{0}};
@@ -369,6 +399,8 @@ static void bo_unload(void)
 		if (P.wake[i] >= 0)
 			close(P.wake[i]);
 	nbd_srv_close(P.srv);
+	nbd_states_close(S.st);
+	free(S.dir);
 	free(P.stack);
 	free(P.control);
 }
@@ -399,11 +431,26 @@ static int bo_preconnect(int readonly)
 static void *bo_open(int readonly)
 {
 	(void)readonly;
+	if (S.st) {
+		struct nbd_states_conn *c = NULL;
+		struct bo_err err = {{0}};
+		if (states_ret(nbd_states_connect(S.st, nbdkit_export_name(), &c, &err), &err))
+			return NULL;
+		return c;
+	}
 	return P.srv; /* every connection sees the one device: a reboot reconnects to it */
+}
+
+static void bo_close(void *h)
+{
+	if (S.st)
+		nbd_states_disconnect(h); /* the private overlay goes with the connection */
 }
 
 static int64_t bo_get_size(void *h)
 {
+	if (S.st)
+		return (int64_t)nbd_states_size(h);
 	return (int64_t)((struct nbd_srv *)h)->size;
 }
 
@@ -422,6 +469,10 @@ static int ret(struct nbd_srv *s, int rc)
 static int bo_block_size(void *h, uint32_t *min, uint32_t *pref, uint32_t *max)
 {
 	struct nbd_srv *s = h;
+	if (S.st) {
+		*min = 1, *pref = 4096, *max = 32u << 20;
+		return 0;
+	}
 	*min = 1; /* any alignment works: unaligned edges are read-modify-written */
 	*pref = s->dev->sector_size > 4096 ? s->dev->sector_size : 4096;
 	*max = 32u << 20;
@@ -449,27 +500,41 @@ static int bo_can_false(void *h)
 static int bo_pread(void *h, void *buf, uint32_t count, uint64_t off, uint32_t flags)
 {
 	(void)flags;
+	struct bo_err err = {{0}};
+	if (S.st)
+		return states_ret(nbd_states_pread(h, buf, count, off, &err), &err);
 	return ret(h, nbd_srv_pread(h, buf, count, off));
 }
 
 static int bo_pwrite(void *h, const void *buf, uint32_t count, uint64_t off, uint32_t flags)
 {
+	struct bo_err err = {{0}};
+	if (S.st) /* FUA means nothing to an overlay in memory */
+		return states_ret(nbd_states_pwrite(h, buf, count, off, &err), &err);
 	return ret(h, nbd_srv_pwrite(h, buf, count, off, flags & NBDKIT_FLAG_FUA));
 }
 
 static int bo_flush(void *h, uint32_t flags)
 {
 	(void)flags;
+	if (S.st)
+		return 0;
 	return ret(h, nbd_srv_flush(h));
 }
 
 static int bo_trim(void *h, uint32_t count, uint64_t off, uint32_t flags)
 {
+	struct bo_err err = {{0}};
+	if (S.st)
+		return states_ret(nbd_states_zero(h, count, off, &err), &err);
 	return ret(h, nbd_srv_trim(h, count, off, flags & NBDKIT_FLAG_FUA));
 }
 
 static int bo_zero(void *h, uint32_t count, uint64_t off, uint32_t flags)
 {
+	struct bo_err err = {{0}};
+	if (S.st)
+		return states_ret(nbd_states_zero(h, count, off, &err), &err);
 	return ret(h, nbd_srv_zero(h, count, off, flags & NBDKIT_FLAG_FUA));
 }
 
@@ -482,13 +547,15 @@ static struct nbdkit_plugin plugin = {
     .config_complete = bo_config_complete,
     .config_help = "stack=SPEC     (required) the blackout stack, e.g. 'mem(size=64M)'\n"
                    "size=N         export only the first N bytes\n"
-                   "control=PATH   Unix socket for the control protocol (docs/nbd.md)",
+                   "control=PATH   Unix socket for the control protocol (docs/nbd.md)\n"
+                   "states=DIR     serve a state store as exports s<N> (docs/realkernel.md)",
     .magic_config_key = "stack",
     .get_ready = bo_get_ready,
     .after_fork = bo_after_fork,
     .unload = bo_unload,
     .preconnect = bo_preconnect,
     .open = bo_open,
+    .close = bo_close,
     .get_size = bo_get_size,
     .block_size = bo_block_size,
     .can_write = bo_can_true,
