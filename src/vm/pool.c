@@ -67,6 +67,14 @@ static int start_nbdkit(struct pool *p, struct bo_err *err)
 	return bo_errf(err, -EIO, "nbdkit states=%s did not start: %s", c->statedir, tail);
 }
 
+static int boot(struct pool *p, struct vm_guest *g, struct bo_err *err)
+{
+	int rc = vm_guest_boot(p->cfg, p->nbdsock, g, err);
+	if (rc == 0)
+		p->stats->boots++;
+	return rc;
+}
+
 static void hung(struct pool *p, struct vm_guest *g, const char *why)
 {
 	struct crash_observation *o = &p->obs[g->state];
@@ -97,7 +105,7 @@ static int guest_lost(struct pool *p, struct vm_guest *g, const char *why, struc
 		return bo_errf(err, -EIO, "guest %u failed to boot twice in a row: %s (%s; see %s)",
 		               g->slot, why, tail, g->console);
 	if (p->next < p->n)
-		return vm_guest_boot(p->cfg, p->nbdsock, g, err);
+		return boot(p, g, err);
 	return 0;
 }
 
@@ -177,7 +185,6 @@ static int guest_line(struct pool *p, struct vm_guest *g, char *line, struct bo_
 	const char *w = line + 3;
 	if (!strcmp(w, "READY") && g->st == VG_BOOTING) {
 		p->stats->boot += vm_now() - g->t0;
-		p->stats->boots++;
 		g->boot_fails = 0;
 		g->st = VG_IDLE;
 		return hand_out(p, g);
@@ -254,7 +261,7 @@ static int run(struct pool *p, struct bo_err *err)
 {
 	int rc = 0;
 	for (unsigned i = 0; !rc && i < p->jobs; i++)
-		rc = vm_guest_boot(p->cfg, p->nbdsock, &p->g[i], err);
+		rc = boot(p, &p->g[i], err);
 	while (!rc && p->done < p->n) {
 		struct pollfd pfd[MAX_JOBS];
 		for (unsigned i = 0; i < p->jobs; i++) {
@@ -344,7 +351,7 @@ int vm_pool_observe(const struct vm_pool_cfg *cfg, size_t n, struct crash_observ
 		free(p->g[i].obs);
 		unlink(p->g[i].sock);
 	}
-	vm_kill(&p->nbdkit);
+	vm_term(&p->nbdkit, 2); /* nbdkit removes its socket and pid file on SIGTERM */
 	stats->wall = vm_now() - t0;
 	free(p);
 	if (rc)

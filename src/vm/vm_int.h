@@ -16,6 +16,8 @@
 int vm_spawn(char *const argv[], const char *logpath, pid_t *pid, struct bo_err *err);
 /* SIGKILL and reap; pid set to 0. Safe on 0. */
 void vm_kill(pid_t *pid);
+/* SIGTERM, then SIGKILL after `grace` seconds; reaped, pid set to 0. */
+void vm_term(pid_t *pid, double grace);
 /* True once the child has exited (it is reaped then, *pid set to 0). */
 bool vm_exited(pid_t *pid, int *status);
 double vm_now(void); /* monotonic seconds */

@@ -62,7 +62,7 @@ is "$(st 8 .files.a.md5)" "$amd5" "s8: the last state observed"
 sum=$(tail -n 1 "$T/out.jsonl")
 is "$(echo "$sum" | jq .observed)" 8 "summary: 8 states observed"
 is "$(echo "$sum" | jq .hung)" 1 "summary: 1 hung"
-is "$(echo "$sum" | jq .boots)" 3 "summary: 3 boots (2 guests and 1 restart)"
+is "$(echo "$sum" | jq .boots)" 3 "summary: 3 guests started (2 and 1 restart)"
 t "summary: phase times reported" '[ "$(echo "$sum" | jq ".seconds.mount > 0 and .seconds.check > 0")" = true ]'
 left=$(pgrep -f "$T/wd" | wc -l)
 is "$left" 0 "no qemu, nbdkit or socat left running"
