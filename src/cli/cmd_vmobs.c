@@ -21,7 +21,7 @@ static void usage(FILE *f)
 	           "  --fs FS[,OPTS]        ext4 | ext3 | xfs | btrfs, then mount options\n"
 	           "  --jobs J              guests in parallel (default: the number of cores)\n"
 	           "  --workdir D           sockets, consoles and logs (default: a new directory\n"
-	           "                        under $TMPDIR, removed afterwards)\n"
+	           "                        under $TMPDIR, removed after a successful run)\n"
 	           "  --boot-timeout S      seconds for a guest to boot (default 120)\n"
 	           "  --state-timeout S     seconds for one state (default 60)\n"
 	           "  --kernel F --initrd F the guest (default $BUILD/vm/vmlinuz, initramfs.gz)\n"
@@ -90,6 +90,8 @@ int cmd_vmobs(int argc, char **argv)
 		return run_delta(argc, argv);
 	if (argc < 3)
 		return cli_usage_error("vmobserve", "needs DIR and N");
+	char script[1024];
+	(void)cli_vm_script(script, sizeof script); /* sets $BUILD beside the executable */
 	const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
 	char kernel[1024], initrd[1024], plugin[1024], fsbuf[256];
 	snprintf(kernel, sizeof kernel, "%s/vm/vmlinuz", build);
@@ -157,10 +159,10 @@ int cmd_vmobs(int argc, char **argv)
 	for (size_t i = 0; i < n; i++)
 		crash_observation_free(&obs[i]);
 	free(obs);
+	if (rc) /* the work directory stays: its consoles and logs say what happened */
+		return cli_fail("vmobserve", "%s (logs in %s)", bo_errstr(&err, rc), cfg.workdir);
 	if (own_dir)
 		vm_workdir_remove(cfg.workdir);
-	if (rc)
-		return cli_fail("vmobserve", "%s", bo_errstr(&err, rc));
 	print_line(json_pack("{sI sI sI s{sf sf sf sf sf sf sf} sf}", "observed",
 	                     (json_int_t)st.observed, "hung", (json_int_t)st.hung, "boots",
 	                     (json_int_t)st.boots, "seconds", "boot", st.boot, "connect",

@@ -85,6 +85,8 @@ static void hung(struct pool *p, struct vm_guest *g, const char *why)
 	snprintf(o->mount_msg, sizeof o->mount_msg, "guest hung on s%zu: %.200s", g->state, why);
 	p->stats->hung++;
 	p->done++;
+	if (p->cfg->progress)
+		p->cfg->progress(p->cfg->progress_ctx, p->done, p->n);
 }
 
 /* The guest died or stopped answering: its state (if any) is hung; a fresh guest
