@@ -1,11 +1,12 @@
 /* pool.c — the pool of real-kernel guests judging crash states (include/blackout/vm.h,
- * docs/realkernel.md section 3): one nbdkit serving the store, `jobs` guests each booted
- * once, states handed out in order, a hung or panicked guest replaced.
+ * docs/realkernel.md section 3): `jobs` guests each booted once, each NBD connection
+ * served by its own nbdkit -s that qemu starts (guest.c says why), states handed out in
+ * order, a hung or panicked guest replaced.
  *
- * Cleanup: every child (nbdkit, qemu; socat is qemu's child and ends with it) is killed
- * and reaped on every return path; children also get SIGKILL from the kernel when the
- * calling thread dies (PR_SET_PDEATHSIG), so a caller killed by a signal leaves none.
- * A caller that catches signals and wants to stop early simply exits. */
+ * Cleanup: every qemu is killed and reaped on every return path (its nbdkit ends with
+ * the connection); children also get SIGKILL from the kernel when the calling thread
+ * dies (PR_SET_PDEATHSIG), so a caller killed by a signal leaves none. A caller that
+ * catches signals and wants to stop early simply exits. */
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "vm/vm_int.h"
@@ -26,50 +28,44 @@ struct pool {
 	struct vm_pool_stats *stats;
 	struct vm_guest g[MAX_JOBS];
 	unsigned jobs;
-	pid_t nbdkit;
-	char nbdsock[512];
 	double state_timeout;
 };
 
-static int start_nbdkit(struct pool *p, struct bo_err *err)
+/* The store is checked once by the plugin's own code before any guest boots: an
+ * nbdkit -s with no client loads the plugin (states=DIR is opened and checked at
+ * config time) and exits, 0 when the store is servable. Without this, a broken store
+ * would show up as a failed connection in every state. */
+static int check_store(struct pool *p, struct bo_err *err)
 {
 	const struct vm_pool_cfg *c = p->cfg;
-	char pidf[512], log[512], states[1100];
-	snprintf(p->nbdsock, sizeof p->nbdsock, "%s/nbd.sock", c->workdir);
-	snprintf(pidf, sizeof pidf, "%s/nbd.pid", c->workdir);
+	char log[512], states[1100];
 	snprintf(log, sizeof log, "%s/nbdkit.log", c->workdir);
 	snprintf(states, sizeof states, "states=%s", c->statedir);
-	unlink(pidf);
-	unlink(p->nbdsock);
-	char *argv[] = {"nbdkit", "-f", "--exit-with-parent", "-U",   p->nbdsock,
-	                "-P",     pidf, (char *)c->plugin,    states, NULL};
-	int rc = vm_spawn(argv, log, &p->nbdkit, err);
+	char *argv[] = {"nbdkit", "-s", (char *)c->plugin, states, NULL};
+	pid_t pid;
+	int rc = vm_spawn(argv, log, &pid, err);
 	if (rc)
 		return rc;
-	/* nbdkit writes its pid file once it listens */
-	for (double end = vm_now() + 30; vm_now() < end;) {
-		struct stat st;
-		if (stat(pidf, &st) == 0 && st.st_size > 0)
-			return 0;
-		int status;
-		if (vm_exited(&p->nbdkit, &status))
-			break;
-		usleep(20000);
-	}
-	vm_kill(&p->nbdkit);
-	char tail[300] = "";
+	int status = -1;
+	for (double end = vm_now() + 30; vm_now() < end && !vm_exited(&pid, &status);)
+		usleep(10000);
+	vm_kill(&pid);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	char line[300], last[300] = "(no message)";
 	FILE *f = fopen(log, "r");
-	while (f && fgets(tail, sizeof tail, f))
-		;
+	while (f && fgets(line, sizeof line, f))
+		if (strstr(line, "error") && !strstr(line, "peername"))
+			snprintf(last, sizeof last, "%s", line);
 	if (f)
 		fclose(f);
-	tail[strcspn(tail, "\n")] = '\0';
-	return bo_errf(err, -EIO, "nbdkit states=%s did not start: %s", c->statedir, tail);
+	last[strcspn(last, "\n")] = '\0';
+	return bo_errf(err, -EINVAL, "the plugin cannot serve states=%s: %s", c->statedir, last);
 }
 
 static int boot(struct pool *p, struct vm_guest *g, struct bo_err *err)
 {
-	int rc = vm_guest_boot(p->cfg, p->nbdsock, g, err);
+	int rc = vm_guest_boot(p->cfg, g, err);
 	if (rc == 0)
 		p->stats->boots++;
 	return rc;
@@ -300,9 +296,14 @@ static int run(struct pool *p, struct bo_err *err)
 	return rc;
 }
 
+/* Paths go into qemu's option syntax (',' separates options) and the plugin's into a
+ * command qemu runs for each connection: plain characters only. */
 static bool path_ok(const char *s)
 {
-	return s && *s && !strchr(s, ',') && strlen(s) < 300; /* qemu option syntax */
+	return s && *s && strlen(s) < 300 &&
+	       strspn(s,
+	              "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./+@%=-") ==
+	           strlen(s);
 }
 
 int vm_pool_observe(const struct vm_pool_cfg *cfg, size_t n, struct crash_observation *obs,
@@ -344,7 +345,7 @@ int vm_pool_observe(const struct vm_pool_cfg *cfg, size_t n, struct crash_observ
 	for (unsigned i = 0; i < MAX_JOBS; i++)
 		p->g[i] = (struct vm_guest){.slot = i, .lfd = -1, .fd = -1};
 	double t0 = vm_now();
-	int rc = start_nbdkit(p, err);
+	int rc = check_store(p, err);
 	if (!rc)
 		rc = run(p, err);
 	for (unsigned i = 0; i < p->jobs; i++) {
@@ -353,7 +354,6 @@ int vm_pool_observe(const struct vm_pool_cfg *cfg, size_t n, struct crash_observ
 		free(p->g[i].obs);
 		unlink(p->g[i].sock);
 	}
-	vm_term(&p->nbdkit, 2); /* nbdkit removes its socket and pid file on SIGTERM */
 	stats->wall = vm_now() - t0;
 	free(p);
 	if (rc)
@@ -365,7 +365,7 @@ int vm_pool_observe(const struct vm_pool_cfg *cfg, size_t n, struct crash_observ
 /* Removes a work directory the pool filled (sockets, consoles, logs): only those. */
 void vm_workdir_remove(const char *dir)
 {
-	static const char *const pat[] = {"nbd.sock", "nbd.pid", "nbdkit.log"};
+	static const char *const pat[] = {"nbdkit.log"};
 	char path[1024];
 	for (size_t i = 0; i < sizeof pat / sizeof *pat; i++) {
 		snprintf(path, sizeof path, "%s/%s", dir, pat[i]);

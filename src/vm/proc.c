@@ -66,17 +66,6 @@ void vm_kill(pid_t *pid)
 	*pid = 0;
 }
 
-void vm_term(pid_t *pid, double grace)
-{
-	if (*pid <= 0)
-		return;
-	kill(*pid, SIGTERM);
-	for (double end = vm_now() + grace; vm_now() < end; usleep(10000))
-		if (vm_exited(pid, NULL))
-			return;
-	vm_kill(pid);
-}
-
 bool vm_exited(pid_t *pid, int *status)
 {
 	if (*pid <= 0)

@@ -16,8 +16,6 @@
 int vm_spawn(char *const argv[], const char *logpath, pid_t *pid, struct bo_err *err);
 /* SIGKILL and reap; pid set to 0. Safe on 0. */
 void vm_kill(pid_t *pid);
-/* SIGTERM, then SIGKILL after `grace` seconds; reaped, pid set to 0. */
-void vm_term(pid_t *pid, double grace);
 /* True once the child has exited (it is reaped then, *pid set to 0). */
 bool vm_exited(pid_t *pid, int *status);
 double vm_now(void); /* monotonic seconds */
@@ -54,9 +52,8 @@ struct vm_guest {
 	double times[5]; /* BO:TIME of the state: connect mount read umount check */
 	bool timed;
 };
-/* Boots guest g (bo.mode=judge) against the nbdkit socket nbdsock. */
-int vm_guest_boot(const struct vm_pool_cfg *cfg, const char *nbdsock, struct vm_guest *g,
-                  struct bo_err *err);
+/* Boots guest g (bo.mode=judge) on cfg's kernel, initrd and state store. */
+int vm_guest_boot(const struct vm_pool_cfg *cfg, struct vm_guest *g, struct bo_err *err);
 /* Kills and reaps qemu, closes its sockets; g may boot again. */
 void vm_guest_stop(struct vm_guest *g);
 /* The console's "Kernel panic" line (or its last line) into msg. */
