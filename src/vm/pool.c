@@ -107,20 +107,34 @@ static int guest_lost(struct pool *p, struct vm_guest *g, const char *why, struc
 	return 0;
 }
 
+/* Bytes to the guest's serial port are sometimes lost under load (a CHECK arriving
+ * as "1"), so a CHECK the guest has not answered with BEGIN within RESEND_S is sent
+ * again; the leading newline ends any partial junk line before it. The guest ignores
+ * junk lines and a second CHECK of the state it just did. */
+#define RESEND_S 0.5
+static int send_check(struct vm_guest *g)
+{
+	char cmd[64];
+	snprintf(cmd, sizeof cmd, "\nCHECK s%zu\n", g->state);
+	g->sent = vm_now();
+	g->sends++;
+	return vm_guest_send(g, cmd);
+}
+
 static int hand_out(struct pool *p, struct vm_guest *g)
 {
 	if (p->next >= p->n)
 		return 0;
-	char cmd[64];
 	g->state = p->next++;
-	snprintf(cmd, sizeof cmd, "CHECK s%zu\n", g->state);
 	g->st = VG_BUSY;
 	g->t0 = vm_now();
 	g->deadline = g->t0 + p->state_timeout;
 	g->obs_len = 0;
 	g->timed = false;
+	g->begun = false;
+	g->sends = 0;
 	g->in.total = 0;
-	return vm_guest_send(g, cmd);
+	return send_check(g);
 }
 
 static int obs_append(struct vm_guest *g, const char *line, struct bo_err *err)
@@ -191,6 +205,10 @@ static int guest_line(struct pool *p, struct vm_guest *g, char *line, struct bo_
 		return guest_lost(p, g, w, err);
 	if (g->st != VG_BUSY)
 		return 0;
+	if (!strncmp(w, "BEGIN ", 6)) {
+		g->begun = true;
+		return 0;
+	}
 	if (!strncmp(w, "OBS ", 4))
 		return obs_append(g, line, err);
 	if (!strncmp(w, "TIME ", 5)) {
@@ -244,6 +262,11 @@ static int guest_check(struct pool *p, struct vm_guest *g, struct bo_err *err)
 	int status;
 	if (vm_exited(&g->pid, &status))
 		return guest_lost(p, g, "qemu exited (the guest powered off or panicked)", err);
+	if (g->st == VG_BUSY && !g->begun && vm_now() - g->sent > RESEND_S && g->sends < 10) {
+		int rc = send_check(g);
+		if (rc)
+			return guest_lost(p, g, "its command port closed", err);
+	}
 	if (vm_now() < g->deadline || g->st == VG_IDLE)
 		return 0;
 	char why[128];

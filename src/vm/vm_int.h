@@ -44,7 +44,10 @@ struct vm_guest {
 	pid_t pid;
 	int lfd, fd; /* the serial port's listening socket, then qemu's connection */
 	double t0, deadline;
-	size_t state; /* VG_BUSY: the state being checked */
+	double sent;    /* VG_BUSY: when the CHECK was last sent */
+	unsigned sends; /* ... and how often */
+	bool begun;     /* the guest said BEGIN for it */
+	size_t state;   /* VG_BUSY: the state being checked */
 	char sock[512], console[512], log[512];
 	struct vm_lines in;
 	char *obs; /* the state's BO:OBS lines */

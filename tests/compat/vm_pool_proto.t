@@ -26,8 +26,14 @@ cat >"$T/bin/fake-guest" <<'FAKE'
 #!/bin/bash
 # FAKE: how to answer; a good answer is a state whose mount failed
 echo "BO:READY"
+last= heard=
 while read -r cmd name; do
 	[ "$cmd" = CHECK ] || continue
+	[ "$name" = "$last" ] && continue
+	# deaf: the first copy of each command is lost on the way (the pool must resend)
+	[ "$FAKE" = deaf ] && [ "$heard" != "$name" ] && heard=$name && continue
+	last=$name
+	echo "BO:BEGIN $name"
 	case "$FAKE:$name" in
 	hang:s1) exec sleep 30 ;;
 	flood:*) exec yes "BO:OBS dir /x" ;;
@@ -57,6 +63,12 @@ ok $? "well-behaved guests: the pool runs"
 is "$(grep -c '"mount_rc":-' "$T/good.out")" 5 "every state observed (a mount failure each)"
 is "$(tail -n 1 "$T/good.out" | jq .seconds.check)" 2.5 "BO:TIME phases summed (5 x 0.5 s of check)"
 is "$(tail -n 1 "$T/good.out" | jq .boots)" 2 "two guests started, none restarted"
+
+pool deaf 3 --jobs 1 --state-timeout 20
+ok $? "a guest that misses each first command: the pool runs"
+is "$(jq -s '[.[] | select(.hung == false and .mount_rc == -5)] | length' "$T/deaf.out")" 3 \
+	"every state observed after the CHECK was sent again"
+is "$(tail -n 1 "$T/deaf.out" | jq .hung)" 0 "none hung"
 
 pool hang 3 --jobs 1 --state-timeout 2
 ok $? "a guest that stops answering does not stop the pool"
