@@ -18,7 +18,7 @@ CFLAGS   += $(CFLAGS_WARN) $(OPT) -g $(SAN) $(ISAL_CFLAGS) $(JSON_CFLAGS) -MMD -
 LDFLAGS  += $(SAN)
 LDLIBS   += $(ISAL_LIBS) $(JSON_LIBS) -lm
 
-LIB_SRCS  := $(sort $(filter-out src/cli/% src/nbd/%,$(wildcard src/*/*.c)))
+LIB_SRCS  := $(sort $(filter-out src/cli/% src/nbd/% src/guest/%,$(wildcard src/*/*.c)))
 CLI_SRCS  := $(sort $(wildcard src/cli/*.c))
 TEST_SUPPORT := $(sort $(wildcard tests/support/*.c))
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
@@ -32,6 +32,9 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/unit/%)
 BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
 
 LIB := $(BUILD)/libblackout.a
+# The guest's tree walker (src/guest/observe.c): static, copied into the initramfs by
+# scripts/vm-build; not part of the library.
+GUEST_OBSERVE := $(BUILD)/guest/bo-observe
 CLI := $(BUILD)/blackout
 
 PROVE ?= prove
@@ -40,7 +43,7 @@ PROVE_FLAGS ?= -j2 --timer
 .PHONY: all deps check check-unit check-compat check-vm check-asan check-format check-fuzz \
 	bench fuzz demo clean format unit man install uninstall
 
-all: $(LIB) $(CLI)
+all: $(LIB) $(CLI) $(GUEST_OBSERVE)
 
 deps:
 	@scripts/install-deps
@@ -66,6 +69,10 @@ $(BUILD)/bench/%: bench/%.c $(LIB)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS) $(BENCH_LIBS_$*)
 
 unit: $(UNIT_BINS)
+
+$(GUEST_OBSERVE): src/guest/observe.c src/crash/md5.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS_WARN) -O2 -static -o $@ src/guest/observe.c src/crash/md5.c -lm
 
 # ---- tests -------------------------------------------------------------------
 check: deps all unit

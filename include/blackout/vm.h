@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "blackout/crash.h"
 #include "blackout/err.h"
@@ -29,17 +30,41 @@ struct vm_pool_cfg {
 /* Where the time went, summed over guests (seconds), and what happened. */
 struct vm_pool_stats {
 	double boot, connect, mount, read, umount, check, other;
-	double wall;       /* the pool's own wall time */
-	unsigned boots;    /* guests booted (restarts included) */
-	unsigned hung;     /* states whose guest stopped answering or panicked */
-	size_t observed;   /* states with a full observation */
+	double wall;     /* the pool's own wall time */
+	unsigned boots;  /* guests booted (restarts included) */
+	unsigned hung;   /* states whose guest stopped answering or panicked */
+	size_t observed; /* states with a full observation */
 };
 
 /* Observes states s0..s<n-1> of cfg->statedir. obs[i] is filled for every i: a
  * state that hung or panicked its guest gets obs[i].guest_hung set with what was
  * seen in mount_msg. Returns 0, or -errno when the pool itself could not run (no
- * qemu, a guest that never boots twice in a row, ...), with the reason in err. */
+ * qemu, a guest that fails to boot twice in a row, a guest sending garbage or
+ * flooding, ...), with the reason in err; obs then holds nothing to free.
+ * Every child process is killed and reaped before it returns; each also gets
+ * SIGKILL from the kernel if the calling thread dies (PR_SET_PDEATHSIG), so an
+ * interrupted caller leaves no qemu or nbdkit running. Not thread-safe against other
+ * users of waitpid(-1) in the same process. */
 int vm_pool_observe(const struct vm_pool_cfg *cfg, size_t n, struct crash_observation *obs,
                     struct vm_pool_stats *stats, struct bo_err *err);
+
+/* Removes what the pool left in a work directory (sockets, consoles, logs), then the
+ * directory if that emptied it. */
+void vm_workdir_remove(const char *dir);
+
+/* ---- the state store's delta files (docs/realkernel.md section 2) ---------- */
+#define VM_DELTA_MAGIC "BOSTATE1"
+#define VM_DELTA_BLOCK 4096u
+#define VM_DELTA_HDR   16u
+#define VM_DELTA_REC   (8u + VM_DELTA_BLOCK) /* u64 LE block index + the block */
+/* Checks a whole delta file held in buf (untrusted) for a device of nblocks 4 KiB
+ * blocks: magic, block size, exact size for its count, indices strictly increasing
+ * and inside the device. Sets *count; record i's data is at
+ * buf + VM_DELTA_HDR + i * VM_DELTA_REC + 8. The error names the problem, not the file. */
+int vm_delta_check(const uint8_t *buf, size_t len, uint64_t nblocks, uint32_t *count,
+                   struct bo_err *err);
+uint64_t vm_delta_block(const uint8_t *buf, uint32_t i); /* record i's block index */
+/* Writes OUT: the delta of IMAGE against BASE (same size, a multiple of 4096). */
+int vm_delta_write(const char *base, const char *image, const char *out, struct bo_err *err);
 
 #endif

@@ -20,6 +20,7 @@
 #include "blackout/util.h"
 #include "nbd/record.h"
 #include "nbd/server.h"
+#include "nbd/states.h"
 
 /* Every request goes through one non-thread-safe stack; the control thread takes
  * the server's lock as well, only while a command runs (never while it talks to a
@@ -60,6 +61,22 @@ static struct {
 	struct ctl_client cl[CTL_CLIENTS];
 } P = {.lfd = -1, .wake = {-1, -1}};
 
+/* states=DIR (src/nbd/states.c): a state store instead of a stack; each connection's
+ * handle is then a struct nbd_states_conn. */
+static struct {
+	char *dir;
+	struct nbd_states *st;
+} S;
+
+static int states_ret(int rc, const struct bo_err *err)
+{
+	if (rc == 0)
+		return 0;
+	nbdkit_set_error(-rc);
+	nbdkit_error("%s", bo_errstr(err, rc));
+	return -1;
+}
+
 /* A user-given string fit for one log line (control bytes escaped). */
 static const char *esc(char *buf, size_t size, const char *s)
 {
@@ -69,6 +86,11 @@ static const char *esc(char *buf, size_t size, const char *s)
 
 static int bo_config(const char *key, const char *value)
 {
+	if (strcmp(key, "states") == 0) {
+		free(S.dir);
+		S.dir = strdup(value);
+		return S.dir ? 0 : -1;
+	}
 	if (strcmp(key, "stack") == 0) {
 		free(P.stack);
 		P.stack = strdup(value);
@@ -100,15 +122,23 @@ static int bo_config(const char *key, const char *value)
 	}
 	char k[256];
 	nbdkit_error("unknown parameter '%s' (expected stack=, size=, control=, record=, "
-	             "record-max=)",
+	             "record-max=, states=)",
 	             esc(k, sizeof k, key));
 	return -1;
 }
 
 static int bo_config_complete(void)
 {
+	if (S.dir) {
+		if (P.stack || P.size) {
+			nbdkit_error("states=DIR serves a state store: no stack= or size= with it");
+			return -1;
+		}
+		struct bo_err err = {{0}};
+		return states_ret(nbd_states_open(S.dir, &S.st, &err), &err);
+	}
 	if (!P.stack) {
-		nbdkit_error("stack=SPEC is required, e.g. stack='mem(size=64M)'");
+		nbdkit_error("stack=SPEC (or states=DIR) is required, e.g. stack='mem(size=64M)'");
 		return -1;
 	}
 	struct bo_err err = {{0}};
@@ -402,6 +432,8 @@ static void bo_unload(void)
 			nbdkit_error("record save at unload: %s", bo_errstr(&err, rc));
 	}
 	nbd_srv_close(P.srv);
+	nbd_states_close(S.st);
+	free(S.dir);
 	free(P.stack);
 	free(P.control);
 	free(P.record);
@@ -447,6 +479,13 @@ static int bo_list_exports(int readonly, int is_tls, struct nbdkit_exports *expo
 static void *bo_open(int readonly)
 {
 	(void)readonly;
+	if (S.st) {
+		struct nbd_states_conn *c = NULL;
+		struct bo_err err = {{0}};
+		if (states_ret(nbd_states_connect(S.st, nbdkit_export_name(), &c, &err), &err))
+			return NULL;
+		return c;
+	}
 	const char *name = nbdkit_export_name();
 	if (!name || !*name)
 		return P.srv; /* every connection sees the one device: a reboot reconnects */
@@ -462,10 +501,18 @@ static void *bo_open(int readonly)
 	return NULL;
 }
 
+static void bo_close(void *h)
+{
+	if (S.st)
+		nbd_states_disconnect(h); /* the private overlay goes with the connection */
+}
+
 static int64_t bo_get_size(void *h)
 {
 	if (h == &marker_handle)
 		return NBD_REC_MARKER_BYTES;
+	if (S.st)
+		return (int64_t)nbd_states_size(h);
 	return (int64_t)((struct nbd_srv *)h)->size;
 }
 
@@ -486,6 +533,10 @@ static int bo_block_size(void *h, uint32_t *min, uint32_t *pref, uint32_t *max)
 	if (h == &marker_handle)
 		h = P.srv; /* the marker export takes any write; it advertises the same sizes */
 	struct nbd_srv *s = h;
+	if (S.st) {
+		*min = 1, *pref = 4096, *max = 32u << 20;
+		return 0;
+	}
 	*min = 1; /* any alignment works: unaligned edges are read-modify-written */
 	*pref = s->dev->sector_size > 4096 ? s->dev->sector_size : 4096;
 	*max = 32u << 20;
@@ -522,6 +573,9 @@ static int bo_pread(void *h, void *buf, uint32_t count, uint64_t off, uint32_t f
 	(void)flags;
 	if (h == &marker_handle)
 		return ret(P.srv, nbd_rec_marker_pread(P.srv, buf, count, off));
+	struct bo_err err = {{0}};
+	if (S.st)
+		return states_ret(nbd_states_pread(h, buf, count, off, &err), &err);
 	return ret(h, nbd_srv_pread(h, buf, count, off));
 }
 
@@ -529,6 +583,9 @@ static int bo_pwrite(void *h, const void *buf, uint32_t count, uint64_t off, uin
 {
 	if (h == &marker_handle) /* a mark is in the log once the write returns: FUA adds nothing */
 		return ret(P.srv, nbd_rec_marker_pwrite(P.srv, buf, count, off));
+	struct bo_err err = {{0}};
+	if (S.st) /* FUA means nothing to an overlay in memory */
+		return states_ret(nbd_states_pwrite(h, buf, count, off, &err), &err);
 	return ret(h, nbd_srv_pwrite(h, buf, count, off, flags & NBDKIT_FLAG_FUA));
 }
 
@@ -537,6 +594,8 @@ static int bo_flush(void *h, uint32_t flags)
 	(void)flags;
 	if (h == &marker_handle)
 		return 0; /* the marker export holds nothing volatile */
+	if (S.st)
+		return 0;
 	return ret(h, nbd_srv_flush(h));
 }
 
@@ -544,6 +603,9 @@ static int bo_trim(void *h, uint32_t count, uint64_t off, uint32_t flags)
 {
 	if (h == &marker_handle) /* not offered (can_trim); refused should a client try */
 		return ret(P.srv, -EOPNOTSUPP);
+	struct bo_err err = {{0}};
+	if (S.st)
+		return states_ret(nbd_states_zero(h, count, off, &err), &err);
 	return ret(h, nbd_srv_trim(h, count, off, flags & NBDKIT_FLAG_FUA));
 }
 
@@ -551,6 +613,9 @@ static int bo_zero(void *h, uint32_t count, uint64_t off, uint32_t flags)
 {
 	if (h == &marker_handle)
 		return ret(P.srv, -EOPNOTSUPP);
+	struct bo_err err = {{0}};
+	if (S.st)
+		return states_ret(nbd_states_zero(h, count, off, &err), &err);
 	return ret(h, nbd_srv_zero(h, count, off, flags & NBDKIT_FLAG_FUA));
 }
 
@@ -566,7 +631,8 @@ static struct nbdkit_plugin plugin = {
                    "control=PATH   Unix socket for the control protocol (docs/nbd.md)\n"
                    "record=FILE    log every request (and the marker export's marks) to "
                    "FILE\n"
-                   "record-max=N   refuse requests once the log would pass N bytes (1G)",
+                   "record-max=N   refuse requests once the log would pass N bytes (1G)\n"
+                   "states=DIR     serve a state store as exports s<N> (docs/realkernel.md)",
     .magic_config_key = "stack",
     .get_ready = bo_get_ready,
     .after_fork = bo_after_fork,
@@ -574,6 +640,7 @@ static struct nbdkit_plugin plugin = {
     .preconnect = bo_preconnect,
     .list_exports = bo_list_exports,
     .open = bo_open,
+    .close = bo_close,
     .get_size = bo_get_size,
     .block_size = bo_block_size,
     .can_write = bo_can_true,

@@ -1,15 +1,409 @@
 /* pool.c — the pool of real-kernel guests judging crash states (include/blackout/vm.h,
- * docs/realkernel.md). Placeholder until the pool is built: it says so. */
-#include "blackout/vm.h"
-
+ * docs/realkernel.md section 3): `jobs` guests each booted once, each NBD connection
+ * served by its own nbdkit -s that qemu starts (guest.c says why), states handed out in
+ * order, a hung or panicked guest replaced.
+ *
+ * Cleanup: every qemu is killed and reaped on every return path (its nbdkit ends with
+ * the connection); children also get SIGKILL from the kernel when the calling thread
+ * dies (PR_SET_PDEATHSIG), so a caller killed by a signal leaves none. A caller that
+ * catches signals and wants to stop early simply exits. */
 #include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "vm/vm_int.h"
+
+#define MAX_JOBS 64
+
+struct pool {
+	const struct vm_pool_cfg *cfg;
+	size_t n, next, done;
+	struct crash_observation *obs;
+	struct vm_pool_stats *stats;
+	struct vm_guest g[MAX_JOBS];
+	unsigned jobs;
+	double state_timeout;
+};
+
+/* The store is checked once by the plugin's own code before any guest boots: an
+ * nbdkit -s with no client loads the plugin (states=DIR is opened and checked at
+ * config time) and exits, 0 when the store is servable. Without this, a broken store
+ * would show up as a failed connection in every state. */
+static int check_store(struct pool *p, struct bo_err *err)
+{
+	const struct vm_pool_cfg *c = p->cfg;
+	char log[512], states[1100];
+	snprintf(log, sizeof log, "%s/nbdkit.log", c->workdir);
+	snprintf(states, sizeof states, "states=%s", c->statedir);
+	char *argv[] = {"nbdkit", "-s", (char *)c->plugin, states, NULL};
+	pid_t pid;
+	int rc = vm_spawn(argv, log, &pid, err);
+	if (rc)
+		return rc;
+	int status = -1;
+	for (double end = vm_now() + 30; vm_now() < end && !vm_exited(&pid, &status);)
+		usleep(10000);
+	vm_kill(&pid);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	char line[300], last[300] = "(no message)";
+	FILE *f = fopen(log, "r");
+	while (f && fgets(line, sizeof line, f))
+		if (strstr(line, "error") && !strstr(line, "peername"))
+			snprintf(last, sizeof last, "%s", line);
+	if (f)
+		fclose(f);
+	last[strcspn(last, "\n")] = '\0';
+	return bo_errf(err, -EINVAL, "the plugin cannot serve states=%s: %s", c->statedir, last);
+}
+
+static int boot(struct pool *p, struct vm_guest *g, struct bo_err *err)
+{
+	int rc = vm_guest_boot(p->cfg, g, err);
+	if (rc == 0)
+		p->stats->boots++;
+	return rc;
+}
+
+static void hung(struct pool *p, struct vm_guest *g, const char *why)
+{
+	struct crash_observation *o = &p->obs[g->state];
+	crash_observation_free(o);
+	memset(o, 0, sizeof *o);
+	o->guest_hung = true;
+	o->mount_rc = -EIO; /* the state never got through: detected, by the guest's death */
+	snprintf(o->mount_msg, sizeof o->mount_msg, "guest hung on s%zu: %.200s", g->state, why);
+	p->stats->hung++;
+	p->done++;
+	if (p->cfg->progress)
+		p->cfg->progress(p->cfg->progress_ctx, p->done, p->n);
+}
+
+/* The guest died or stopped answering: its state (if any) is hung; a fresh guest
+ * takes its place while states remain. A guest that failed to boot twice in a row
+ * stops the pool. */
+static int guest_lost(struct pool *p, struct vm_guest *g, const char *why, struct bo_err *err)
+{
+	char tail[300];
+	vm_guest_console_tail(g, tail, sizeof tail);
+	bool booting = g->st == VG_BOOTING;
+	if (g->st == VG_BUSY) {
+		char msg[512];
+		snprintf(msg, sizeof msg, "%s (%s)", why, tail);
+		hung(p, g, msg);
+	}
+	vm_guest_stop(g);
+	if (booting && ++g->boot_fails >= 2)
+		return bo_errf(err, -EIO, "guest %u failed to boot twice in a row: %s (%s; see %s)",
+		               g->slot, why, tail, g->console);
+	if (p->next < p->n)
+		return boot(p, g, err);
+	return 0;
+}
+
+/* Bytes to the guest's serial port are sometimes lost under load (a CHECK arriving
+ * as "1"), so a CHECK the guest has not answered with BEGIN within RESEND_S is sent
+ * again; the leading newline ends any partial junk line before it. The guest ignores
+ * junk lines and a second CHECK of the state it just did. */
+#define RESEND_S 0.5
+static int send_check(struct vm_guest *g)
+{
+	char cmd[64];
+	snprintf(cmd, sizeof cmd, "\nCHECK s%zu\n", g->state);
+	g->sent = vm_now();
+	g->sends++;
+	return vm_guest_send(g, cmd);
+}
+
+static int hand_out(struct pool *p, struct vm_guest *g)
+{
+	if (p->next >= p->n)
+		return 0;
+	g->state = p->next++;
+	g->st = VG_BUSY;
+	g->t0 = vm_now();
+	g->deadline = g->t0 + p->state_timeout;
+	g->obs_len = 0;
+	g->timed = false;
+	g->begun = false;
+	g->sends = 0;
+	g->in.total = 0;
+	return send_check(g);
+}
+
+static int obs_append(struct vm_guest *g, const char *line, struct bo_err *err)
+{
+	size_t len = strlen(line);
+	if (len + 1 > VM_STATE_MAX - g->obs_len)
+		return bo_errf(err, -E2BIG, "guest %u: observation of s%zu over %u bytes", g->slot,
+		               g->state, VM_STATE_MAX);
+	if (g->obs_len + len + 1 > g->obs_cap) {
+		size_t cap = g->obs_cap ? g->obs_cap : 65536;
+		while (cap < g->obs_len + len + 1)
+			cap *= 2;
+		char *o = realloc(g->obs, cap);
+		if (!o)
+			return -ENOMEM;
+		g->obs = o, g->obs_cap = cap;
+	}
+	memcpy(g->obs + g->obs_len, line, len);
+	g->obs[g->obs_len + len] = '\n';
+	g->obs_len += len + 1;
+	return 0;
+}
+
+static int state_end(struct pool *p, struct vm_guest *g, const char *name, struct bo_err *err)
+{
+	char want[32];
+	snprintf(want, sizeof want, "s%zu", g->state);
+	if (strcmp(name, want) != 0)
+		return bo_errf(err, -EPROTO, "guest %u: 'BO:END %.40s' while checking %s", g->slot,
+		               name, want);
+	struct crash_observation *o = &p->obs[g->state];
+	struct bo_err why = {{0}};
+	crash_observation_free(o);
+	memset(o, 0, sizeof *o);
+	int rc = crash_obs_parse_lines(g->obs, g->obs_len, o, &why);
+	if (rc)
+		return bo_errf(err, rc, "guest %u, state %s: %s", g->slot, want, why.msg);
+	struct vm_pool_stats *s = p->stats;
+	double total = vm_now() - g->t0, phases = 0;
+	if (g->timed) {
+		s->connect += g->times[0], s->mount += g->times[1], s->read += g->times[2];
+		s->umount += g->times[3], s->check += g->times[4];
+		for (int i = 0; i < 5; i++)
+			phases += g->times[i];
+	}
+	s->other += total > phases ? total - phases : 0;
+	s->observed++;
+	p->done++;
+	g->st = VG_IDLE;
+	if (p->cfg->progress)
+		p->cfg->progress(p->cfg->progress_ctx, p->done, p->n);
+	return 0;
+}
+
+/* One line from guest g. */
+static int guest_line(struct pool *p, struct vm_guest *g, char *line, struct bo_err *err)
+{
+	if (strncmp(line, "BO:", 3) != 0)
+		return 0; /* not ours: the protocol's lines all start with BO: */
+	const char *w = line + 3;
+	if (!strcmp(w, "READY") && g->st == VG_BOOTING) {
+		p->stats->boot += vm_now() - g->t0;
+		g->boot_fails = 0;
+		g->st = VG_IDLE;
+		return hand_out(p, g);
+	}
+	if (!strncmp(w, "ERROR", 5))
+		return guest_lost(p, g, w, err);
+	if (g->st != VG_BUSY)
+		return 0;
+	if (!strncmp(w, "BEGIN ", 6)) {
+		g->begun = true;
+		return 0;
+	}
+	if (!strncmp(w, "OBS ", 4))
+		return obs_append(g, line, err);
+	if (!strncmp(w, "TIME ", 5)) {
+		unsigned long ms[5];
+		if (sscanf(w + 5, "%lu %lu %lu %lu %lu", &ms[0], &ms[1], &ms[2], &ms[3], &ms[4]) !=
+		    5)
+			return bo_errf(err, -EPROTO, "guest %u: bad line '%.80s'", g->slot, line);
+		for (int i = 0; i < 5; i++)
+			g->times[i] = ms[i] > 3600000 ? 3600 : (double)ms[i] / 1000;
+		g->timed = true;
+		return 0;
+	}
+	if (!strncmp(w, "END ", 4)) {
+		int rc = state_end(p, g, w + 4, err);
+		return rc ? rc : hand_out(p, g);
+	}
+	return 0;
+}
+
+static int guest_input(struct pool *p, struct vm_guest *g, struct bo_err *err)
+{
+	char buf[65536];
+	ssize_t r = recv(g->fd, buf, sizeof buf, MSG_DONTWAIT);
+	if (r < 0 && (errno == EINTR || errno == EAGAIN))
+		return 0;
+	if (r <= 0)
+		return guest_lost(p, g, "qemu exited (the guest powered off or panicked)", err);
+	int rc = vm_lines_feed(&g->in, buf, (size_t)r);
+	if (rc == -E2BIG)
+		return bo_errf(err, rc, "guest %u sent over %u bytes %s%zu: flooding, stopped",
+		               g->slot, VM_STATE_MAX,
+		               g->st == VG_BUSY ? "for s" : "while idle, at ", g->state);
+	char *line;
+	while (rc == 0 && g->fd >= 0) {
+		int got = vm_lines_next(&g->in, &line);
+		if (got == -E2BIG)
+			return bo_errf(err, got, "guest %u sent a line over %u bytes", g->slot,
+			               VM_LINE_MAX);
+		if (got <= 0)
+			break;
+		rc = guest_line(p, g, line, err);
+	}
+	return rc;
+}
+
+/* Timeouts and deaths not announced on the socket. */
+static int guest_check(struct pool *p, struct vm_guest *g, struct bo_err *err)
+{
+	if (g->st == VG_OFF)
+		return 0;
+	int status;
+	if (vm_exited(&g->pid, &status))
+		return guest_lost(p, g, "qemu exited (the guest powered off or panicked)", err);
+	if (g->st == VG_BUSY && !g->begun && vm_now() - g->sent > RESEND_S && g->sends < 10) {
+		int rc = send_check(g);
+		if (rc)
+			return guest_lost(p, g, "its command port closed", err);
+	}
+	if (vm_now() < g->deadline || g->st == VG_IDLE)
+		return 0;
+	char why[128];
+	if (g->st == VG_BOOTING)
+		snprintf(why, sizeof why, "no BO:READY within %.0fs", g->deadline - g->t0);
+	else
+		snprintf(why, sizeof why, "no BO:END within %.0fs: the guest stopped answering",
+		         p->state_timeout);
+	return guest_lost(p, g, why, err);
+}
+
+static int run(struct pool *p, struct bo_err *err)
+{
+	int rc = 0;
+	for (unsigned i = 0; !rc && i < p->jobs; i++)
+		rc = boot(p, &p->g[i], err);
+	while (!rc && p->done < p->n) {
+		struct pollfd pfd[MAX_JOBS];
+		for (unsigned i = 0; i < p->jobs; i++) {
+			struct vm_guest *g = &p->g[i];
+			int fd = g->fd >= 0 ? g->fd : g->lfd;
+			pfd[i] = (struct pollfd){.fd = g->st == VG_OFF ? -1 : fd, .events = POLLIN};
+		}
+		/* short: qemu's exit and deadlines are polled, not signalled */
+		if (poll(pfd, p->jobs, 200) < 0 && errno != EINTR)
+			return bo_errf(err, -errno, "poll: %s", strerror(errno));
+		for (unsigned i = 0; !rc && i < p->jobs; i++) {
+			struct vm_guest *g = &p->g[i];
+			if (g->st != VG_OFF && pfd[i].fd >= 0 && pfd[i].revents) {
+				if (g->fd < 0) { /* qemu connects the command port */
+					g->fd = accept4(g->lfd, NULL, NULL,
+					                SOCK_CLOEXEC | SOCK_NONBLOCK);
+					if (g->fd >= 0) {
+						close(g->lfd);
+						g->lfd = -1;
+					}
+				} else {
+					rc = guest_input(p, g, err);
+				}
+			}
+			if (!rc)
+				rc = guest_check(p, g, err);
+		}
+		bool any = false;
+		for (unsigned i = 0; i < p->jobs; i++)
+			any |= p->g[i].st != VG_OFF;
+		if (!rc && !any && p->done < p->n)
+			rc = bo_errf(err, -EIO, "every guest is gone with states left");
+	}
+	return rc;
+}
+
+/* Paths go into qemu's option syntax (',' separates options) and the plugin's into a
+ * command qemu runs for each connection: plain characters only. */
+static bool path_ok(const char *s)
+{
+	return s && *s && strlen(s) < 300 &&
+	       strspn(s,
+	              "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./+@%=-") ==
+	           strlen(s);
+}
 
 int vm_pool_observe(const struct vm_pool_cfg *cfg, size_t n, struct crash_observation *obs,
                     struct vm_pool_stats *stats, struct bo_err *err)
 {
-	(void)cfg;
-	(void)n;
-	(void)obs;
-	(void)stats;
-	return bo_errf(err, -ENOSYS, "the real-kernel guest pool is not built yet");
+	*stats = (struct vm_pool_stats){0};
+	for (size_t i = 0; i < n; i++)
+		memset(&obs[i], 0, sizeof obs[i]);
+	if (!path_ok(cfg->workdir) || !path_ok(cfg->statedir) || !path_ok(cfg->kernel) ||
+	    !path_ok(cfg->initrd) || !path_ok(cfg->plugin))
+		return bo_errf(
+		    err, -EINVAL,
+		    "kernel, initrd, plugin, statedir and workdir must be set, without ','");
+	if (!cfg->fs ||
+	    strspn(cfg->fs, "abcdefghijklmnopqrstuvwxyz0123456789") != strlen(cfg->fs) ||
+	    (cfg->mopt && strspn(cfg->mopt, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0"
+	                                    "123456789_=,.-") != strlen(cfg->mopt)))
+		return bo_errf(err, -EINVAL,
+		               "fs and mount options may hold only [a-z0-9] and [a-zA-Z0-9_=,.-]");
+	for (const char *f = cfg->kernel; f; f = f == cfg->kernel ? cfg->initrd : NULL)
+		if (access(f, R_OK) != 0)
+			return bo_errf(err, -ENOENT, "%s: %s (scripts/vm-build makes it)", f,
+			               strerror(errno));
+	if (mkdir(cfg->workdir, 0700) < 0 && errno != EEXIST)
+		return bo_errf(err, -errno, "%s: %s", cfg->workdir, strerror(errno));
+	if (n == 0)
+		return 0;
+	struct pool *p = calloc(1, sizeof *p);
+	if (!p)
+		return -ENOMEM;
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	p->cfg = cfg, p->n = n, p->obs = obs, p->stats = stats;
+	p->jobs = cfg->jobs ? cfg->jobs : (cores > 0 ? (unsigned)cores : 1);
+	if (p->jobs > MAX_JOBS)
+		p->jobs = MAX_JOBS;
+	if (p->jobs > n)
+		p->jobs = (unsigned)n;
+	p->state_timeout = cfg->state_timeout > 0 ? cfg->state_timeout : 60;
+	for (unsigned i = 0; i < MAX_JOBS; i++)
+		p->g[i] = (struct vm_guest){.slot = i, .lfd = -1, .fd = -1};
+	double t0 = vm_now();
+	int rc = check_store(p, err);
+	if (!rc)
+		rc = run(p, err);
+	for (unsigned i = 0; i < p->jobs; i++) {
+		vm_guest_stop(&p->g[i]);
+		vm_lines_free(&p->g[i].in);
+		free(p->g[i].obs);
+		unlink(p->g[i].sock);
+	}
+	stats->wall = vm_now() - t0;
+	free(p);
+	if (rc)
+		for (size_t i = 0; i < n; i++)
+			crash_observation_free(&obs[i]);
+	return rc;
+}
+
+/* Removes a work directory the pool filled (sockets, consoles, logs): only those. */
+void vm_workdir_remove(const char *dir)
+{
+	static const char *const pat[] = {"nbdkit.log"};
+	char path[1024];
+	for (size_t i = 0; i < sizeof pat / sizeof *pat; i++) {
+		snprintf(path, sizeof path, "%s/%s", dir, pat[i]);
+		unlink(path);
+	}
+	for (unsigned s = 0; s < MAX_JOBS; s++) {
+		snprintf(path, sizeof path, "%s/g%u.sock", dir, s);
+		unlink(path);
+		snprintf(path, sizeof path, "%s/g%u.qemu.log", dir, s);
+		unlink(path);
+		for (unsigned b = 1; b < 1000; b++) {
+			snprintf(path, sizeof path, "%s/g%u-%u.console", dir, s, b);
+			if (unlink(path) < 0)
+				break;
+		}
+	}
+	rmdir(dir);
 }

@@ -1,0 +1,146 @@
+/* observe.c — the guest's tree walker (bo-observe, built -static into the initramfs):
+ * prints the observation lines of a mounted filesystem (docs/architecture.md,
+ * "Observation lines": `dir PATH`, `file SIZE DIGESTS PATH`) in one process, where the
+ * shell walk forked a dd and an md5sum per 4 KiB chunk. Not part of libblackout.
+ * Usage: bo-observe MOUNTPOINT  (paths printed relative to it, sorted as `sort` does). */
+#include <dirent.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "crash/internal.h"
+
+#define CHUNK    4096
+#define MAXDEPTH 64
+#define MAXPATH  4096
+
+struct paths {
+	char **v;
+	size_t n, cap;
+};
+
+static int add(struct paths *p, const char *s)
+{
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 256;
+		char **v = realloc(p->v, cap * sizeof *v);
+		if (!v)
+			return -ENOMEM;
+		p->v = v, p->cap = cap;
+	}
+	if (!(p->v[p->n] = strdup(s)))
+		return -ENOMEM;
+	p->n++;
+	return 0;
+}
+
+/* Every path under dir (as `find DIR -mindepth 1` lists them). */
+static int walk(const char *dir, unsigned depth, struct paths *p)
+{
+	if (depth > MAXDEPTH)
+		return 0;
+	DIR *d = opendir(dir);
+	if (!d)
+		return 0; /* an unreadable directory is listed, its contents are not */
+	struct dirent *e;
+	int rc = 0;
+	while (rc == 0 && (e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		char path[MAXPATH];
+		if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= sizeof path)
+			continue;
+		rc = add(p, path);
+		struct stat st;
+		if (rc == 0 && lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+			rc = walk(path, depth + 1, p);
+	}
+	closedir(d);
+	return rc;
+}
+
+static int cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void hex(const uint8_t md5[16], char out[33])
+{
+	for (int i = 0; i < 16; i++)
+		sprintf(out + 2 * i, "%02x", md5[i]);
+}
+
+static void file(const char *path, const char *rel, const struct stat *st)
+{
+	static uint8_t buf[CHUNK];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		printf("BO:OBS file %lld ! %s\n", (long long)st->st_size, rel);
+		return;
+	}
+	/* the digests are collected first: a read error anywhere makes the line "!" */
+	size_t n = ((size_t)st->st_size + CHUNK - 1) / CHUNK, len = 0;
+	char *ds = malloc(n * 33 + 2);
+	bool bad = !ds;
+	for (size_t i = 0; !bad && i < n; i++) {
+		size_t want = CHUNK, got = 0;
+		if (i == n - 1 && st->st_size % CHUNK)
+			want = (size_t)(st->st_size % CHUNK);
+		while (!bad && got < want) {
+			ssize_t r = read(fd, buf + got, want - got);
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r < 0)
+				bad = true; /* EIO, EBADMSG: the read failed, as `cat` would say */
+			if (r <= 0)
+				break;
+			got += (size_t)r;
+		}
+		uint8_t md5[16];
+		crash_md5(buf, got, md5);
+		if (len)
+			ds[len++] = ',';
+		hex(md5, ds + len);
+		len += 32;
+	}
+	close(fd);
+	if (bad)
+		printf("BO:OBS file %lld ! %s\n", (long long)st->st_size, rel);
+	else
+		printf("BO:OBS file %lld %s %s\n", (long long)st->st_size, n ? ds : "-", rel);
+	free(ds);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: bo-observe MOUNTPOINT\n");
+		return 2;
+	}
+	const char *root = argv[1];
+	size_t rlen = strlen(root);
+	struct paths p = {0};
+	if (walk(root, 0, &p) < 0) {
+		fprintf(stderr, "bo-observe: out of memory\n");
+		return 1;
+	}
+	qsort(p.v, p.n, sizeof *p.v, cmp);
+	for (size_t i = 0; i < p.n; i++) {
+		const char *rel = p.v[i] + rlen;
+		struct stat st;
+		if (lstat(p.v[i], &st) < 0)
+			st.st_mode = 0; /* gone or unreadable: the shell walk skipped it too */
+		if (S_ISDIR(st.st_mode))
+			printf("BO:OBS dir %s\n", rel);
+		else if (S_ISREG(st.st_mode))
+			file(p.v[i], rel, &st);
+		free(p.v[i]);
+	}
+	free(p.v);
+	return fflush(stdout) == 0 ? 0 : 1;
+}

@@ -1,0 +1,69 @@
+#!/bin/bash
+# vm_pool.t — the pool of judging guests (src/vm, docs/realkernel.md section 3) on a
+# state store made by hand: host mke2fs gives base.img; deltas rewrite a file block,
+# zero the superblock, corrupt an inode, and make the kernel panic (errors=panic and a
+# corrupted directory block), then four more. Each state's observation is checked; the panicking state
+# is reported hung and the next state is observed on a fresh guest.
+. "$(dirname "$0")/../test-lib.sh"
+need_tool qemu-system-x86_64 nbdkit socat mke2fs debugfs tune2fs jq
+[ -f "$BUILD/blackout-nbdkit.so" ] || bail "$BUILD/blackout-nbdkit.so missing: make"
+[ -x "$BUILD/guest/bo-observe" ] || bail "$BUILD/guest/bo-observe missing: make"
+"$BLACKOUT_SRC/scripts/vm-build" "$BUILD/vm" >/dev/null || bail "scripts/vm-build failed"
+
+S=$T/store
+mkdir -p "$S" "$T/src/d"
+head -c 10000 /dev/urandom >"$T/src/a"
+printf 'hello\n' >"$T/src/d/b"
+truncate -s 64M "$S/base.img"
+mke2fs -q -F -t ext4 -b 4096 -d "$T/src" "$S/base.img" || bail "mke2fs failed"
+blk() { debugfs -R "blocks $1" "$S/base.img" 2>/dev/null | awk '{ print $1 }'; }
+ablk=$(blk /a) dblk=$(blk /d)
+# the inode table block and byte offset of /d/b's inode ("located at block B, offset 0xO")
+read -r iblk ioff < <(debugfs -R "imap /d/b" "$S/base.img" 2>/dev/null |
+	sed -n 's/.*located at block \([0-9]*\), offset \(0x[0-9a-f]*\).*/\1 \2/p')
+[ -n "$ablk" ] && [ -n "$dblk" ] && [ -n "$iblk" ] || bail "debugfs found no blocks"
+state() { # state N: s<N>.delta from $T/img (then removed)
+	"$BLACKOUT" vmobserve delta "$S/base.img" "$T/img" "$S/s$1.delta" && rm -f "$T/img"
+}
+cp "$S/base.img" "$T/img" && state 0 # as made
+cp "$S/base.img" "$T/img"
+printf 'X%.0s' $(seq 4096) | dd of="$T/img" bs=4096 seek="$ablk" conv=notrunc status=none
+state 1 # /a's first block rewritten
+cp "$S/base.img" "$T/img" && dd if=/dev/zero of="$T/img" bs=4096 count=1 conv=notrunc status=none
+state 2 # the superblock zeroed: no mount
+cp "$S/base.img" "$T/img"
+fill() { head -c "$1" /dev/zero | tr '\0' '\245'; } # fixed garbage: the same states every run
+fill 256 | dd of="$T/img" bs=1 seek=$((iblk * 4096 + ioff)) conv=notrunc status=none
+state 3 # /d/b's inode overwritten: e2fsck complains
+cp "$S/base.img" "$T/img" && tune2fs -e panic "$T/img" >/dev/null &&
+	fill 4096 | dd of="$T/img" bs=4096 seek="$dblk" conv=notrunc status=none
+state 4 # errors=panic, /d's block garbage: reading /d panics the kernel
+for n in 5 6 7 8; do cp "$S/base.img" "$T/img" && state $n; done # as made, after the panic
+amd5=$(head -c 4096 "$T/src/a" | md5sum | cut -d' ' -f1)
+xmd5=$(printf 'X%.0s' $(seq 4096) | md5sum | cut -d' ' -f1)
+
+timeout 240 "$BLACKOUT" vmobserve "$S" 9 --fs ext4 --jobs 2 --workdir "$T/wd" \
+	--state-timeout 60 >"$T/out.jsonl" 2>"$T/err"
+ok $? "vmobserve ran the pool over 9 states with 2 guests"
+sed 's/^/# /' "$T/out.jsonl" "$T/err"
+st() { jq -r "select(.state == $1) | $2" "$T/out.jsonl"; }
+is "$(st 0 .files.a.md5)" "$amd5" "s0: /a's first chunk as made"
+is "$(st 0 .fsck_clean)" true "s0: e2fsck -fn clean"
+is "$(st 1 .files.a.md5)" "$xmd5" "s1: /a's rewritten block seen through the kernel"
+is "$(st 1 .files.a.size)" 10000 "s1: /a's size"
+t "s2: the mount fails on a zeroed superblock" '[ "$(st 2 .mount_rc)" != 0 ] && [ "$(st 2 .hung)" = false ]'
+is "$(st 3 .mount_rc)" 0 "s3: mounts despite the corrupted inode"
+is "$(st 3 .fsck_clean)" false "s3: e2fsck -fn complains"
+is "$(st 4 .hung)" true "s4: the panicking state is reported hung"
+t "s4: the message says the kernel panicked" 'st 4 .mount_msg | grep -q "Kernel panic"'
+is "$(st 5 .files.a.md5)" "$amd5" "s5: observed after the panic, on a fresh guest"
+is "$(st 5 .fsck_clean)" true "s5: clean"
+is "$(st 8 .files.a.md5)" "$amd5" "s8: the last state observed"
+sum=$(tail -n 1 "$T/out.jsonl")
+is "$(echo "$sum" | jq .observed)" 8 "summary: 8 states observed"
+is "$(echo "$sum" | jq .hung)" 1 "summary: 1 hung"
+is "$(echo "$sum" | jq .boots)" 3 "summary: 3 guests started (2 and 1 restart)"
+t "summary: phase times reported" '[ "$(echo "$sum" | jq ".seconds.mount > 0 and .seconds.check > 0")" = true ]'
+left=$(pgrep -f "$T/wd" | wc -l)
+is "$left" 0 "no qemu, nbdkit or socat left running"
+done_testing
