@@ -185,9 +185,9 @@ struct matrix_run_opts {
 	void *progress_ctx;
 	/* --vm: real-kernel columns, one matrix_vm_cell() per row x column x workload */
 	bool vm;
-	unsigned vm_cuts;         /* the budget of a real-kernel exploration */
+	unsigned vm_states;       /* the state budget of a real-kernel exploration */
 	const char *vm_workloads; /* comma-separated; NULL: append-fsync */
-	const char *vm_script;    /* path of scripts/vmtest */
+	const char *vm_cmd;       /* the program run as `PROG vmtest ...` for each cell */
 	const char *vm_out;       /* where each run keeps its logs; NULL: build/vm-matrix */
 };
 

@@ -14,7 +14,7 @@
 static const char matrix_help[] =
     "usage: blackout matrix [--quick|--full] [--out DIR] [--json [FILE]] [--jobs N] [--seed S]\n"
     "                       [--max-states N] [--rows IDS] [--columns IDS] [--workloads NAMES]\n"
-    "                       [--vm [--vm-cuts N] [--vm-workloads NAMES]] [--shard I/N]\n"
+    "                       [--vm [--vm-states N] [--vm-workloads NAMES]] [--shard I/N]\n"
     "       blackout matrix --merge PART... [--out DIR] [--json [FILE]]\n"
     "\n"
     "Runs the crash explorer over every device stack (rows) and filesystem configuration\n"
@@ -41,10 +41,13 @@ static const char matrix_help[] =
     "  --workloads NAMES  only these built-in workloads (blackout workloads)\n"
     "  --vm             add real-kernel columns: Linux ext4 (barrier=1, barrier=0), xfs\n"
     "                   and btrfs in qemu on each row's stack (media grown to hold a\n"
-    "                   64 MiB filesystem), one vmtest run per cell and workload\n"
-    "                   (docs/vmtest.md); logs under DIR/vm\n"
-    "  --vm-cuts N      power cuts per real-kernel run (default 4; about 10 s each\n"
-    "                   under TCG)\n"
+    "                   64 MiB filesystem, 320 MiB for xfs), one `blackout vmtest` run\n"
+    "                   per cell and workload: the guest's I/O recorded once, its crash\n"
+    "                   states enumerated and judged by Linux (docs/vmtest.md); logs\n"
+    "                   under DIR/vm; BLACKOUT_VM_CELL names another program to run\n"
+    "                   as `PROG vmtest ...` instead\n"
+    "  --vm-states N    crash states per real-kernel run (default 20 quick, 300 full;\n"
+    "                   about a second each under TCG)\n"
     "  --vm-workloads NAMES  workloads of the real-kernel cells (default append-fsync)\n"
     "  --shard I/N      run only shard I of N (0 <= I < N) of the explorations and\n"
     "                   write them as a part: to --json FILE, else DIR/part-I-of-N.json\n"
@@ -180,13 +183,20 @@ static int run(struct matrix_run_opts *o, const char *out, int json, const char 
 	struct progress_state ps = {.tty = isatty(2) == 1};
 	o->progress = progress;
 	o->progress_ctx = &ps;
-	char script[4096 + 32], vmdir[4096 + 8];
+	char exe[4096], vmdir[4096 + 8];
 	if (o->vm) {
-		if (cli_vm_script(script, sizeof(script)) < 0)
-			return cli_fail("matrix",
-			                "--vm: cannot find scripts/vmtest (set BLACKOUT_SRC)");
+		/* each cell runs this very program's `vmtest`, unless BLACKOUT_VM_CELL names
+		 * another one taking the same arguments (a wrapper, or a test's stand-in) */
+		const char *cell = getenv("BLACKOUT_VM_CELL");
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		if (cell && *cell)
+			snprintf(exe, sizeof(exe), "%s", cell);
+		else if (n > 0)
+			exe[n] = '\0';
+		else
+			return cli_fail("matrix", "--vm: cannot find this program (/proc/self/exe)");
 		snprintf(vmdir, sizeof(vmdir), "%s/vm", out);
-		o->vm_script = script;
+		o->vm_cmd = exe;
 		o->vm_out = vmdir;
 	}
 	if (shard)
@@ -225,7 +235,7 @@ int cmd_matrix(int argc, char **argv)
 	bool shard = false, run_opts = false;
 	char **parts = NULL;
 	size_t nparts = 0;
-	uint64_t jobs = 0, maxs = 0, vm_cuts = 4;
+	uint64_t jobs = 0, maxs = 0, vm_states = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -261,8 +271,8 @@ int cmd_matrix(int argc, char **argv)
 			i++;
 		} else if (strcmp(a, "--vm") == 0) {
 			o.vm = true;
-		} else if (strcmp(a, "--vm-cuts") == 0) {
-			if (cli_num("matrix", a, v, 0, 1, 1000, &vm_cuts))
+		} else if (strcmp(a, "--vm-states") == 0) {
+			if (cli_num("matrix", a, v, 0, 1, 1000000, &vm_states))
 				return 2;
 			i++;
 		} else if (strcmp(a, "--rows") == 0 || strcmp(a, "--columns") == 0 ||
@@ -310,6 +320,7 @@ int cmd_matrix(int argc, char **argv)
 		return cli_usage_error("matrix", "--vm-workloads needs --vm");
 	o.jobs = (unsigned)jobs;
 	o.max_states = maxs ? maxs : o.full ? 3000 : 300;
-	o.vm_cuts = (unsigned)vm_cuts;
+	/* a real-kernel state costs about a second of a guest: quick cells get a sample */
+	o.vm_states = (unsigned)(vm_states ? vm_states : o.full ? 300 : 20);
 	return run(&o, out, json, json_file, shard);
 }

@@ -119,7 +119,7 @@ static void print_legend(const struct matrix *m, FILE *f)
 		vm = vm || m->cols[c].vm;
 	if (vm)
 		fputs(
-		    "     Linux columns: the states are seeded power cuts, each a reboot in qemu\n",
+		    "     Linux columns: states enumerated from one recorded run, judged by Linux\n",
 		    f);
 }
 

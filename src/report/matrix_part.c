@@ -140,7 +140,7 @@ static int read_plan(const json_t *root, struct matrix *m, struct bo_err *err)
 		bo_jr_fail(&jr, "vm", "is missing");
 	if (vm && !json_is_null(vm)) {
 		o.vm = true;
-		o.vm_cuts = (unsigned)bo_jr_count(&jr, vm, "cuts", 1000);
+		o.vm_states = (unsigned)bo_jr_count(&jr, vm, "states", 1000000);
 		read_list(&jr, vm, "workloads", vwls, sizeof(vwls));
 	}
 	if (jr.rc)
@@ -446,9 +446,10 @@ static int fold_one(struct matrix *m, const struct matrix_task *tk, const struct
 	c->seconds += r->seconds;
 	if (m->cols[tk->col].vm && !c->note[0])
 		snprintf(c->note, sizeof(c->note),
-		         "Linux %s in qemu: %u seeded power cut%s per workload",
-		         pl->cspec[tk->col]->fs, pl->opts.vm_cuts,
-		         pl->opts.vm_cuts == 1 ? "" : "s");
+		         "Linux %s in qemu: up to %u crash state%s per workload, enumerated "
+		         "from one recorded run",
+		         pl->cspec[tk->col]->fs, pl->opts.vm_states,
+		         pl->opts.vm_states == 1 ? "" : "s");
 	if (r->example && matrix_example_better(r->example, tk->wl, c->example, *ex_wl)) {
 		struct matrix_example *e = matrix_example_copy(r->example);
 		if (!e)

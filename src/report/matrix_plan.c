@@ -426,7 +426,7 @@ void *matrix_plan_json(const struct matrix *m)
 		json_array_append_new(wls, json_string(m->workloads[i]));
 	for (size_t i = 0; i < p->nvm_wls; i++)
 		json_array_append_new(vw, json_string(p->vm_wls[i]));
-	json_t *vm = p->opts.vm ? json_pack("{s:I,s:o}", "cuts", (json_int_t)p->opts.vm_cuts,
+	json_t *vm = p->opts.vm ? json_pack("{s:I,s:o}", "states", (json_int_t)p->opts.vm_states,
 	                                    "workloads", vw)
 	                        : (json_decref(vw), json_null());
 	return json_pack("{s:s,s:I,s:I,s:o,s:o,s:o,s:o,s:I}", "mode", m->mode, "seed",

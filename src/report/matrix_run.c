@@ -200,7 +200,7 @@ static int run_vm_task(const struct matrix_run_opts *o, const struct matrix *m,
 	struct crash_result *r = NULL;
 	double t0 = bo_now();
 	int rc =
-	    stack ? matrix_vm_cell(o, stack, p->cspec[tk->col]->fs, wl, o->vm_cuts, dir, &r, &err)
+	    stack ? matrix_vm_cell(o, stack, p->cspec[tk->col]->fs, wl, o->vm_states, dir, &r, &err)
 	          : bo_errf(&err, -EINVAL, "%s", why);
 	t->seconds = bo_now() - t0;
 	if (rc) {

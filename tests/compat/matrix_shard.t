@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # matrix_shard.t — a matrix run as shards through GNU parallel merges into the very
 # matrix.json of the unsharded run (byte for byte), the same table and report; real-kernel
-# cells (a stand-in vmtest: qemu is tests/vm's) shard like the others; and the merge
+# cells (a stand-in for `blackout vmtest`, BLACKOUT_VM_CELL: qemu is tests/vm's) shard like the others; and the merge
 # refuses what cannot be one matrix: a missing or repeated shard, parts of different
 # runs or shard counts, a damaged part, run options beside --merge.
 . "$BLACKOUT_SRC/tests/compat/lib.sh"
@@ -9,27 +9,29 @@ need_tool parallel jq
 
 # the stand-in harness: its counts depend on its arguments (barrier=0 loses synced data)
 fake="$SCRATCH/src"
-mkdir -p "$fake/scripts"
-cat >"$fake/scripts/vmtest" <<'EOF'
+mkdir -p "$fake"
+cat >"$fake/vmcell" <<'EOF'
 #!/bin/bash
+[ "$1" = vmtest ] || exit 2
+shift
 while [ $# -gt 0 ]; do
-	case "$1" in --stack) stack=$2 ;; --fs) fs=$2 ;; --explore-json) json=$2 ;; --cuts) cuts=$2 ;; esac
+	case "$1" in --stack) stack=$2 ;; --fs) fs=$2 ;; --json) json=$2 ;; --max-states) cuts=$2 ;; esac
 	shift 2
 done
 lost=0
 case "$fs" in *barrier=0*) lost=2 ;; esac
-printf '{"blackout_explore":1,"stack":"%s","fs":"linux-%s","workload":"append-fsync","seed":1,"max_states":%d,"shard":0,"nshards":1,"cuts":%d,"space":0,"space_log2":0,"exhaustive":false,"built":3,"coverage":0,"judged":3,"duplicates":0,"ok":%d,"silent":%d,"detected":0,"e2fsck_runs":3,"e2fsck_disagree":0,"violations":{"durable":%d,"stale":0,"bystander":0,"consistent":0,"atomic":0},"allowed":{"durable":0,"stale":0,"bystander":0,"consistent":0,"atomic":0},"failures":[]}\n' \
+printf '{"blackout_explore":1,"stack":"%s","fs":"linux-%s","workload":"append-fsync","seed":1,"max_states":%d,"shard":0,"nshards":1,"cuts":%d,"space":0,"space_log2":0,"exhaustive":false,"built":3,"coverage":0.5,"judged":3,"duplicates":0,"ok":%d,"silent":%d,"detected":0,"e2fsck_runs":3,"e2fsck_disagree":0,"violations":{"durable":%d,"stale":0,"bystander":0,"consistent":0,"atomic":0},"allowed":{"durable":0,"stale":0,"bystander":0,"consistent":0,"atomic":0},"failures":[]}\n' \
 	"$stack" "$fs" "$cuts" "$cuts" $((3 - lost)) $lost $lost >"$json"
 EOF
-chmod +x "$fake/scripts/vmtest"
-export BLACKOUT_SRC="$fake"
+chmod +x "$fake/vmcell"
+export BLACKOUT_VM_CELL="$fake/vmcell"
 
 # a small matrix (about 10 s in all): explorer cells of four rows, three columns and
 # two workloads, real-kernel cells in two columns
 # (one line: parallel hands its command to a shell)
 ARGS="--rows nocache,cache,flash-cheap-128k,raid5-degraded,write-errors \
 --columns ext2,ext3-ordered-b0,ext3-ordered-b1,linux-ext4-b1,linux-ext4-b0 \
---workloads append-fsync,replace-dirsync --max-states 60 --vm --vm-cuts 3"
+--workloads append-fsync,replace-dirsync --max-states 60 --vm --vm-states 3"
 # shellcheck disable=SC2086
 "$BLACKOUT" matrix $ARGS --jobs 2 --out "$SCRATCH/whole" >"$SCRATCH/whole.txt" 2>"$SCRATCH/whole.err"
 ok $? "the unsharded matrix ran"

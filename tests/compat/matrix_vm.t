@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # matrix_vm.t — `blackout matrix --vm` adds real-kernel columns (Linux ext4 barrier=1 and
 # barrier=0, xfs, btrfs) on every row that can serve a guest. qemu is exercised by
-# tests/vm (make check-vm); here a stand-in scripts/vmtest answers each run with a result
+# tests/vm (make check-vm); here a stand-in for `blackout vmtest` (BLACKOUT_VM_CELL) answers each run with a result
 # in the explorer's format that depends on its arguments, so the test checks exactly what
 # the matrix makes of them: which cells run with which stack and --fs, the counts, the
 # cells that cannot run and why, the verdict comparing blackout's ext3 with Linux ext4,
@@ -10,14 +10,16 @@
 need_tool jq
 
 fake="$SCRATCH/src"
-mkdir -p "$fake/scripts"
-cat >"$fake/scripts/vmtest" <<'EOF'
+mkdir -p "$fake"
+cat >"$fake/vmcell" <<'EOF'
 #!/bin/bash
-# stand-in: barrier=0 loses synced data in 2 of 3 cuts, cheap flash damages a
+[ "$1" = vmtest ] || exit 2
+shift
+# stand-in: barrier=0 loses synced data in 2 of 3 states, cheap flash damages a
 # bystander in 1; FAILFS=FS fails that filesystem; MALFORMED=1 writes a result
 # without counts
 while [ $# -gt 0 ]; do
-	case "$1" in --stack) stack=$2 ;; --fs) fs=$2 ;; --explore-json) json=$2 ;; --cuts) cuts=$2 ;; esac
+	case "$1" in --stack) stack=$2 ;; --fs) fs=$2 ;; --json) json=$2 ;; --max-states) cuts=$2 ;; esac
 	shift 2
 done
 echo "$stack|$fs|$cuts" >>"$CALLS"
@@ -27,18 +29,18 @@ lost=0 by=0
 case "$fs" in *barrier=0*) lost=2 ;; esac
 case "$stack" in flash*) by=1 ;; esac
 bad=$(( lost > by ? lost : by ))
-printf '{"blackout_explore":1,"stack":"%s","fs":"linux-%s","workload":"mixed","seed":1,"max_states":%d,"shard":0,"nshards":1,"cuts":%d,"space":0,"space_log2":0,"exhaustive":false,"built":3,"coverage":0,"judged":3,"duplicates":0,"ok":%d,"silent":%d,"detected":0,"e2fsck_runs":3,"e2fsck_disagree":0,"violations":{"durable":%d,"stale":0,"bystander":%d,"consistent":0,"atomic":0},"allowed":{"durable":0,"stale":0,"bystander":0,"consistent":0,"atomic":0},"failures":[]}\n' \
+printf '{"blackout_explore":1,"stack":"%s","fs":"linux-%s","workload":"mixed","seed":1,"max_states":%d,"shard":0,"nshards":1,"cuts":%d,"space":0,"space_log2":0,"exhaustive":false,"built":3,"coverage":0.5,"judged":3,"duplicates":0,"ok":%d,"silent":%d,"detected":0,"e2fsck_runs":3,"e2fsck_disagree":0,"violations":{"durable":%d,"stale":0,"bystander":%d,"consistent":0,"atomic":0},"allowed":{"durable":0,"stale":0,"bystander":0,"consistent":0,"atomic":0},"failures":[]}\n' \
 	"$stack" "$fs" "$cuts" "$cuts" $((3 - bad)) $bad $lost $by >"$json"
 EOF
-chmod +x "$fake/scripts/vmtest"
+chmod +x "$fake/vmcell"
 export CALLS="$SCRATCH/calls"
 ROWS=cache,cache-lying,flash-cheap-128k,write-errors
 COLS=ext3-ordered-b0,ext3-ordered-b1,linux-ext4-b1,linux-ext4-b0,linux-xfs,linux-btrfs
 run() { # OUT [ENV=...]: the small matrix with the stand-in
 	out=$1
 	shift
-	env "$@" BLACKOUT_SRC="$fake" "$BLACKOUT" matrix --rows $ROWS --columns $COLS \
-		--workloads append-fsync --max-states 10 --vm --vm-cuts 3 --out "$SCRATCH/$out" \
+	env "$@" BLACKOUT_VM_CELL="$fake/vmcell" "$BLACKOUT" matrix --rows $ROWS --columns $COLS \
+		--workloads append-fsync --max-states 10 --vm --vm-states 3 --out "$SCRATCH/$out" \
 		>"$SCRATCH/$out.txt" 2>"$SCRATCH/$out.err"
 }
 
