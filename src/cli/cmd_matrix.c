@@ -194,7 +194,8 @@ static int run(struct matrix_run_opts *o, const char *out, int json, const char 
 		else if (n > 0)
 			exe[n] = '\0';
 		else
-			return cli_fail("matrix", "--vm: cannot find this program (/proc/self/exe)");
+			return cli_fail("matrix",
+			                "--vm: cannot find this program (/proc/self/exe)");
 		snprintf(vmdir, sizeof(vmdir), "%s/vm", out);
 		o->vm_cmd = exe;
 		o->vm_out = vmdir;

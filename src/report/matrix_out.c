@@ -118,9 +118,9 @@ static void print_legend(const struct matrix *m, FILE *f)
 	for (size_t c = 0; c < m->ncols; c++)
 		vm = vm || m->cols[c].vm;
 	if (vm)
-		fputs(
-		    "     Linux columns: states enumerated from one recorded run, judged by Linux\n",
-		    f);
+		fputs("     Linux columns: states enumerated from one recorded run, judged by "
+		      "Linux\n",
+		      f);
 }
 
 /* Terminal columns of s[0..n): UTF-8 continuation bytes take none. */

@@ -207,9 +207,9 @@ int matrix_vm_cell(const struct matrix_run_opts *o, const char *stack, const cha
 			_exit(127);
 		/* one guest per cell: the matrix already runs --jobs cells side by side.
 		 * Bounded like every process here: vmtest bounds each qemu, this the whole run */
-		execlp("timeout", "timeout", "-k", "30", limit, o->vm_cmd, "vmtest", "--stack", sized,
-		       "--fs", fs, "--workload", workload, "--max-states", states, "--seed", seed,
-		       "--jobs", "1", "--out", dir, "--json", json, (char *)NULL);
+		execlp("timeout", "timeout", "-k", "30", limit, o->vm_cmd, "vmtest", "--stack",
+		       sized, "--fs", fs, "--workload", workload, "--max-states", states, "--seed",
+		       seed, "--jobs", "1", "--out", dir, "--json", json, (char *)NULL);
 		_exit(127);
 	}
 	int st;

@@ -47,8 +47,9 @@ int main(void)
 	    plan((struct matrix_run_opts){.full = true, .seed = 1, .max_states = 3000}, &f, &err),
 	    1260, "full: 14 rows x 6 columns x 15 workloads");
 	is_int(
-	    plan((struct matrix_run_opts){.seed = 1, .max_states = 300, .vm = true, .vm_states = 20},
-	         &v, &err),
+	    plan(
+	        (struct matrix_run_opts){.seed = 1, .max_states = 300, .vm = true, .vm_states = 20},
+	        &v, &err),
 	    330 + 36, "--vm: 4 Linux columns on the 9 quick rows that can serve a guest");
 	const struct matrix_plan *vp = matrix_plan_of(&v);
 	ok(v.cols[vp->tasks[0].col].vm && vp->deal[0] < 36,
