@@ -210,8 +210,10 @@ $(MAN_STAMP): $(CLI) scripts/gen-man
 
 install: all man
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DOCDIR) \
-	  $(DESTDIR)$(LIBEXECDIR)/scripts $(DESTDIR)$(LIBEXECDIR)/tests/vm
+	  $(DESTDIR)$(LIBEXECDIR)/scripts $(DESTDIR)$(LIBEXECDIR)/tests/vm \
+	  $(DESTDIR)$(LIBEXECDIR)/guest
 	install -m 755 $(CLI) $(DESTDIR)$(BINDIR)/blackout
+	install -m 755 $(GUEST_OBSERVE) $(DESTDIR)$(LIBEXECDIR)/guest/
 	install -m 755 scripts/vmtest scripts/vmrecord scripts/vm-build $(DESTDIR)$(LIBEXECDIR)/scripts/
 	install -m 644 scripts/vm-lib.sh $(DESTDIR)$(LIBEXECDIR)/scripts/
 	install -m 755 tests/vm/guest-init $(DESTDIR)$(LIBEXECDIR)/tests/vm/
