@@ -3,13 +3,21 @@
 # qemu-system-x86_64 first on PATH connects the command port as qemu does and plays the
 # judge protocol (docs/realkernel.md section 3) well or badly: never answers, floods,
 # sends an endless line, names the wrong state, sends a bad observation, never boots,
-# exits at boot. Each is a hung state or a clear error, never a crash or a leftover
-# process.
+# exits at boot, reports a harness error once or every time. Each is a hung state, a
+# retried state or a clear error, never a crash or a leftover process. Also: the CHECK
+# carries each state's offset in the packed deltas.img, and a broken store is one error
+# before any guest starts.
 . "$(dirname "$0")/../test-lib.sh"
-need_tool nbdkit socat jq
-[ -f "$BUILD/blackout-nbdkit.so" ] || bail "$BUILD/blackout-nbdkit.so missing: make"
+need_tool socat jq
 mkdir -p "$T/bin" "$T/store"
 truncate -s 1M "$T/store/base.img"
+# s<N>.delta: s0 and s2 as made (16 bytes), s1 two blocks (16 + 2 x 4104 bytes)
+cp "$T/store/base.img" "$T/img"
+printf 'x' | dd of="$T/img" bs=1 seek=8192 conv=notrunc status=none
+printf 'y' | dd of="$T/img" bs=1 seek=409600 conv=notrunc status=none
+"$BLACKOUT" vmobserve delta "$T/store/base.img" "$T/img" "$T/store/s1.delta"
+"$BLACKOUT" vmobserve delta "$T/store/base.img" "$T/store/base.img" "$T/store/s0.delta"
+for n in 2 3 4; do cp "$T/store/s0.delta" "$T/store/s$n.delta"; done
 : >"$T/kernel"
 : >"$T/initrd"
 cat >"$T/bin/qemu-system-x86_64" <<'FAKE'
@@ -27,14 +35,18 @@ cat >"$T/bin/fake-guest" <<'FAKE'
 # FAKE: how to answer; a good answer is a state whose mount failed
 echo "BO:READY"
 last= heard=
-while read -r cmd name; do
+errs=0
+while read -r cmd name off; do
 	[ "$cmd" = CHECK ] || continue
 	[ "$name" = "$last" ] && continue
 	# deaf: the first copy of each command is lost on the way (the pool must resend)
 	[ "$FAKE" = deaf ] && [ "$heard" != "$name" ] && heard=$name && continue
 	last=$name
 	echo "BO:BEGIN $name"
+	echo "$name $off" >>"$FAKELOG"
 	case "$FAKE:$name" in
+	harnessonce:s1) [ -e "$FAKELOG.once" ] || { : >"$FAKELOG.once" && echo "BO:ERROR s1: dmsetup create failed: no" && exit; } ;;&
+	harness:s1) echo "BO:ERROR s1: bo-observe apply: 0: no BOSTATE1 delta at this offset" && exit ;;
 	hang:s1) exec sleep 30 ;;
 	flood:*) exec yes "BO:OBS dir /x" ;;
 	longline:*) printf 'BO:OBS '; yes x | tr -d '\n'; exit ;;
@@ -52,8 +64,8 @@ chmod +x "$T/bin/qemu-system-x86_64" "$T/bin/fake-guest"
 pool() { # pool MODE N [ARGS]: the pool over N states with fake guests behaving as MODE
 	local mode=$1 n=$2
 	shift 2
-	FAKE=$mode PATH="$T/bin:$PATH" timeout 120 "$BLACKOUT" vmobserve "$T/store" "$n" --fs ext4 \
-		--kernel "$T/kernel" --initrd "$T/initrd" --plugin "$BUILD/blackout-nbdkit.so" \
+	FAKE=$mode FAKELOG=$T/$mode.checks PATH="$T/bin:$PATH" timeout 120 "$BLACKOUT" vmobserve \
+		"$T/store" "$n" --fs ext4 --kernel "$T/kernel" --initrd "$T/initrd" \
 		--workdir "$T/wd-$mode" "$@" >"$T/$mode.out" 2>"$T/$mode.err"
 }
 leftovers() { pgrep -f "$T/" | grep -v "^$$\$" | wc -l; }
@@ -63,6 +75,29 @@ ok $? "well-behaved guests: the pool runs"
 is "$(grep -c '"mount_rc":-' "$T/good.out")" 5 "every state observed (a mount failure each)"
 is "$(tail -n 1 "$T/good.out" | jq .seconds.check)" 2.5 "BO:TIME phases summed (5 x 0.5 s of check)"
 is "$(tail -n 1 "$T/good.out" | jq .boots)" 2 "two guests started, none restarted"
+is "$(sort "$T/good.checks" | tr '\n' ' ')" "s0 0 s1 4096 s2 16384 s3 20480 s4 24576 " \
+	"each CHECK names its delta's 4096-aligned offset in deltas.img"
+
+pool harnessonce 3 --jobs 1
+ok $? "a harness error (BO:ERROR during a state): the pool runs"
+is "$(grep -c '^s1 ' "$T/harnessonce.checks")" 2 "the state is sent again"
+is "$(jq -s '[.[] | select(.hung == false and .mount_rc == -5)] | length' "$T/harnessonce.out")" 3 \
+	"every state observed, none reported hung or as the filesystem's"
+is "$(tail -n 1 "$T/harnessonce.out" | jq .boots)" 2 "on a fresh guest"
+
+pool harness 3 --jobs 1
+is $? 1 "a harness error twice: a clear error (exit 1)"
+grep -q "s1 failed twice in the harness (not the filesystem): s1: bo-observe apply" "$T/harness.err"
+ok $? "... naming the state and the guest's message"
+sed 's/^/# /' "$T/harness.err"
+
+printf 'BOSTATE1xxxx' >"$T/store/s4.delta"
+pool badstore 5 --jobs 1
+rc=$?
+t "a malformed delta: one clear error before any guest (exit 1)" \
+	'[ $rc = 1 ] && grep -q "s4.delta: 12 bytes: shorter than the 16-byte header" "$T/badstore.err"'
+t "... and no guest was started" '[ ! -e "$T/badstore.checks" ]'
+cp "$T/store/s0.delta" "$T/store/s4.delta"
 
 pool deaf 3 --jobs 1 --state-timeout 20
 ok $? "a guest that misses each first command: the pool runs"
