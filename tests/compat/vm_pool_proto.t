@@ -127,6 +127,35 @@ for mode in flood longline wrongend badobs noboot exitboot; do
 	t "$mode: a clear error (exit 1)" '[ $rc = 1 ] && grep -qF -- "$want" "$T/$mode.err"'
 	grep -qF -- "$want" "$T/$mode.err" || sed 's/^/# /' "$T/$mode.err"
 done
+# bo-observe apply (the guest's step that writes a state's delta onto its snapshot), on
+# files: the delta found at its offset in a packed deltas.img, and each refusal named
+A=$BUILD/guest/bo-observe
+if [ -x "$A" ]; then
+	(head -c 4096 /dev/zero && cat "$T/store/s1.delta") >"$T/deltas.img"
+	truncate -s %4096 "$T/deltas.img"
+	cp "$T/store/base.img" "$T/tgt"
+	"$A" apply "$T/deltas.img" 4096 "$T/tgt"
+	t "apply: s1's delta at 4096 makes the base into s1's image" '[ $? = 0 ] && cmp -s "$T/tgt" "$T/img"'
+	apply_err() { "$A" apply "$T/deltas.img" "$1" "$2" 2>&1 >/dev/null; }
+	is "$(apply_err 0 "$T/tgt")" "bo-observe apply: 0: no BOSTATE1 delta at this offset" \
+		"apply: no delta at the offset"
+	is "$(apply_err 100 "$T/tgt")" "bo-observe apply: 100: OFFSET must be a decimal multiple of 4096" \
+		"apply: an unaligned offset"
+	is "$(apply_err 1048576 "$T/tgt")" "bo-observe apply: 1048576: OFFSET past the end of the deltas device" \
+		"apply: an offset past the end"
+	truncate -s 64K "$T/small"
+	is "$(apply_err 4096 "$T/small")" \
+		"bo-observe apply: 4096: record 1: block 100 outside the device (16 blocks)" \
+		"apply: a block outside the target, before anything is written"
+	t "... the target untouched" '[ "$(tr -d "\\0" <"$T/small" | wc -c)" = 0 ]'
+	head -c 8192 "$T/deltas.img" >"$T/cut.img"
+	is "$("$A" apply "$T/cut.img" 4096 "$T/tgt" 2>&1)" \
+		"bo-observe apply: 4096: the delta's count runs past the deltas device or 64 MiB" \
+		"apply: a count running past the deltas device"
+else
+	skip "bo-observe apply" "no $A (make)"
+fi
+
 sleep 0.2
 is "$(leftovers)" 0 "no fake qemu, socat or nbdkit left running"
 done_testing
