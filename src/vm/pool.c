@@ -96,6 +96,15 @@ static int harness_error(struct pool *p, struct vm_guest *g, const char *msg, st
 	return boot(p, g, err);
 }
 
+/* A CHECK's last field: a sum of the state's number and its offset, which the guest
+ * recomputes. A byte lost from the offset could make it point at another state's delta,
+ * judged under this state's name; with the sum such a line is junk (ignored, and the
+ * command is sent again). The guest's shell computes the same (guest-init). */
+unsigned long long vm_check_sum(size_t state, unsigned long long off)
+{
+	return ((unsigned long long)state * 40503 + off / 4096 * 65519 + 12345) % 1000003;
+}
+
 /* Bytes to the guest's serial port are sometimes lost under load (a CHECK arriving
  * as "1"), so a CHECK the guest has not answered with BEGIN within RESEND_S is sent
  * again; the leading newline ends any partial junk line before it. The guest ignores
@@ -103,9 +112,10 @@ static int harness_error(struct pool *p, struct vm_guest *g, const char *msg, st
 #define RESEND_S 0.5
 static int send_check(struct pool *p, struct vm_guest *g)
 {
-	char cmd[80];
-	snprintf(cmd, sizeof cmd, "\nCHECK s%zu %llu\n", g->state,
-	         (unsigned long long)p->offsets[g->state]);
+	char cmd[96];
+	unsigned long long off = p->offsets[g->state];
+	snprintf(cmd, sizeof cmd, "\nCHECK s%zu %llu %llu\n", g->state, off,
+	         vm_check_sum(g->state, off));
 	g->sent = vm_now();
 	g->sends++;
 	return vm_guest_send(g, cmd);

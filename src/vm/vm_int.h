@@ -65,4 +65,8 @@ void vm_guest_stop(struct vm_guest *g);
 void vm_guest_console_tail(const struct vm_guest *g, char *msg, size_t len);
 int vm_guest_send(struct vm_guest *g, const char *cmd);
 
+/* ---- pool.c ---------------------------------------------------------------- */
+/* The CHECK line's sum of state number and delta offset (docs/realkernel.md section 3). */
+unsigned long long vm_check_sum(size_t state, unsigned long long off);
+
 #endif
