@@ -70,9 +70,11 @@ $(BUILD)/bench/%: bench/%.c $(LIB)
 
 unit: $(UNIT_BINS)
 
-$(GUEST_OBSERVE): src/guest/observe.c src/crash/md5.c
+GUEST_OBSERVE_SRCS := src/guest/observe.c src/guest/apply.c src/crash/md5.c src/vm/delta.c \
+                      src/util/err.c
+$(GUEST_OBSERVE): $(GUEST_OBSERVE_SRCS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS_WARN) -O2 -static -o $@ src/guest/observe.c src/crash/md5.c -lm
+	$(CC) $(CPPFLAGS) $(CFLAGS_WARN) -O2 -static -o $@ $(GUEST_OBSERVE_SRCS) -lm
 
 # ---- tests -------------------------------------------------------------------
 check: deps all unit

@@ -1,7 +1,7 @@
 /* vm.h — guests of the real Linux kernel judging crash states from a state store
  * (docs/realkernel.md): a pool of qemu guests, each booted once, each observing many
- * states served by the nbdkit plugin (states=DIR). Observations only: the one judge
- * (crash_judge) decides. */
+ * states of the store, which reaches it as two read-only disks (base.img and the
+ * packed deltas). Observations only: the one judge (crash_judge) decides. */
 #ifndef BLACKOUT_VM_H
 #define BLACKOUT_VM_H
 
@@ -15,9 +15,9 @@
 struct vm_pool_cfg {
 	const char *kernel;   /* the guest kernel (build/vm/vmlinuz) */
 	const char *initrd;   /* its initramfs with guest-init (build/vm/initramfs.gz) */
-	const char *plugin;   /* build/blackout-nbdkit.so */
+	const char *plugin;   /* unused by the pool since it reads the store from disks */
 	const char *statedir; /* the state store: base.img, s<N>.delta */
-	const char *workdir;  /* sockets, consoles and logs go here */
+	const char *workdir;  /* sockets, consoles, logs and deltas.img go here */
 	const char *fs;       /* ext4 | ext3 | xfs | btrfs */
 	const char *mopt;     /* mount options; NULL: "defaults" */
 	unsigned jobs;        /* guests in parallel; 0: the number of cores */
@@ -64,6 +64,15 @@ void vm_workdir_remove(const char *dir);
 int vm_delta_check(const uint8_t *buf, size_t len, uint64_t nblocks, uint32_t *count,
                    struct bo_err *err);
 uint64_t vm_delta_block(const uint8_t *buf, uint32_t i); /* record i's block index */
+/* The number of 4 KiB blocks of STATEDIR/base.img, refused unless a regular file of a
+ * non-zero multiple of 4096 bytes. */
+int vm_store_base_blocks(const char *statedir, uint64_t *nblocks, struct bo_err *err);
+/* Writes OUT (via OUT.tmp, renamed): s0..s<n-1>.delta of STATEDIR, each checked by
+ * vm_delta_check against base.img's size, one after another at 4096-aligned offsets
+ * (offsets[i] for state i), zero-padded to a multiple of 4096. The error names the file
+ * and what is wrong with it. */
+int vm_deltas_pack(const char *statedir, size_t n, const char *out, uint64_t *offsets,
+                   struct bo_err *err);
 /* Writes OUT: the delta of IMAGE against BASE (same size, a multiple of 4096). */
 int vm_delta_write(const char *base, const char *image, const char *out, struct bo_err *err);
 

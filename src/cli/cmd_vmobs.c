@@ -20,12 +20,12 @@ static void usage(FILE *f)
 	           "judging many states; prints one JSON line per state, then a summary line.\n"
 	           "  --fs FS[,OPTS]        ext4 | ext3 | xfs | btrfs, then mount options\n"
 	           "  --jobs J              guests in parallel (default: the number of cores)\n"
-	           "  --workdir D           sockets, consoles and logs (default: a new directory\n"
-	           "                        under $TMPDIR, removed after a successful run)\n"
+	           "  --workdir D           sockets, consoles, logs, deltas.img (default: a new\n"
+	           "                        directory under $TMPDIR, removed after success)\n"
 	           "  --boot-timeout S      seconds for a guest to boot (default 120)\n"
 	           "  --state-timeout S     seconds for one state (default 60)\n"
 	           "  --kernel F --initrd F the guest (default $BUILD/vm/vmlinuz, initramfs.gz)\n"
-	           "  --plugin F            the nbdkit plugin (default $BUILD/blackout-nbdkit.so)\n"
+	           "  --plugin F            ignored (the guests read the store from disks)\n"
 	           "delta: OUT gets the 4 KiB blocks where IMAGE differs from BASE.\n"
 	           "Exit 0 when the pool ran (whatever the states hold), 1 when it could not.\n");
 }

@@ -2,7 +2,8 @@
  * prints the observation lines of a mounted filesystem (docs/architecture.md,
  * "Observation lines": `dir PATH`, `file SIZE DIGESTS PATH`) in one process, where the
  * shell walk forked a dd and an md5sum per 4 KiB chunk. Not part of libblackout.
- * Usage: bo-observe MOUNTPOINT  (paths printed relative to it, sorted as `sort` does). */
+ * Usage: bo-observe MOUNTPOINT  (paths printed relative to it, sorted as `sort` does);
+ * bo-observe apply DELTADEV OFFSET TARGET writes a state's delta (apply.c). */
 #include <dirent.h>
 #include <errno.h>
 #include <stdbool.h>
@@ -116,10 +117,15 @@ static void file(const char *path, const char *rel, const struct stat *st)
 	free(ds);
 }
 
+int bo_apply(int argc, char **argv); /* apply.c */
+
 int main(int argc, char **argv)
 {
+	if (argc > 1 && !strcmp(argv[1], "apply"))
+		return bo_apply(argc, argv);
 	if (argc != 2) {
-		fprintf(stderr, "usage: bo-observe MOUNTPOINT\n");
+		fprintf(stderr, "usage: bo-observe MOUNTPOINT | bo-observe apply DELTADEV OFFSET "
+		                "TARGET\n");
 		return 2;
 	}
 	const char *root = argv[1];

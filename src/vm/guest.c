@@ -1,7 +1,7 @@
-/* guest.c — one judging guest's life: qemu started with bo.mode=judge (the command
- * line of scripts/vmtest --attach nbd, but nbdkit behind guestfwd directly), its
- * command port a Unix socket qemu connects to, its console a file read back for a
- * panic's message; killed and reaped. */
+/* guest.c — one judging guest's life: qemu started with bo.mode=judge, the state store
+ * on two read-only virtio disks (base.img, the pool's deltas.img), its command port a
+ * Unix socket qemu connects to, its console a file read back for a panic's message;
+ * killed and reaped. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -14,8 +14,9 @@
 #include "vm/vm_int.h"
 
 /* The guest's RAM: the initramfs (busybox, the fs tools) unpacks into it; ext4,
- * e2fsck and the page cache of a small state fit in the rest. */
-#define GUEST_MEM "192"
+ * e2fsck, the page cache of a small state and the RAM disk holding a state's writes
+ * (its delta and the fs's recovery: a few MiB for the states seen) fit in the rest. */
+#define GUEST_MEM "256"
 
 static int listen_on(const char *path, int *fd, struct bo_err *err)
 {
@@ -36,7 +37,8 @@ static int listen_on(const char *path, int *fd, struct bo_err *err)
 	return 0;
 }
 
-int vm_guest_boot(const struct vm_pool_cfg *cfg, struct vm_guest *g, struct bo_err *err)
+int vm_guest_boot(const struct vm_pool_cfg *cfg, const char *deltas, struct vm_guest *g,
+                  struct bo_err *err)
 {
 	g->boots++;
 	snprintf(g->sock, sizeof g->sock, "%s/g%u.sock", cfg->workdir, g->slot);
@@ -46,20 +48,20 @@ int vm_guest_boot(const struct vm_pool_cfg *cfg, struct vm_guest *g, struct bo_e
 	int rc = listen_on(g->sock, &g->lfd, err);
 	if (rc)
 		return rc;
-	char append[512], chardev[600], serial[600], netdev[800];
+	char append[512], chardev[600], serial[600], base[1200], dimg[1200];
 	snprintf(append, sizeof append,
-	         "console=ttyS0 quiet loglevel=3 panic=-1 bo.mode=judge bo.attach=nbd bo.fs=%s "
-	         "bo.mopt=%s",
+	         "console=ttyS0 quiet loglevel=3 panic=-1 bo.mode=judge bo.fs=%s bo.mopt=%s",
 	         cfg->fs, cfg->mopt && *cfg->mopt ? cfg->mopt : "defaults");
 	snprintf(chardev, sizeof chardev, "socket,id=bo,path=%s", g->sock);
 	snprintf(serial, sizeof serial, "file:%s", g->console);
-	/* No host TCP port: each guest connection to 10.0.2.100:10809 gets its own nbdkit
-	 * on qemu's end of the socket (-s), exiting when the connection closes. Through a
-	 * socat relay to one nbdkit on a Unix socket, every read whose reply was over ~4 KiB
-	 * took 15-45 ms (60 reads of 8 KiB: 2.7 s); this way 40-60 ms for the 60. */
-	snprintf(netdev, sizeof netdev,
-	         "user,id=n0,restrict=on,guestfwd=tcp:10.0.2.100:10809-cmd:nbdkit -s %s states=%s",
-	         cfg->plugin, cfg->statedir);
+	/* No network: the store through qemu's own block layer. The guest writes nothing
+	 * to either disk (its per-state snapshot keeps its writes in RAM); snapshot=on
+	 * would catch a write to the base in a temporary overlay all the same, and the
+	 * deltas are read-only. Over NBD (nbd-client, guestfwd, an nbdkit -s per state) a
+	 * state's connect cost about 1 s and some connections failed (docs/realkernel.md). */
+	snprintf(base, sizeof base, "file=%s/base.img,format=raw,if=virtio,snapshot=on",
+	         cfg->statedir);
+	snprintf(dimg, sizeof dimg, "file=%s,format=raw,if=virtio,readonly=on", deltas);
 	char *argv[] = {"qemu-system-x86_64",
 	                "-accel",
 	                "tcg",
@@ -85,10 +87,10 @@ int vm_guest_boot(const struct vm_pool_cfg *cfg, struct vm_guest *g, struct bo_e
 	                serial,
 	                "-serial",
 	                "chardev:bo",
-	                "-netdev",
-	                netdev,
-	                "-device",
-	                "virtio-net-pci,netdev=n0",
+	                "-drive",
+	                base,
+	                "-drive",
+	                dimg,
 	                NULL};
 	rc = vm_spawn(argv, g->log, &g->pid, err);
 	if (rc) {

@@ -1,12 +1,13 @@
 /* pool.c — the pool of real-kernel guests judging crash states (include/blackout/vm.h,
- * docs/realkernel.md section 3): `jobs` guests each booted once, each NBD connection
- * served by its own nbdkit -s that qemu starts (guest.c says why), states handed out in
- * order, a hung or panicked guest replaced.
+ * docs/realkernel.md section 3): the store's deltas packed once into deltas.img (both
+ * reach each guest as read-only disks), `jobs` guests each booted once, states handed
+ * out in order, a hung or panicked guest replaced, a state whose harness step failed in
+ * the guest retried once on a fresh guest.
  *
- * Cleanup: every qemu is killed and reaped on every return path (its nbdkit ends with
- * the connection); children also get SIGKILL from the kernel when the calling thread
- * dies (PR_SET_PDEATHSIG), so a caller killed by a signal leaves none. A caller that
- * catches signals and wants to stop early simply exits. */
+ * Cleanup: every qemu is killed and reaped on every return path; children also get
+ * SIGKILL from the kernel when the calling thread dies (PR_SET_PDEATHSIG), so a caller
+ * killed by a signal leaves none. A caller that catches signals and wants to stop early
+ * simply exits. */
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
@@ -29,43 +30,16 @@ struct pool {
 	struct vm_guest g[MAX_JOBS];
 	unsigned jobs;
 	double state_timeout;
+	char deltas[1100];     /* WORKDIR/deltas.img */
+	uint64_t *offsets;     /* each state's delta in it */
+	unsigned char *tries;  /* harness errors per state */
+	size_t redo[MAX_JOBS]; /* states to hand out again (a harness error) */
+	unsigned nredo;
 };
-
-/* The store is checked once by the plugin's own code before any guest boots: an
- * nbdkit -s with no client loads the plugin (states=DIR is opened and checked at
- * config time) and exits, 0 when the store is servable. Without this, a broken store
- * would show up as a failed connection in every state. */
-static int check_store(struct pool *p, struct bo_err *err)
-{
-	const struct vm_pool_cfg *c = p->cfg;
-	char log[512], states[1100];
-	snprintf(log, sizeof log, "%s/nbdkit.log", c->workdir);
-	snprintf(states, sizeof states, "states=%s", c->statedir);
-	char *argv[] = {"nbdkit", "-s", (char *)c->plugin, states, NULL};
-	pid_t pid;
-	int rc = vm_spawn(argv, log, &pid, err);
-	if (rc)
-		return rc;
-	int status = -1;
-	for (double end = vm_now() + 30; vm_now() < end && !vm_exited(&pid, &status);)
-		usleep(10000);
-	vm_kill(&pid);
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		return 0;
-	char line[300], last[300] = "(no message)";
-	FILE *f = fopen(log, "r");
-	while (f && fgets(line, sizeof line, f))
-		if (strstr(line, "error") && !strstr(line, "peername"))
-			snprintf(last, sizeof last, "%s", line);
-	if (f)
-		fclose(f);
-	last[strcspn(last, "\n")] = '\0';
-	return bo_errf(err, -EINVAL, "the plugin cannot serve states=%s: %s", c->statedir, last);
-}
 
 static int boot(struct pool *p, struct vm_guest *g, struct bo_err *err)
 {
-	int rc = vm_guest_boot(p->cfg, g, err);
+	int rc = vm_guest_boot(p->cfg, p->deltas, g, err);
 	if (rc == 0)
 		p->stats->boots++;
 	return rc;
@@ -102,9 +76,33 @@ static int guest_lost(struct pool *p, struct vm_guest *g, const char *why, struc
 	if (booting && ++g->boot_fails >= 2)
 		return bo_errf(err, -EIO, "guest %u failed to boot twice in a row: %s (%s; see %s)",
 		               g->slot, why, tail, g->console);
-	if (p->next < p->n)
+	if (p->next < p->n || p->nredo)
 		return boot(p, g, err);
 	return 0;
+}
+
+/* "BO:ERROR NAME: ..." during a state: a harness step (dmsetup, the delta's apply)
+ * failed in the guest, which powers off. Not the filesystem's outcome: the state goes
+ * to a fresh guest once; a second failure stops the pool with the guest's message. */
+static int harness_error(struct pool *p, struct vm_guest *g, const char *msg, struct bo_err *err)
+{
+	if (p->tries[g->state]++ >= 1 || p->nredo >= MAX_JOBS)
+		return bo_errf(err, -EIO,
+		               "guest %u: s%zu failed twice in the harness (not the filesystem): "
+		               "%.300s (see %s)",
+		               g->slot, g->state, msg, g->console);
+	p->redo[p->nredo++] = g->state;
+	vm_guest_stop(g);
+	return boot(p, g, err);
+}
+
+/* A CHECK's last field: a sum of the state's number and its offset, which the guest
+ * recomputes. A byte lost from the offset could make it point at another state's delta,
+ * judged under this state's name; with the sum such a line is junk (ignored, and the
+ * command is sent again). The guest's shell computes the same (guest-init). */
+unsigned long long vm_check_sum(size_t state, unsigned long long off)
+{
+	return ((unsigned long long)state * 40503 + off / 4096 * 65519 + 12345) % 1000003;
 }
 
 /* Bytes to the guest's serial port are sometimes lost under load (a CHECK arriving
@@ -112,10 +110,12 @@ static int guest_lost(struct pool *p, struct vm_guest *g, const char *why, struc
  * again; the leading newline ends any partial junk line before it. The guest ignores
  * junk lines and a second CHECK of the state it just did. */
 #define RESEND_S 0.5
-static int send_check(struct vm_guest *g)
+static int send_check(struct pool *p, struct vm_guest *g)
 {
-	char cmd[64];
-	snprintf(cmd, sizeof cmd, "\nCHECK s%zu\n", g->state);
+	char cmd[96];
+	unsigned long long off = p->offsets[g->state];
+	snprintf(cmd, sizeof cmd, "\nCHECK s%zu %llu %llu\n", g->state, off,
+	         vm_check_sum(g->state, off));
 	g->sent = vm_now();
 	g->sends++;
 	return vm_guest_send(g, cmd);
@@ -123,9 +123,12 @@ static int send_check(struct vm_guest *g)
 
 static int hand_out(struct pool *p, struct vm_guest *g)
 {
-	if (p->next >= p->n)
+	if (p->nredo)
+		g->state = p->redo[--p->nredo];
+	else if (p->next < p->n)
+		g->state = p->next++;
+	else
 		return 0;
-	g->state = p->next++;
 	g->st = VG_BUSY;
 	g->t0 = vm_now();
 	g->deadline = g->t0 + p->state_timeout;
@@ -134,7 +137,7 @@ static int hand_out(struct pool *p, struct vm_guest *g)
 	g->begun = false;
 	g->sends = 0;
 	g->in.total = 0;
-	return send_check(g);
+	return send_check(p, g);
 }
 
 static int obs_append(struct vm_guest *g, const char *line, struct bo_err *err)
@@ -201,6 +204,8 @@ static int guest_line(struct pool *p, struct vm_guest *g, char *line, struct bo_
 		g->st = VG_IDLE;
 		return hand_out(p, g);
 	}
+	if (!strncmp(w, "ERROR", 5) && g->st == VG_BUSY && g->begun)
+		return harness_error(p, g, w + 5 + strspn(w + 5, " "), err);
 	if (!strncmp(w, "ERROR", 5))
 		return guest_lost(p, g, w, err);
 	if (g->st != VG_BUSY)
@@ -263,7 +268,7 @@ static int guest_check(struct pool *p, struct vm_guest *g, struct bo_err *err)
 	if (vm_exited(&g->pid, &status))
 		return guest_lost(p, g, "qemu exited (the guest powered off or panicked)", err);
 	if (g->st == VG_BUSY && !g->begun && vm_now() - g->sent > RESEND_S && g->sends < 10) {
-		int rc = send_check(g);
+		int rc = send_check(p, g);
 		if (rc)
 			return guest_lost(p, g, "its command port closed", err);
 	}
@@ -336,10 +341,10 @@ int vm_pool_observe(const struct vm_pool_cfg *cfg, size_t n, struct crash_observ
 	for (size_t i = 0; i < n; i++)
 		memset(&obs[i], 0, sizeof obs[i]);
 	if (!path_ok(cfg->workdir) || !path_ok(cfg->statedir) || !path_ok(cfg->kernel) ||
-	    !path_ok(cfg->initrd) || !path_ok(cfg->plugin))
-		return bo_errf(
-		    err, -EINVAL,
-		    "kernel, initrd, plugin, statedir and workdir must be set, without ','");
+	    !path_ok(cfg->initrd))
+		return bo_errf(err, -EINVAL,
+		               "kernel, initrd, statedir and workdir must be set, and hold only "
+		               "[A-Za-z0-9_./+@%%=-]");
 	if (!cfg->fs ||
 	    strspn(cfg->fs, "abcdefghijklmnopqrstuvwxyz0123456789") != strlen(cfg->fs) ||
 	    (cfg->mopt && strspn(cfg->mopt, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0"
@@ -368,7 +373,12 @@ int vm_pool_observe(const struct vm_pool_cfg *cfg, size_t n, struct crash_observ
 	for (unsigned i = 0; i < MAX_JOBS; i++)
 		p->g[i] = (struct vm_guest){.slot = i, .lfd = -1, .fd = -1};
 	double t0 = vm_now();
-	int rc = check_store(p, err);
+	snprintf(p->deltas, sizeof p->deltas, "%s/deltas.img", cfg->workdir);
+	p->offsets = calloc(n, sizeof *p->offsets);
+	p->tries = calloc(n, 1);
+	int rc = p->offsets && p->tries ? 0 : -ENOMEM;
+	if (!rc)
+		rc = vm_deltas_pack(cfg->statedir, n, p->deltas, p->offsets, err);
 	if (!rc)
 		rc = run(p, err);
 	for (unsigned i = 0; i < p->jobs; i++) {
@@ -378,6 +388,8 @@ int vm_pool_observe(const struct vm_pool_cfg *cfg, size_t n, struct crash_observ
 		unlink(p->g[i].sock);
 	}
 	stats->wall = vm_now() - t0;
+	free(p->offsets);
+	free(p->tries);
 	free(p);
 	if (rc)
 		for (size_t i = 0; i < n; i++)
@@ -388,7 +400,7 @@ int vm_pool_observe(const struct vm_pool_cfg *cfg, size_t n, struct crash_observ
 /* Removes a work directory the pool filled (sockets, consoles, logs): only those. */
 void vm_workdir_remove(const char *dir)
 {
-	static const char *const pat[] = {"nbdkit.log"};
+	static const char *const pat[] = {"deltas.img", "deltas.img.tmp"};
 	char path[1024];
 	for (size_t i = 0; i < sizeof pat / sizeof *pat; i++) {
 		snprintf(path, sizeof path, "%s/%s", dir, pat[i]);

@@ -55,12 +55,18 @@ struct vm_guest {
 	double times[5]; /* BO:TIME of the state: connect mount read umount check */
 	bool timed;
 };
-/* Boots guest g (bo.mode=judge) on cfg's kernel, initrd and state store. */
-int vm_guest_boot(const struct vm_pool_cfg *cfg, struct vm_guest *g, struct bo_err *err);
+/* Boots guest g (bo.mode=judge) on cfg's kernel, initrd and state store, deltas the
+ * packed deltas (vm_deltas_pack). */
+int vm_guest_boot(const struct vm_pool_cfg *cfg, const char *deltas, struct vm_guest *g,
+                  struct bo_err *err);
 /* Kills and reaps qemu, closes its sockets; g may boot again. */
 void vm_guest_stop(struct vm_guest *g);
 /* The console's "Kernel panic" line (or its last line) into msg. */
 void vm_guest_console_tail(const struct vm_guest *g, char *msg, size_t len);
 int vm_guest_send(struct vm_guest *g, const char *cmd);
+
+/* ---- pool.c ---------------------------------------------------------------- */
+/* The CHECK line's sum of state number and delta offset (docs/realkernel.md section 3). */
+unsigned long long vm_check_sum(size_t state, unsigned long long off);
 
 #endif

@@ -2,11 +2,13 @@
 # vm_pool.t — the pool of judging guests (src/vm, docs/realkernel.md section 3) on a
 # state store made by hand: host mke2fs gives base.img; deltas rewrite a file block,
 # zero the superblock, corrupt an inode, and make the kernel panic (errors=panic and a
-# corrupted directory block), then four more. Each state's observation is checked; the panicking state
-# is reported hung and the next state is observed on a fresh guest.
+# corrupted directory block), then four more. Each state's observation is checked; the
+# panicking state is reported hung and the next state is observed on a fresh guest.
+# Then one guest judges a state whose mount replays a journal transaction (debugfs
+# jo/jw/jc) between states as made: each of those must read the base and no replayed
+# block (a state's writes stay in its own snapshot).
 . "$(dirname "$0")/../test-lib.sh"
-need_tool qemu-system-x86_64 nbdkit socat mke2fs debugfs tune2fs jq
-[ -f "$BUILD/blackout-nbdkit.so" ] || bail "$BUILD/blackout-nbdkit.so missing: make"
+need_tool qemu-system-x86_64 mke2fs debugfs tune2fs jq
 [ -x "$BUILD/guest/bo-observe" ] || bail "$BUILD/guest/bo-observe missing: make"
 "$BLACKOUT_SRC/scripts/vm-build" "$BUILD/vm" >/dev/null || bail "scripts/vm-build failed"
 
@@ -64,6 +66,29 @@ is "$(echo "$sum" | jq .observed)" 8 "summary: 8 states observed"
 is "$(echo "$sum" | jq .hung)" 1 "summary: 1 hung"
 is "$(echo "$sum" | jq .boots)" 3 "summary: 3 guests started (2 and 1 restart)"
 t "summary: phase times reported" '[ "$(echo "$sum" | jq ".seconds.mount > 0 and .seconds.check > 0")" = true ]'
+
+# a journal transaction (debugfs jo/jw/jc) rewriting /a's first block with J...: the
+# kernel replays it at mount, into the state's snapshot only
+R=$T/replay
+mkdir -p "$R"
+cp "$S/base.img" "$R/base.img"
+printf 'J%.0s' $(seq 4096) >"$T/jblk"
+printf 'jo\njw -b %s %s\njc\n' "$ablk" "$T/jblk" >"$T/jcmds"
+cp "$S/base.img" "$T/img" && debugfs -w -f "$T/jcmds" "$T/img" >/dev/null 2>&1 &&
+	"$BLACKOUT" vmobserve delta "$R/base.img" "$T/img" "$R/s0.delta" || bail "no journal state"
+cp "$S/s0.delta" "$R/s1.delta" && cp "$R/s0.delta" "$R/s2.delta" && cp "$S/s0.delta" "$R/s3.delta"
+jmd5=$(md5sum <"$T/jblk" | cut -d' ' -f1)
+timeout 180 "$BLACKOUT" vmobserve "$R" 4 --fs ext4 --jobs 1 --workdir "$T/wdr" \
+	--state-timeout 60 >"$T/r.jsonl" 2>"$T/r.err"
+ok $? "vmobserve: one guest, journal states between states as made"
+sed 's/^/# /' "$T/r.jsonl" "$T/r.err"
+rt() { jq -r "select(.state == $1) | $2" "$T/r.jsonl"; }
+is "$(rt 0 .files.a.md5)" "$jmd5" "r0: the journal replayed at mount (/a's block from the journal)"
+is "$(rt 0 .fsck_clean)" true "r0: clean after the replay"
+is "$(rt 1 .files.a.md5)" "$amd5" "r1 after r0 on the same guest: base + its own delta only"
+is "$(rt 2 .files.a.md5)" "$jmd5" "r2: the same journal state replays again"
+is "$(rt 3 .files.a.md5)" "$amd5" "r3: base again"
+is "$(tail -n 1 "$T/r.jsonl" | jq .boots)" 1 "one guest for the four"
 left=$(pgrep -f "$T/wd" | wc -l)
-is "$left" 0 "no qemu, nbdkit or socat left running"
+is "$left" 0 "no qemu left running"
 done_testing
