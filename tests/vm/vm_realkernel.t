@@ -24,7 +24,7 @@ rk() {
 }
 j() { jq -r "$2" "$T/$1.json"; }
 
-rk b1 --stack "$HONEST" --fs ext4,barrier=1 --workload append-fsync --max-states 320 --seed 1
+rk b1 --stack "$HONEST" --fs ext4,barrier=1 --workload append-fsync --max-states 400 --seed 1
 ok $? "ext4 barrier=1 on an honest cache: recorded once, enumerated, judged in guests"
 [ "$(j b1 .judged)" -ge 200 ]
 ok $? "at least 200 distinct states judged by Linux ($(j b1 .judged) of $(j b1 .built) built)"
@@ -39,7 +39,7 @@ ok $? "ext4 barrier=0 on the same cache"
 ok $? "without barriers synced data is lost ($(j b0 .violations.durable) of $(j b0 .judged) states)"
 
 rk xfs --stack 'cache(size=1M,flush=honor) > mem(size=320M)' --fs xfs --workload append-fsync \
-	--max-states 160 --seed 1
+	--max-states 300 --seed 1
 ok $? "xfs (320 MiB: mkfs.xfs's minimum) on an honest cache"
 [ "$(j xfs .judged)" -ge 100 ] && [ "$(j xfs .violations.durable)" = 0 ]
 ok $? "xfs: $(j xfs .judged) distinct states (>= 100), none lost synced data"
