@@ -44,7 +44,7 @@ ok $? "xfs (320 MiB: mkfs.xfs's minimum) on an honest cache"
 [ "$(j xfs .judged)" -ge 100 ] && [ "$(j xfs .violations.durable)" = 0 ]
 ok $? "xfs: $(j xfs .judged) distinct states (>= 100), none lost synced data"
 
-rk btrfs --stack "$HONEST" --fs btrfs --workload append-fsync --max-states 160 --seed 1
+rk btrfs --stack "$HONEST" --fs btrfs --workload append-fsync --max-states 200 --seed 1
 ok $? "btrfs on an honest cache"
 [ "$(j btrfs .judged)" -ge 100 ] && [ "$(j btrfs .violations.durable)" = 0 ]
 ok $? "btrfs: $(j btrfs .judged) distinct states (>= 100), none lost synced data"
