@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "blackout/err.h"
 
@@ -62,5 +63,10 @@ int bo_read_file(const char *path, size_t max, char **buf, size_t *len, struct b
 
 /* monotonic seconds, for benchmarks and progress */
 double bo_now(void);
+
+/* All of len bytes at off, or -errno (-ENODATA: the file ends first; -EIO: a write
+ * made no progress); EINTR and short transfers are retried (src/util/fdio.c). */
+int bo_pread_full(int fd, void *buf, size_t len, off_t off);
+int bo_pwrite_full(int fd, const void *buf, size_t len, off_t off);
 
 #endif

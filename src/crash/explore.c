@@ -564,6 +564,24 @@ static int mark_names(const struct crash_config *cfg, struct rec_log *log)
 	return rec_log_mark(log, m);
 }
 
+/* The set-up is on the stack: the bystanders were synced "long ago", so let it sit
+ * idle until even a drive that ignores flushes has written them (blk.h, settle) — what
+ * it loses is then the workload's, which is what a lying cache is judged on — arm the
+ * fault rule, and clone the live stack every cut starts from. */
+static int settle_and_arm(struct explorer *ex, struct recording *rr)
+{
+	int rc = blk_settle(rr->stack);
+	if (rc)
+		return bo_errf(ex->err, rc, "letting the stack settle after setup: %s",
+		               bo_errstr(&rr->stack->err, rc));
+	if ((rc = arm(ex, rr->stack)))
+		return rc;
+	if ((rc = blk_clone(rr->stack, &rr->live0)))
+		return bo_errf(ex->err, rc, "the stack cannot be cloned (%s): %s", rr->stack->name,
+		               bo_errstr(&rr->stack->err, rc));
+	return 0;
+}
+
 /* mkfs and the workload's set-up on the stack, synced and settled, then the run
  * recorded; fs is left mounted on rr->recdev for the caller to abandon. */
 static int set_up(struct explorer *ex, struct recording *rr, struct fs **fs)
@@ -597,19 +615,7 @@ static int set_up(struct explorer *ex, struct recording *rr, struct fs **fs)
 	}
 	if ((rc = fs_sync(*fs)) || (rc = blk_flush(rr->recdev)))
 		return bo_errf(err, rc, "sync after setup: %s", bo_errstr(fs_err(*fs), rc));
-	/* The bystanders were synced "long ago": let the stack sit idle, so even a drive
-	 * that ignores flushes has written them (blk.h, settle). What it loses is then
-	 * the workload's, which is what a lying cache is judged on. */
-	if ((rc = blk_settle(rr->stack)))
-		return bo_errf(err, rc, "letting the stack settle after setup: %s",
-		               bo_errstr(&rr->stack->err, rc));
-	if ((rc = arm(ex, rr->stack)))
-		return rc;
-	/* the live stack starts where the recording starts */
-	if ((rc = blk_clone(rr->stack, &rr->live0)))
-		return bo_errf(err, rc, "the stack cannot be cloned (%s): %s", rr->stack->name,
-		               bo_errstr(&rr->stack->err, rc));
-	return 0;
+	return settle_and_arm(ex, rr);
 }
 
 /* Runs the workload once over the recorder, a mark before each step; the oracle
@@ -668,14 +674,8 @@ static int set_up_from_log(struct explorer *ex, struct recording *rr)
 	if ((rc = rec_replay(rr->log, rr->run0, rr->stack, &e2)))
 		return bo_errf(err, rc, "%s: replaying the set-up: %s", cfg->log,
 		               bo_errstr(&e2, rc));
-	if ((rc = blk_settle(rr->stack)))
-		return bo_errf(err, rc, "letting the stack settle after setup: %s",
-		               bo_errstr(&rr->stack->err, rc));
-	if ((rc = arm(ex, rr->stack)))
+	if ((rc = settle_and_arm(ex, rr)))
 		return rc;
-	if ((rc = blk_clone(rr->stack, &rr->live0)))
-		return bo_errf(err, rc, "the stack cannot be cloned (%s): %s", rr->stack->name,
-		               bo_errstr(&rr->stack->err, rc));
 	record_io(ex->r, rr->log, rr->run0);
 	if ((rc = crash_oracle_new(wl, rr->exec, &rr->oracle, err)))
 		return rc;

@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "blackout/util.h"
 #include "blackout/vm.h"
 
 /* A delta larger than this is refused rather than held in the guest's RAM (a state
@@ -24,41 +25,11 @@ static int fail(const char *what, const char *detail)
 	return 1;
 }
 
-static int pread_full(int fd, uint8_t *buf, size_t len, off_t off)
-{
-	size_t got = 0;
-	while (got < len) {
-		ssize_t r = pread(fd, buf + got, len - got, off + (off_t)got);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return -errno;
-		if (r == 0)
-			return -ENODATA; /* past the end of the deltas device */
-		got += (size_t)r;
-	}
-	return 0;
-}
-
-static int pwrite_full(int fd, const uint8_t *buf, size_t len, off_t off)
-{
-	size_t done = 0;
-	while (done < len) {
-		ssize_t w = pwrite(fd, buf + done, len - done, off + (off_t)done);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? -errno : -EIO;
-		done += (size_t)w;
-	}
-	return 0;
-}
-
 /* The size of the delta at off from its header (checked again in full below). */
 static int delta_len(int fd, off_t off, off_t devsize, uint64_t *len)
 {
 	uint8_t h[VM_DELTA_HDR];
-	int rc = pread_full(fd, h, sizeof h, off);
+	int rc = bo_pread_full(fd, h, sizeof h, off);
 	if (rc)
 		return rc;
 	if (memcmp(h, VM_DELTA_MAGIC, 8) != 0)
@@ -104,7 +75,7 @@ int bo_apply(int argc, char **argv)
 	uint8_t *buf = malloc(len);
 	if (!buf)
 		return fail(argv[3], "out of memory for the delta");
-	if ((rc = pread_full(dfd, buf, len, (off_t)off)))
+	if ((rc = bo_pread_full(dfd, buf, len, (off_t)off)))
 		return fail(argv[2], strerror(-rc));
 	struct bo_err err = {{0}};
 	uint32_t count;
@@ -112,8 +83,8 @@ int bo_apply(int argc, char **argv)
 		return fail(argv[3], err.msg);
 	for (uint32_t i = 0; i < count; i++) {
 		const uint8_t *data = buf + VM_DELTA_HDR + (size_t)i * VM_DELTA_REC + 8;
-		rc = pwrite_full(tfd, data, VM_DELTA_BLOCK,
-		                 (off_t)(vm_delta_block(buf, i) * VM_DELTA_BLOCK));
+		rc = bo_pwrite_full(tfd, data, VM_DELTA_BLOCK,
+		                    (off_t)(vm_delta_block(buf, i) * VM_DELTA_BLOCK));
 		if (rc) {
 			char what[64];
 			snprintf(what, sizeof what, "writing block %" PRIu64,

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "blackout/util.h"
 #include "blackout/vm.h"
 
 static int read_whole(int fd, uint8_t *buf, size_t len)
@@ -24,20 +25,6 @@ static int read_whole(int fd, uint8_t *buf, size_t len)
 		if (r == 0)
 			return -ENODATA; /* shrank while read */
 		got += (size_t)r;
-	}
-	return 0;
-}
-
-static int write_whole(int fd, const uint8_t *buf, size_t len, off_t off)
-{
-	size_t done = 0;
-	while (done < len) {
-		ssize_t w = pwrite(fd, buf + done, len - done, off + (off_t)done);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? -errno : -EIO;
-		done += (size_t)w;
 	}
 	return 0;
 }
@@ -84,7 +71,7 @@ static int pack_one(const char *path, uint64_t nblocks, int out, uint64_t *end, 
 		rc = bo_errf(err, rc, "%s: %s", path, strerror(-rc));
 	else if ((rc = vm_delta_check(buf, len, nblocks, &count, &why)))
 		rc = bo_errf(err, rc, "%s: %s", path, why.msg);
-	else if ((rc = write_whole(out, buf, len, (off_t)*end)))
+	else if ((rc = bo_pwrite_full(out, buf, len, (off_t)*end)))
 		rc = bo_errf(err, rc, "writing deltas.img: %s", strerror(-rc));
 	else
 		*end += (len + VM_DELTA_BLOCK - 1) / VM_DELTA_BLOCK * VM_DELTA_BLOCK;
