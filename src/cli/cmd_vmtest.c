@@ -23,7 +23,7 @@ static void help(FILE *out)
 	    "                       [--files N] [--jobs N] [--max-states N] [--seed S]\n"
 	    "                       [--shard I/N] [--state ID --keep DIR] [--json FILE]\n"
 	    "                       [--log FILE] [--out DIR]\n"
-	    "       blackout vmtest --cuts N --stack SPEC --fs ext4|ext3[,MOUNTOPTS]\n"
+	    "       blackout vmtest --cuts N --stack SPEC --fs ext4|ext3|xfs|btrfs[,OPTS]\n"
 	    "                       --workload W [--seed S] [--files N] [--attach virtio|nbd]\n"
 	    "                       [--out DIR] [--json FILE] [--explore-json FILE]\n\n"
 	    "Without --cuts: the real kernel at explorer scale. One boot records the\n"
