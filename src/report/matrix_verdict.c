@@ -312,7 +312,7 @@ static const struct matrix_cell *judged(const struct matrix *m, size_t r, enum m
 	return x && x->ran && x->states ? x : NULL;
 }
 
-/* "lost synced data in 3 of 120 states" / "never lost synced data (4 cuts)" */
+/* "lost synced data in 3 of 120 states" / "never lost synced data (4 states)" */
 static void lost(const struct matrix_cell *c, const char *unit, char *buf, size_t len)
 {
 	uint64_t k = c->viol[MI_DURABLE];
@@ -365,7 +365,7 @@ static size_t say_real_kernel(const struct matrix *m, struct matrix_verdict *out
 				continue;
 			char a[96], b[96];
 			lost(own, "states", a, sizeof(a));
-			lost(lx, lx->coverage > 0 ? "states" : "cuts", b, sizeof(b));
+			lost(lx, "states", b, sizeof(b));
 			bool agree = (own->viol[MI_DURABLE] > 0) == (lx->viol[MI_DURABLE] > 0) &&
 			             (own->viol[MI_BYSTANDER] > 0) == (lx->viol[MI_BYSTANDER] > 0);
 			const char *w = why(m->rows[r].key, i == 1, own, lx);

@@ -56,7 +56,7 @@ static void real_kernel(void)
 	struct matrix m = {
 	    .mode = "quick", .nrows = 2, .ncols = 4, .rows = vr, .cols = vc, .cells = c};
 	struct matrix_verdict v[MATRIX_MAX_VERDICTS];
-	/* cache: ext3 b0 loses 30 of 78, b1 nothing; Linux b0 loses 2 of 4 cuts, b1 nothing */
+	/* cache: ext3 b0 loses 30 of 78, b1 nothing; Linux b0 loses 2 of 4 states, b1 nothing */
 	c[0] =
 	    (struct matrix_cell){.ran = true, .states = 78, .ok = 48, .silent = 30, .coverage = 1};
 	c[0].viol[MI_DURABLE] = 30;
@@ -64,7 +64,7 @@ static void real_kernel(void)
 	c[2] = (struct matrix_cell){.ran = true, .states = 4, .ok = 4};
 	c[3] = (struct matrix_cell){.ran = true, .states = 4, .ok = 2, .silent = 2};
 	c[3].viol[MI_DURABLE] = 2;
-	/* flash: ext3 b1 damages bystanders, Linux (4 cuts) does not; no b0 cells */
+	/* flash: ext3 b1 damages bystanders, Linux (4 states) does not; no b0 cells */
 	c[5] =
 	    (struct matrix_cell){.ran = true, .states = 80, .ok = 50, .silent = 30, .coverage = 1};
 	c[5].viol[MI_BYSTANDER] = 12;
@@ -72,14 +72,14 @@ static void real_kernel(void)
 	size_t n = matrix_verdicts(&m, v, MATRIX_MAX_VERDICTS);
 	is_str(find(v, n, "REAL-KERNEL", "On a cache"),
 	       "On a cache: with barrier=1 they agree: blackout's ext3 never lost synced data (77 "
-	       "states), Linux ext4 never lost synced data (4 cuts); with barrier=0 they agree: "
+	       "states), Linux ext4 never lost synced data (4 states); with barrier=0 they agree: "
 	       "blackout's ext3 lost synced data in 30 of 78 states, Linux ext4 lost synced data "
-	       "in 2 of 4 cuts — barrier=0 sends no flush, so the cache still holds what fsync "
+	       "in 2 of 4 states — barrier=0 sends no flush, so the cache still holds what fsync "
 	       "returned.",
 	       "ext3 and ext4 agree on a cache, with the reason barrier=0 loses");
 	is_str(find(v, n, "REAL-KERNEL", "On cheap"),
 	       "On cheap flash: with barrier=1 they differ: blackout's ext3 never lost synced data "
-	       "(80 states), Linux ext4 never lost synced data (4 cuts) (bystanders damaged: 12 "
+	       "(80 states), Linux ext4 never lost synced data (4 states) (bystanders damaged: 12 "
 	       "and 0) — Linux's cell samples a few crash points, blackout's judges many more.",
 	       "they differ on bystanders, and the rule knows Linux's cell is a sample");
 	is_str(v[n - 3].text,
