@@ -60,6 +60,16 @@ size_t bo_escape(char *out, size_t size, const char *s, size_t len);
 /* Reads the whole file at path into *buf (malloc'd, *len bytes; the caller frees).
  * Errors name the file: cannot open, read error, or larger than max bytes. */
 int bo_read_file(const char *path, size_t max, char **buf, size_t *len, struct bo_err *err);
+/* Reads the file at path (as bo_read_file) and hands its bytes to parse(buf, len, out,
+ * err); a parse error is reported prefixed with the path. */
+typedef int (*bo_parse_fn)(const char *buf, size_t len, void *out, struct bo_err *err);
+int bo_parse_file(const char *path, size_t max, bo_parse_fn parse, void *out, struct bo_err *err);
+
+/* Room for element n of a growing array of elem-byte elements with *cap allocated:
+ * returns arr itself while n < *cap, else arr reallocated to twice *cap (`first`
+ * elements when empty) with *cap updated, or NULL when out of memory or the size
+ * would overflow (arr is then unchanged, and still the caller's to free). */
+void *bo_grow(void *arr, size_t *cap, size_t n, size_t elem, size_t first);
 
 /* monotonic seconds, for benchmarks and progress */
 double bo_now(void);

@@ -66,16 +66,13 @@ static int parse_map(const char *spec, struct jbd_extent **out, size_t *n, uint6
 			free(e);
 			return -EINVAL;
 		}
-		if (cnt == cap) {
-			cap = cap ? cap * 2 : 16;
-			struct jbd_extent *ne = realloc(e, cap * sizeof(*e));
-			if (!ne) {
-				free(dup);
-				free(e);
-				return -ENOMEM;
-			}
-			e = ne;
+		struct jbd_extent *ne = bo_grow(e, &cap, cnt, sizeof(*e), 16);
+		if (!ne) {
+			free(dup);
+			free(e);
+			return -ENOMEM;
 		}
+		e = ne;
 		e[cnt++] = (struct jbd_extent){.lblk = l, .pblk = a, .count = b - a + 1};
 		l += b - a + 1;
 	}

@@ -164,14 +164,10 @@ struct words {
 
 static int add_word(struct words *w, const char *s, size_t n)
 {
-	if (w->n + 1 >= w->cap) {
-		size_t cap = w->cap ? w->cap * 2 : 16;
-		char **nv = realloc(w->v, cap * sizeof(*nv));
-		if (!nv)
-			return -ENOMEM;
-		w->v = nv;
-		w->cap = cap;
-	}
+	char **nv = bo_grow(w->v, &w->cap, w->n + 1, sizeof(*nv), 16); /* and the NULL after it */
+	if (!nv)
+		return -ENOMEM;
+	w->v = nv;
 	if (!(w->v[w->n] = strndup(s, n)))
 		return -ENOMEM;
 	w->v[++w->n] = NULL;

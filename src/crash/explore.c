@@ -56,14 +56,10 @@ static void state_id(char *buf, size_t len, const struct cut *c, bool sampled, u
 static int add_fail(struct explorer *ex, const struct crash_state *s)
 {
 	struct crash_result *r = ex->r;
-	if (r->nfail == ex->fail_cap) {
-		size_t nc = ex->fail_cap ? ex->fail_cap * 2 : 16;
-		struct crash_state *nf = realloc(r->fail, nc * sizeof(*nf));
-		if (!nf)
-			return -ENOMEM;
-		r->fail = nf;
-		ex->fail_cap = nc;
-	}
+	struct crash_state *nf = bo_grow(r->fail, &ex->fail_cap, r->nfail, sizeof(*nf), 16);
+	if (!nf)
+		return -ENOMEM;
+	r->fail = nf;
 	r->fail[r->nfail++] = *s;
 	return 0;
 }
@@ -159,14 +155,10 @@ static void count(struct crash_result *r, const struct crash_outcome *o)
  * judged after the walk. */
 static int store_state(struct explorer *ex, const struct crash_state *s)
 {
-	if (ex->nstored == ex->stored_cap) {
-		size_t nc = ex->stored_cap ? ex->stored_cap * 2 : 64;
-		struct crash_state *ns = realloc(ex->stored, nc * sizeof(*ns));
-		if (!ns)
-			return -ENOMEM;
-		ex->stored = ns;
-		ex->stored_cap = nc;
-	}
+	struct crash_state *ns = bo_grow(ex->stored, &ex->stored_cap, ex->nstored, sizeof(*ns), 64);
+	if (!ns)
+		return -ENOMEM;
+	ex->stored = ns;
 	size_t n;
 	int rc = crash_store_add(&ex->store, s->id, s->completed, &n, ex->err);
 	if (rc == 0 && ex->only_one && ex->cfg->keep_dir)

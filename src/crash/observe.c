@@ -26,14 +26,10 @@ static int collect(void *ctx, const char *name, uint32_t ino, uint8_t type)
 	struct names *nm = ctx;
 	if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
 		return 0;
-	if (nm->n == nm->cap) {
-		size_t nc = nm->cap ? nm->cap * 2 : 16;
-		char **nv = realloc(nm->v, nc * sizeof(*nv));
-		if (!nv)
-			return -ENOMEM;
-		nm->v = nv;
-		nm->cap = nc;
-	}
+	char **nv = bo_grow(nm->v, &nm->cap, nm->n, sizeof(*nv), 16);
+	if (!nv)
+		return -ENOMEM;
+	nm->v = nv;
 	if (!(nm->v[nm->n] = strdup(name)))
 		return -ENOMEM;
 	nm->n++;

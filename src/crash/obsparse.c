@@ -206,9 +206,19 @@ static int parse_line(struct oparse *p, const char *s)
 		struct crash_obs_node *k;
 		if (s[0] == 'f')
 			return parse_file(p, s + 5);
-		int rc = add_node(p, s + 4, &k);
-		if (rc == 0)
+		/* "dir ! PATH": a directory the walker could not list (all of it, or past
+		 * a read error) */
+		bool unlisted = !strncmp(s + 4, "! ", 2);
+		const char *path = s + (unlisted ? 6 : 4);
+		if (unlisted && !strcmp(path, "/")) {
+			obs->root.read_rc = -EIO;
+			return 0;
+		}
+		int rc = add_node(p, path, &k);
+		if (rc == 0) {
 			k->dir = true;
+			k->read_rc = unlisted ? -EIO : 0;
+		}
 		return rc;
 	} else if (!strncmp(s, "umount ", 7)) {
 		if (num(s + 7, 255, &v, &q) || *q)

@@ -43,16 +43,12 @@ struct crash_oracle {
 
 static int grow(void **p, size_t *cap, size_t need, size_t sz)
 {
-	if (need <= *cap)
+	if (need == 0)
 		return 0;
-	size_t nc = *cap ? *cap * 2 : 8;
-	while (nc < need)
-		nc *= 2;
-	void *np = realloc(*p, nc * sz);
+	void *np = bo_grow(*p, cap, need - 1, sz, 8);
 	if (!np)
 		return -ENOMEM;
 	*p = np;
-	*cap = nc;
 	return 0;
 }
 
@@ -826,11 +822,20 @@ static void check_dir(struct judge *j, uint32_t dir, const char *path,
 		bool may_be_absent = false;
 		for (size_t k = 0; k < nt; k++)
 			may_be_absent |= t[k] == 0;
-		if (!may_be_absent) {
-			join(sub, sizeof(sub), path, e->name);
+		if (may_be_absent)
+			continue;
+		join(sub, sizeof(sub), path, e->name);
+		if (obs->read_rc) {
+			/* the listing failed: the filesystem reported the loss, so it is a
+			 * read error (detected), not a name that silently vanished */
+			j->v->read_errors++;
 			report(j, entry_inv(j, e, t, nt, CRASH_INV_DURABLE),
-			       "%s is missing, a sync had made it durable", sub);
+			       "%s cannot be read: %s cannot be listed (%s)", sub, path,
+			       strerror(-obs->read_rc));
+			continue;
 		}
+		report(j, entry_inv(j, e, t, nt, CRASH_INV_DURABLE),
+		       "%s is missing, a sync had made it durable", sub);
 	}
 }
 

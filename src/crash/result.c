@@ -377,20 +377,15 @@ int crash_result_merge(struct crash_result *const *parts, size_t n, struct crash
 	return 0;
 }
 
+static int parse_result(const char *buf, size_t n, void *out, struct bo_err *err)
+{
+	return crash_result_read_json(buf, n, out, err);
+}
+
 int crash_result_load(const char *path, struct crash_result **out, struct bo_err *err)
 {
 	*out = NULL;
-	char *buf;
-	size_t n;
-	int rc = bo_read_file(path, 1u << 30, &buf, &n, err);
-	if (rc)
-		return rc;
-	struct bo_err perr = {{0}};
-	rc = crash_result_read_json(buf, n, out, &perr);
-	free(buf);
-	if (rc)
-		return bo_errf(err, rc, "%s: %s", path, perr.msg);
-	return 0;
+	return bo_parse_file(path, 1u << 30, parse_result, out, err);
 }
 
 void crash_result_free(struct crash_result *r)

@@ -204,14 +204,10 @@ static int add_step(struct parser *p, bool setup, struct crash_step *s)
 	size_t *cap = setup ? &p->cap_setup : &p->cap_run;
 	if (p->w->nsetup + p->w->nrun >= CRASH_WL_MAX_STEPS)
 		return perr(p, 1, "more than 100000 steps%s%s", NULL, NULL);
-	if (*n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 16;
-		struct crash_step *na = realloc(*arr, nc * sizeof(*na));
-		if (!na)
-			return -ENOMEM;
-		*arr = na;
-		*cap = nc;
-	}
+	struct crash_step *na = bo_grow(*arr, cap, *n, sizeof(*na), 16);
+	if (!na)
+		return -ENOMEM;
+	*arr = na;
 	(*arr)[(*n)++] = *s;
 	return 0;
 }

@@ -35,14 +35,10 @@ static int jm_add(struct jmap *m, uint64_t p)
 	if (m->n && m->e[m->n - 1].pblk + m->e[m->n - 1].count == p) {
 		m->e[m->n - 1].count++;
 	} else {
-		if (m->n == m->cap) {
-			size_t nc = m->cap ? m->cap * 2 : 16;
-			struct jbd_extent *ne = realloc(m->e, nc * sizeof(*ne));
-			if (!ne)
-				return -ENOMEM;
-			m->e = ne;
-			m->cap = nc;
-		}
+		struct jbd_extent *ne = bo_grow(m->e, &m->cap, m->n, sizeof(*ne), 16);
+		if (!ne)
+			return -ENOMEM;
+		m->e = ne;
 		m->e[m->n++] = (struct jbd_extent){m->have, p, 1};
 	}
 	m->have++;
@@ -58,14 +54,10 @@ static int jm_walk(struct jmap *m, uint64_t blk, int level)
 		         (unsigned long long)blk, blk ? "beyond the filesystem" : "missing");
 		return -EUCLEAN;
 	}
-	if (m->nind == m->capind) {
-		size_t nc = m->capind ? m->capind * 2 : 8;
-		uint64_t *ni = realloc(m->ind, nc * sizeof(*ni));
-		if (!ni)
-			return -ENOMEM;
-		m->ind = ni;
-		m->capind = nc;
-	}
+	uint64_t *ni = bo_grow(m->ind, &m->capind, m->nind, sizeof(*ni), 8);
+	if (!ni)
+		return -ENOMEM;
+	m->ind = ni;
 	m->ind[m->nind++] = blk;
 	uint32_t bs = m->c->bs;
 	uint8_t *b = m->lvl + (size_t)(level - 1) * bs;

@@ -14,52 +14,70 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "blackout/util.h"
 #include "crash/internal.h"
 
 #define CHUNK    4096
 #define MAXDEPTH 64
 #define MAXPATH  4096
 
+struct path {
+	char *s;
+	bool unlisted; /* a directory whose listing failed (opendir or readdir) */
+};
+
 struct paths {
-	char **v;
+	struct path *v;
 	size_t n, cap;
 };
 
 static int add(struct paths *p, const char *s)
 {
-	if (p->n == p->cap) {
-		size_t cap = p->cap ? 2 * p->cap : 256;
-		char **v = realloc(p->v, cap * sizeof *v);
-		if (!v)
-			return -ENOMEM;
-		p->v = v, p->cap = cap;
-	}
-	if (!(p->v[p->n] = strdup(s)))
+	struct path *v = bo_grow(p->v, &p->cap, p->n, sizeof(*v), 256);
+	if (!v)
 		return -ENOMEM;
-	p->n++;
+	p->v = v;
+	if (!(v[p->n].s = strdup(s)))
+		return -ENOMEM;
+	v[p->n++].unlisted = false;
 	return 0;
 }
 
-/* Every path under dir (as `find DIR -mindepth 1` lists them). */
-static int walk(const char *dir, unsigned depth, struct paths *p)
+/* Every path under dir (as `find DIR -mindepth 1` lists them); *unlisted: dir itself
+ * could not be listed, whole or past a read error (the judge counts what it then
+ * misses as read errors, not as silent loss). */
+static int walk(const char *dir, unsigned depth, struct paths *p, bool *unlisted)
 {
+	*unlisted = false;
 	if (depth > MAXDEPTH)
 		return 0;
 	DIR *d = opendir(dir);
-	if (!d)
-		return 0; /* an unreadable directory is listed, its contents are not */
-	struct dirent *e;
+	if (!d) {
+		*unlisted = true;
+		return 0;
+	}
 	int rc = 0;
-	while (rc == 0 && (e = readdir(d))) {
+	for (;;) {
+		errno = 0;
+		struct dirent *e = readdir(d);
+		if (!e) {
+			*unlisted = errno != 0;
+			break;
+		}
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
 		char path[MAXPATH];
 		if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= sizeof path)
 			continue;
 		rc = add(p, path);
+		size_t me = p->n - 1;
 		struct stat st;
+		bool bad = false;
 		if (rc == 0 && lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
-			rc = walk(path, depth + 1, p);
+			rc = walk(path, depth + 1, p, &bad);
+		if (rc)
+			break;
+		p->v[me].unlisted = bad;
 	}
 	closedir(d);
 	return rc;
@@ -67,7 +85,7 @@ static int walk(const char *dir, unsigned depth, struct paths *p)
 
 static int cmp(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	return strcmp(((const struct path *)a)->s, ((const struct path *)b)->s);
 }
 
 static void hex(const uint8_t md5[16], char out[33])
@@ -131,21 +149,24 @@ int main(int argc, char **argv)
 	const char *root = argv[1];
 	size_t rlen = strlen(root);
 	struct paths p = {0};
-	if (walk(root, 0, &p) < 0) {
+	bool root_unlisted;
+	if (walk(root, 0, &p, &root_unlisted) < 0) {
 		fprintf(stderr, "bo-observe: out of memory\n");
 		return 1;
 	}
+	if (root_unlisted)
+		printf("BO:OBS dir ! /\n");
 	qsort(p.v, p.n, sizeof *p.v, cmp);
 	for (size_t i = 0; i < p.n; i++) {
-		const char *rel = p.v[i] + rlen;
+		const char *rel = p.v[i].s + rlen;
 		struct stat st;
-		if (lstat(p.v[i], &st) < 0)
+		if (lstat(p.v[i].s, &st) < 0)
 			st.st_mode = 0; /* gone or unreadable: the shell walk skipped it too */
 		if (S_ISDIR(st.st_mode))
-			printf("BO:OBS dir %s\n", rel);
+			printf("BO:OBS dir %s%s\n", p.v[i].unlisted ? "! " : "", rel);
 		else if (S_ISREG(st.st_mode))
-			file(p.v[i], rel, &st);
-		free(p.v[i]);
+			file(p.v[i].s, rel, &st);
+		free(p.v[i].s);
 	}
 	free(p.v);
 	return fflush(stdout) == 0 ? 0 : 1;

@@ -288,14 +288,10 @@ int jmap_put(struct jmap *m, uint64_t block, size_t *idx)
 	}
 	if ((m->n + 1) * 2 > m->nslots && jmap_grow(m))
 		return -ENOMEM;
-	if (m->n == m->cap) {
-		size_t nc = m->cap ? m->cap * 2 : 32;
-		struct jmap_ent *e = realloc(m->e, nc * sizeof(*e));
-		if (!e)
-			return -ENOMEM;
-		m->e = e;
-		m->cap = nc;
-	}
+	struct jmap_ent *e = bo_grow(m->e, &m->cap, m->n, sizeof(*e), 32);
+	if (!e)
+		return -ENOMEM;
+	m->e = e;
 	size_t i = m->n++;
 	m->e[i] = (struct jmap_ent){.block = block, .live = true};
 	m->live++;

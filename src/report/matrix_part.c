@@ -322,20 +322,15 @@ int matrix_part_read(const char *text, size_t len, struct matrix_part **out, str
 	return 0;
 }
 
+static int parse_part(const char *buf, size_t n, void *out, struct bo_err *err)
+{
+	return matrix_part_read(buf, n, out, err);
+}
+
 int matrix_part_load(const char *path, struct matrix_part **out, struct bo_err *err)
 {
 	*out = NULL;
-	char *buf;
-	size_t n;
-	int rc = bo_read_file(path, 1u << 30, &buf, &n, err);
-	if (rc)
-		return rc;
-	struct bo_err perr = {{0}};
-	rc = matrix_part_read(buf, n, out, &perr);
-	free(buf);
-	if (rc)
-		return bo_errf(err, rc, "%s: %s", path, perr.msg);
-	return 0;
+	return bo_parse_file(path, 1u << 30, parse_part, out, err);
 }
 
 /* ---- merging ------------------------------------------------------------------- */

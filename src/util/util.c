@@ -233,3 +233,18 @@ int bo_read_file(const char *path, size_t max, char **buf, size_t *len, struct b
 	*len = n;
 	return 0;
 }
+
+int bo_parse_file(const char *path, size_t max, bo_parse_fn parse, void *out, struct bo_err *err)
+{
+	char *buf;
+	size_t n;
+	int rc = bo_read_file(path, max, &buf, &n, err);
+	if (rc)
+		return rc;
+	struct bo_err perr = {{0}};
+	rc = parse(buf, n, out, &perr);
+	free(buf);
+	if (rc)
+		return bo_errf(err, rc, "%s: %s", path, perr.msg);
+	return 0;
+}

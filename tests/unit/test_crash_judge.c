@@ -250,6 +250,21 @@ int main(void)
 	ok(out.detected && !strcmp(out.detected_by, "read") && out.read_errors == 1,
 	   "an unreadable file: detected by the read (%s)", out.detail);
 
+	/* a directory the guest could not list: what it held is a read error, not lost */
+	const char *unlisted = "BO:OBS chunk 4096\nBO:OBS mount 0\nBO:OBS dir ! /keep\n"
+	                       "BO:OBS umount 0\nBO:OBS fsck 0\nBO:OBS end\n";
+	is_int(judge_text(&p, unlisted, &out), 0, "judged");
+	ok((out.broken & B(CRASH_INV_BYSTANDER)) && out.detected &&
+	       !strcmp(out.detected_by, "read") && out.read_errors == 1 &&
+	       strstr(out.detail, "/keep cannot be listed"),
+	   "an unlisted directory: its bystander detected by the read (%s)", out.detail);
+	const char *root = "BO:OBS chunk 4096\nBO:OBS mount 0\nBO:OBS dir ! /\n"
+	                   "BO:OBS umount 0\nBO:OBS fsck 0\nBO:OBS end\n";
+	is_int(judge_text(&p, root, &out), 0, "judged");
+	ok(out.detected && !strcmp(out.detected_by, "read") && out.read_errors == 2 &&
+	       strstr(out.detail, "/ cannot be listed"),
+	   "an unlisted root: /keep and /log detected by the read (%s)", out.detail);
+
 	test_checkers(p, &t);
 	test_parser_errors();
 
