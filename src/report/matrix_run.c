@@ -334,14 +334,20 @@ static int start_workers(struct pool *p, struct bo_err *err)
 {
 	for (unsigned j = 0; j < p->jobs; j++) {
 		int sv[2];
-		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
-			return bo_errf(err, -errno, "matrix: socketpair: %s", strerror(errno));
+		/* on failure only the j started are stopped: an unset pid of 0 would make
+		 * stop_workers kill our own process group */
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
+			int e = errno;
+			p->jobs = j;
+			return bo_errf(err, -e, "matrix: socketpair: %s", strerror(e));
+		}
 		pid_t pid = fork();
 		if (pid < 0) {
+			int e = errno;
 			close(sv[0]);
 			close(sv[1]);
 			p->jobs = j;
-			return bo_errf(err, -errno, "matrix: fork: %s", strerror(errno));
+			return bo_errf(err, -e, "matrix: fork: %s", strerror(e));
 		}
 		if (pid == 0) {
 			close(sv[0]);
