@@ -1,5 +1,5 @@
 # vm-lib.sh — the shell shared by the scripts that boot a guest on a blackout stack
-# (scripts/vmrecord; scripts/vmtest has the same functions inline): nbdkit serving the
+# (scripts/vmrecord and scripts/vmtest): nbdkit serving the
 # plugin, qemu booting the cached kernel and initramfs, the guest's serial markers, the
 # control socket. Sourced, not run. Every process is started under `timeout` and killed
 # by vm_cleanup (set as the EXIT trap by the caller).
@@ -61,7 +61,7 @@ boot() {
 	: >"$OUT/$2.markers"
 	timeout -s KILL "${3:-120}" qemu-system-x86_64 -pidfile "$OUT/qemu.pid" -accel tcg -cpu max \
 		-m 256 -smp 1 -nodefaults -no-reboot -display none -kernel "$VM/vmlinuz" -initrd "$INITRD" \
-		-append "console=ttyS0 loglevel=4 panic=-1 bo.attach=$ATTACH bo.mode=$1 bo.fs=$FS bo.mopt=$MOPT${BOOT_EXTRA:+ $BOOT_EXTRA}" \
+		-append "console=ttyS0 loglevel=4 panic=-1 no_timer_check bo.attach=$ATTACH bo.mode=$1 bo.fs=$FS bo.mopt=$MOPT${BOOT_EXTRA:+ $BOOT_EXTRA}" \
 		-chardev "socket,id=bo,path=$OUT/$2.sock,server=on,wait=off,logfile=$OUT/$2.markers" \
 		-serial "file:$OUT/$2.console" -serial chardev:bo \
 		"${DISK[@]}" </dev/null >>"$OUT/qemu.log" 2>&1 &

@@ -50,7 +50,8 @@ int vm_guest_boot(const struct vm_pool_cfg *cfg, const char *deltas, struct vm_g
 		return rc;
 	char append[512], chardev[600], serial[600], base[1200], dimg[1200];
 	snprintf(append, sizeof append,
-	         "console=ttyS0 quiet loglevel=3 panic=-1 bo.mode=judge bo.fs=%s bo.mopt=%s",
+	         "console=ttyS0 quiet loglevel=3 panic=-1 no_timer_check bo.mode=judge bo.fs=%s "
+	         "bo.mopt=%s",
 	         cfg->fs, cfg->mopt && *cfg->mopt ? cfg->mopt : "defaults");
 	snprintf(chardev, sizeof chardev, "socket,id=bo,path=%s", g->sock);
 	snprintf(serial, sizeof serial, "file:%s", g->console);
