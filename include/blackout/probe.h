@@ -1,0 +1,154 @@
+/* probe.h — `blackout probe`: a black-box test of a real device (or of a modelled one)
+ * across one power pull, in the manner of diskchecker.pl (acknowledged writes reported to
+ * a listener that survives the pull) and flashbench (erase blocks from write timings).
+ *
+ * The core works on any struct bdev: a real block device opened with O_DIRECT
+ * (probe_fd_open), or a blackout stack in-process (probe_inproc). Phases:
+ *   write  — lay a self-describing pattern over a region, then a stream of writes (some
+ *            FUA) and flushes; each acknowledged write and flush goes to a sink (a log);
+ *   verify — after the pull, read the region back and hold it against the log. */
+#ifndef BLACKOUT_PROBE_H
+#define BLACKOUT_PROBE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "blackout/blk.h"
+#include "blackout/err.h"
+
+/* The pattern's unit: every 512 bytes describe themselves whatever the device's
+ * logical sector (a 4096-byte sector holds eight units). */
+#define PROBE_UNIT 512u
+/* Every device write covers whole blocks of this size: a multiple of any logical
+ * sector size, so O_DIRECT accepts it. */
+#define PROBE_BLOCK           4096u
+#define PROBE_UNITS_PER_BLOCK (PROBE_BLOCK / PROBE_UNIT)
+
+/* ---- pattern (src/probe/pattern.c) ---- */
+/* Fills one unit: magic, run id, unit number, generation, filler from the three, a
+ * CRC32C over all of it. */
+void probe_pattern_fill(void *unit, uint64_t run, uint64_t unitno, uint64_t gen);
+enum probe_unit_kind {
+	PROBE_U_VALID = 0, /* a whole unit of this run at this place: *gen says which */
+	PROBE_U_FOREIGN,   /* a whole valid unit, but of another run or another place */
+	PROBE_U_ERASED,    /* all 0x00 or all 0xFF (an erase, an unwritten sector) */
+	PROBE_U_GARBAGE,   /* anything else: a torn or damaged unit */
+};
+enum probe_unit_kind probe_pattern_decode(const void *unit, uint64_t run, uint64_t unitno,
+                                          uint64_t *gen);
+
+/* ---- the acknowledgement log (src/probe/log.c) ----
+ * Text, one record a line (docs/probe.md):
+ *   blackout-probe 1 run=HEX unit=512 first=UNIT units=N
+ *   B GEN              the pattern (generation GEN) is over the region and flushed
+ *   I GEN UNIT COUNT F  write GEN of COUNT units from UNIT is about to be issued; F: 1 = FUA
+ *   W GEN              ... and has completed (the line right after its I)
+ *   F GEN              flush GEN completed
+ * Generations strictly increase. A torn last line (the pull) is ignored; an I without
+ * its W (the last line) is the write that was in flight. */
+enum probe_op_kind { PROBE_OP_WRITE = 0, PROBE_OP_FLUSH, PROBE_OP_BASE };
+struct probe_op {
+	uint64_t gen;
+	uint64_t unit, count; /* writes: absolute unit numbers on the device */
+	uint8_t kind;
+	bool fua;
+	bool acked; /* a write: its W line came (flushes and the base: always) */
+};
+#define PROBE_LOG_MAX_OPS   (1u << 22)
+#define PROBE_LOG_MAX_BYTES (256u << 20)
+struct probe_log {
+	uint64_t run;
+	uint64_t first, units; /* the region, in units */
+	struct probe_op *op;
+	size_t n, cap;
+	bool torn_tail; /* the last line was cut short (and ignored) */
+};
+int probe_log_header(char *buf, size_t len, uint64_t run, uint64_t first, uint64_t units);
+/* The line reporting op: for a write, its I line (acked false) or its W line. */
+int probe_log_line(char *buf, size_t len, const struct probe_op *op);
+/* Parses untrusted bytes; every number checked (region inside 2^50 units, every write
+ * inside the region, generations increasing). -EINVAL naming the line on error. */
+int probe_log_parse(const char *text, size_t len, struct probe_log *out, struct bo_err *err);
+void probe_log_free(struct probe_log *l);
+
+/* ---- the write phase (src/probe/stream.c) ---- */
+struct probe_sink {
+	/* called with one complete line (newline included) after the operation it
+	 * reports completed; a sink that fails stops the stream */
+	int (*emit)(void *ctx, const char *line, size_t len);
+	void *ctx;
+};
+struct probe_stream_opts {
+	uint64_t run;         /* the run id written into every unit (nonzero) */
+	uint64_t seed;        /* the stream's choices of place, size, FUA, flush */
+	uint64_t first_block; /* the region, in PROBE_BLOCK blocks of the device */
+	uint64_t blocks;
+	uint64_t max_ops;   /* stop after this many stream operations (0: until an error) */
+	uint32_t max_write; /* blocks per write, at most (1..64) */
+	/* called once the pattern is flushed, before the stream: idle time (settle a
+	 * model, sleep on real hardware) so the base is on the media even under a
+	 * cache that lies. NULL: none. */
+	int (*after_base)(void *ctx);
+	void *ctx;
+	/* with max_ops: the operation after the last is not issued but returned as the
+	 * write in flight, for an in-process cut (its buffer stays valid until the next
+	 * call or probe_stream_free) */
+	bool want_inflight;
+};
+struct probe_stream {
+	uint64_t ops, writes, fua_writes, flushes;
+	bool stopped_by_error; /* the device refused an operation: power gone */
+	int last_error;
+	struct blk_inflight inflight; /* with want_inflight: count 0 when none */
+	uint64_t inflight_gen;
+	void *buf;
+};
+int probe_stream_run(struct bdev *d, const struct probe_stream_opts *o, const struct probe_sink *s,
+                     struct probe_stream *st, struct bo_err *err);
+void probe_stream_free(struct probe_stream *st);
+
+/* ---- verify (src/probe/verify.c) ---- */
+struct probe_verdict {
+	uint64_t units; /* read back */
+	uint64_t ok, lost_flush,
+	    lost_fua;            /* lost: an older generation where a durable one was due */
+	uint64_t torn_units;     /* written in the epoch or in flight, neither old nor new */
+	uint64_t erased_written; /* ... reading erased (all 0x00 or 0xFF) instead */
+	uint64_t partial_writes; /* writes of the epoch that landed in part */
+	uint64_t damaged;        /* not written since the last flush, yet not its data */
+	uint64_t unreadable;     /* read errors */
+	uint64_t foreign;        /* another run's or another place's units */
+	bool flush_honoured, fua_honoured; /* no violation seen (one pull: a sample) */
+	uint64_t fua_checked;              /* durable-by-FUA-only units examined */
+	uint64_t flush_checked;            /* durable-by-flush units examined */
+	uint32_t tear_granularity; /* bytes: smallest power of two at every tear seen; 0 none */
+	/* collateral damage: damaged units within reach of the epoch's writes */
+	uint64_t damage_radius;   /* bytes from the nearest epoch write to the farthest damage */
+	uint64_t erase_block;     /* bytes: the aligned power of two holding damage and write */
+	bool collateral_measured; /* false where flushes were not honoured */
+	uint64_t last_gen, epoch_writes;
+};
+int probe_verify(struct bdev *d, const struct probe_log *l, struct probe_verdict *v,
+                 struct bo_err *err);
+void probe_verdict_print(const struct probe_verdict *v, FILE *out);
+
+/* ---- devices (src/probe/fddev.c, safety.c) ---- */
+/* A block device or file as a bdev: O_DIRECT (unless a file refuses it), FUA as
+ * RWF_DSYNC, flush as fdatasync; a block device opened for writing is opened O_EXCL. */
+int probe_fd_open(const char *path, bool writable, struct bdev **out, struct bo_err *err);
+/* Refuses (-EBUSY) a device mounted or a swap, (-EEXIST) one holding a known signature,
+ * naming it and what to do. */
+int probe_safety_check(const char *path, struct bo_err *err);
+
+/* ---- in-process (src/probe/inproc.c) ----
+ * The write phase on a stack spec, the pull made by the model with a seeded
+ * chooser at the write in flight after `ops` operations, power back, verify. */
+struct probe_inproc_opts {
+	uint64_t seed, ops, region_bytes;
+};
+int probe_inproc(const char *spec, const struct probe_inproc_opts *o, struct probe_verdict *v,
+                 struct bo_err *err);
+
+#endif
