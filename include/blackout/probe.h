@@ -138,9 +138,19 @@ void probe_verdict_print(const struct probe_verdict *v, FILE *out);
 /* A block device or file as a bdev: O_DIRECT (unless a file refuses it), FUA as
  * RWF_DSYNC, flush as fdatasync; a block device opened for writing is opened O_EXCL. */
 int probe_fd_open(const char *path, bool writable, struct bdev **out, struct bo_err *err);
-/* Refuses (-EBUSY) a device mounted or a swap, (-EEXIST) one holding a known signature,
- * naming it and what to do. */
-int probe_safety_check(const char *path, struct bo_err *err);
+/* Refuses (-EBUSY) a mounted device and, with `signatures`, (-EEXIST) one holding a
+ * known filesystem, partition table or volume signature, naming it and what to do. */
+int probe_safety_check(const char *path, bool signatures, struct bo_err *err);
+
+/* ---- sinks and the listener (src/probe/sink.c) ---- */
+/* A file on another device, each line written O_DSYNC; *fd to close afterwards. */
+int probe_sink_file(const char *path, int *fd, struct probe_sink *s, struct bo_err *err);
+/* A TCP connection to HOST:PORT where `blackout probe listen` runs. */
+int probe_sink_tcp(const char *hostport, int *fd, struct probe_sink *s, struct bo_err *err);
+/* Accepts one writer on `port` (addr NULL: every address), appends what it sends to
+ * `out`, fdatasync after every read, until the writer closes or its machine dies. */
+int probe_listen(const char *addr, unsigned port, const char *out, FILE *status,
+                 struct bo_err *err);
 
 /* ---- in-process (src/probe/inproc.c) ----
  * The write phase on a stack spec, the pull made by the model with a seeded
