@@ -86,22 +86,25 @@ struct probe_stream_opts {
 	uint64_t first_block; /* the region, in PROBE_BLOCK blocks of the device */
 	uint64_t blocks;
 	uint64_t max_ops;   /* stop after this many stream operations (0: until an error) */
-	uint32_t max_write; /* blocks per write, at most (1..64) */
+	uint32_t max_write; /* blocks per write, at most (1..64): PROBE_MAX_WRITE */
 	/* called once the pattern is flushed, before the stream: idle time (settle a
 	 * model, sleep on real hardware) so the base is on the media even under a
 	 * cache that lies. NULL: none. */
 	int (*after_base)(void *ctx);
 	void *ctx;
-	/* with max_ops: the operation after the last is not issued but returned as the
-	 * write in flight, for an in-process cut (its buffer stays valid until the next
-	 * call or probe_stream_free) */
-	bool want_inflight;
+	/* nonzero: the stream's N-th write is not issued but announced and returned as
+	 * the write in flight, for an in-process cut, as the plugin's `cut-at N` cuts at
+	 * the N-th write (its buffer stays valid until probe_stream_free) */
+	uint64_t inflight_write;
 };
+/* the largest write of the stream, in blocks: the same on hardware, in the guest and
+ * in-process, so one seed makes one stream everywhere */
+#define PROBE_MAX_WRITE 4u
 struct probe_stream {
 	uint64_t ops, writes, fua_writes, flushes;
 	bool stopped_by_error; /* the device refused an operation: power gone */
 	int last_error;
-	struct blk_inflight inflight; /* with want_inflight: count 0 when none */
+	struct blk_inflight inflight; /* with inflight_write: count 0 when none */
 	uint64_t inflight_gen;
 	void *buf;
 };
@@ -153,10 +156,11 @@ int probe_listen(const char *addr, unsigned port, const char *out, FILE *status,
                  struct bo_err *err);
 
 /* ---- in-process (src/probe/inproc.c) ----
- * The write phase on a stack spec, the pull made by the model with a seeded
- * chooser at the write in flight after `ops` operations, power back, verify. */
+ * The write phase on a stack spec (stream seeded by `seed`), the pull made by the
+ * model with decisions seeded by `seed` while the stream's `write`-th write is in
+ * flight (as the plugin's `cut-at WRITE seed:SEED`), power back, verify. */
 struct probe_inproc_opts {
-	uint64_t seed, ops, region_bytes;
+	uint64_t seed, write, region_bytes;
 };
 int probe_inproc(const char *spec, const struct probe_inproc_opts *o, struct probe_verdict *v,
                  struct bo_err *err);

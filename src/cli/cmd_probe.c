@@ -18,16 +18,19 @@ static void help(FILE *out)
 	fprintf(
 	    out,
 	    "usage: blackout probe write DEVICE (--log FILE | --listener HOST:PORT) [--size N]\n"
-	    "           [--offset N] [--ops N] [--seed N] [--settle SECONDS] [--destroy-contents]\n"
+	    "           [--offset N] [--ops N] [--seed N] [--settle SECONDS] [--on-ready CMD]\n"
+	    "           [--destroy-contents]\n"
 	    "       blackout probe verify DEVICE --log FILE\n"
 	    "       blackout probe listen --port PORT --out FILE [--bind ADDR]\n"
-	    "       blackout probe spec SPEC [--seed N] [--ops N] [--size N]\n\n"
+	    "       blackout probe spec SPEC [--seed N] [--cut-at N] [--size N]\n\n"
 	    "Does a device honour flushes and FUA, tear sectors, destroy data it was not\n"
 	    "writing when the power goes? One pull answers for one sample (docs/probe.md).\n\n"
 	    "  write   DESTROYS the device's contents from --offset (default 0) for --size\n"
 	    "          bytes (default: the rest of it, at most 1 GiB): lays a self-describing\n"
 	    "          pattern, flushes, waits --settle seconds (default 5), says when to pull\n"
-	    "          the power, then writes (O_DIRECT, some FUA) and flushes until the device\n"
+	    "          the power (and runs --on-ready CMD with sh -c, e.g. to arm a switched\n"
+	    "          outlet; the stream starts once it exits 0), then writes (O_DIRECT,\n"
+	    "          some FUA, seeded by --seed) and flushes until the device\n"
 	    "          fails or --ops operations are done; every write is announced before it\n"
 	    "          is issued and every completed write and flush reported to the log: a\n"
 	    "          file on ANOTHER device (--log, each line synced) or a listener on\n"
@@ -58,8 +61,8 @@ static int verdict_status(const struct probe_verdict *v)
 }
 
 struct opts {
-	const char *dev, *log, *listener, *out, *bind;
-	uint64_t size, offset, ops, seed, settle, port;
+	const char *dev, *log, *listener, *out, *bind, *on_ready;
+	uint64_t size, offset, ops, seed, settle, port, cut_at;
 	bool destroy, seed_given;
 };
 
@@ -76,6 +79,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		    {"--size", &o->size, BO_NUM_SIZE, 4 * PROBE_BLOCK, UINT64_MAX / 2},
 		    {"--offset", &o->offset, BO_NUM_SIZE, 0, UINT64_MAX / 2},
 		    {"--ops", &o->ops, 0, 0, UINT64_MAX / 2},
+		    {"--cut-at", &o->cut_at, 0, 1, UINT64_MAX / 2},
 		    {"--seed", &o->seed, BO_NUM_HEX, 0, UINT64_MAX},
 		    {"--settle", &o->settle, 0, 0, 3600},
 		    {"--port", &o->port, 0, 1, 65535},
@@ -97,6 +101,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		                 : !strcmp(a, "--listener") ? &o->listener
 		                 : !strcmp(a, "--out")      ? &o->out
 		                 : !strcmp(a, "--bind")     ? &o->bind
+		                 : !strcmp(a, "--on-ready") ? &o->on_ready
 		                                            : NULL;
 		if (s) {
 			if (!v)
@@ -123,6 +128,16 @@ static int settle_sleep(void *ctx)
 		        "writes it back\n",
 		        (unsigned long long)o->settle);
 		sleep((unsigned)o->settle);
+	}
+	if (o->on_ready) {
+		int rc = system(o->on_ready);
+		if (rc != 0) {
+			fprintf(
+			    stderr,
+			    "probe: --on-ready command failed (status %d): stream not started\n",
+			    rc);
+			return -ECANCELED;
+		}
 	}
 	fprintf(stderr, "probe: PULL THE POWER NOW (the stream of writes is running)\n");
 	return 0;
@@ -179,7 +194,7 @@ static int do_write(struct opts *o)
 	                               .first_block = o->offset / PROBE_BLOCK,
 	                               .blocks = size / PROBE_BLOCK,
 	                               .max_ops = o->ops,
-	                               .max_write = 16,
+	                               .max_write = PROBE_MAX_WRITE,
 	                               .after_base = settle_sleep,
 	                               .ctx = o};
 	struct probe_stream st;
@@ -232,7 +247,7 @@ static int do_spec(struct opts *o)
 	if (!o->dev)
 		return cli_usage_error("probe", "spec needs a stack spec");
 	struct probe_inproc_opts io = {.seed = o->seed_given ? o->seed : 1,
-	                               .ops = o->ops ? o->ops : 100,
+	                               .write = o->cut_at ? o->cut_at : 40,
 	                               .region_bytes = o->size ? o->size : 2u << 20};
 	struct probe_verdict v;
 	struct bo_err err = {{0}};

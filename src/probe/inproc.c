@@ -56,11 +56,10 @@ int probe_inproc(const char *spec, const struct probe_inproc_opts *o, struct pro
 	                               .seed = o->seed,
 	                               .first_block = 0,
 	                               .blocks = region / PROBE_BLOCK,
-	                               .max_ops = o->ops,
-	                               .max_write = 4,
+	                               .max_write = PROBE_MAX_WRITE,
 	                               .after_base = settle,
 	                               .ctx = d,
-	                               .want_inflight = true};
+	                               .inflight_write = o->write ? o->write : 1};
 	struct membuf m = {0};
 	struct probe_sink sink = {.emit = mem_emit, .ctx = &m};
 	struct probe_stream st;

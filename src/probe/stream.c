@@ -54,10 +54,11 @@ static int lay_base(struct bdev *d, const struct probe_stream_opts *o, const str
 			               bo_errstr(&d->err, rc));
 	}
 	rc = blk_flush(d);
-	if (rc == 0 && o->after_base)
-		rc = o->after_base(o->ctx);
 	if (rc)
 		return bo_errf(err, rc, "probe: flushing the pattern: %s", bo_errstr(&d->err, rc));
+	if (o->after_base && (rc = o->after_base(o->ctx)) != 0)
+		return bo_errf(err, rc, "probe: stopped after the pattern was laid: %s",
+		               bo_errstr(&d->err, rc));
 	struct probe_op op = {.gen = 1, .kind = PROBE_OP_BASE};
 	return emit(s, &op, err);
 }
@@ -89,11 +90,11 @@ int probe_stream_run(struct bdev *d, const struct probe_stream_opts *o, const st
 	uint64_t gen = 1, since_flush = 0, flush_every = 1 + bo_rng_below(&rng, 8);
 	for (;;) {
 		gen++;
-		bool last = o->max_ops && st->ops == o->max_ops;
-		if (last && !o->want_inflight)
+		if (o->max_ops && st->ops == o->max_ops)
 			break;
+		bool last = o->inflight_write && st->writes + 1 == o->inflight_write;
 		struct probe_op op = {.gen = gen};
-		if (since_flush >= flush_every && !last) {
+		if (since_flush >= flush_every) {
 			op.kind = PROBE_OP_FLUSH;
 			rc = blk_flush(d);
 			since_flush = 0;

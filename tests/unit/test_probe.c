@@ -14,7 +14,7 @@
 
 static int run(const char *spec, uint64_t seed, struct probe_verdict *v)
 {
-	struct probe_inproc_opts o = {.seed = seed, .ops = 100, .region_bytes = 2u << 20};
+	struct probe_inproc_opts o = {.seed = seed, .write = 40, .region_bytes = 2u << 20};
 	struct bo_err err = {{0}};
 	int rc = probe_inproc(spec, &o, v, &err);
 	if (rc)
@@ -68,7 +68,7 @@ static void grid(void)
 			   "%s seed %llu: whole sectors, no torn one", spec, (unsigned long long)s);
 	}
 	ok(eb128, "cheap flash: some pull shows the whole 128 KiB erase block");
-	struct probe_inproc_opts o = {.seed = 1, .ops = 10};
+	struct probe_inproc_opts o = {.seed = 1, .write = 10};
 	struct bo_err err = {{0}};
 	is_int(probe_inproc("mem(size=8k)", &o, &v, &err), -EINVAL,
 	       "a device of 2 blocks: refused");
