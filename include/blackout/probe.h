@@ -137,6 +137,37 @@ int probe_verify(struct bdev *d, const struct probe_log *l, struct probe_verdict
                  struct bo_err *err);
 void probe_verdict_print(const struct probe_verdict *v, FILE *out);
 
+/* ---- timing (src/probe/timing.c) ----
+ * flashbench's method, no pull: the cost of a two-block write straddling boundaries
+ * of 2^i bytes (a jump at the erase block), and of one-block writes rotating over N
+ * erase blocks (a jump past the blocks the device keeps open). Each write's cost is
+ * measured by `write_cost` (NULL: wall-clock ns of a FUA write; in-process, a model's
+ * NAND work). Overwrites what it touches. */
+struct probe_timing_opts {
+	uint64_t max_eb;   /* largest erase block considered (bytes), default 16 MiB */
+	uint32_t repeats;  /* samples per point (median), default 8, at most 64 */
+	uint32_t max_open; /* most erase blocks rotated over, default 16, at most 32 */
+	int (*write_cost)(void *ctx, struct bdev *d, uint64_t off, size_t len, const void *buf,
+	                  double *cost);
+	void *ctx;
+};
+struct probe_timing {
+	uint64_t erase_block; /* bytes, 0 when no jump reached confidence 0.5 */
+	double eb_confidence; /* 0..1: how far the jump stood above the samples' spread */
+	uint32_t open_blocks; /* 0 when no knee was found */
+	double open_confidence;
+	double cost[40];      /* median pair cost across boundaries of 8 KiB << i */
+	double open_cost[33]; /* median cost a write rotating over i blocks */
+	unsigned ncost, nopen;
+};
+int probe_timing_run(struct bdev *d, const struct probe_timing_opts *o, struct probe_timing *t,
+                     struct bo_err *err);
+void probe_timing_print(const struct probe_timing *t, FILE *out);
+/* The same on a stack spec in-process, a write's cost being the NAND programs plus ten
+ * times the erases it caused (the model's counters). */
+int probe_timing_spec(const char *spec, const struct probe_timing_opts *o, struct probe_timing *t,
+                      struct bo_err *err);
+
 /* ---- devices (src/probe/fddev.c, safety.c) ---- */
 /* A block device or file as a bdev: O_DIRECT (unless a file refuses it), FUA as
  * RWF_DSYNC, flush as fdatasync; a block device opened for writing is opened O_EXCL. */

@@ -21,8 +21,9 @@ static void help(FILE *out)
 	    "           [--offset N] [--ops N] [--seed N] [--settle SECONDS] [--on-ready CMD]\n"
 	    "           [--destroy-contents]\n"
 	    "       blackout probe verify DEVICE --log FILE\n"
+	    "       blackout probe timing DEVICE [--max-eb N] [--destroy-contents]\n"
 	    "       blackout probe listen --port PORT --out FILE [--bind ADDR]\n"
-	    "       blackout probe spec SPEC [--seed N] [--cut-at N] [--size N]\n\n"
+	    "       blackout probe spec SPEC [--seed N] [--cut-at N] [--size N] [--timing]\n\n"
 	    "Does a device honour flushes and FUA, tear sectors, destroy data it was not\n"
 	    "writing when the power goes? One pull answers for one sample (docs/probe.md).\n\n"
 	    "  write   DESTROYS the device's contents from --offset (default 0) for --size\n"
@@ -62,8 +63,8 @@ static int verdict_status(const struct probe_verdict *v)
 
 struct opts {
 	const char *dev, *log, *listener, *out, *bind, *on_ready;
-	uint64_t size, offset, ops, seed, settle, port, cut_at;
-	bool destroy, seed_given;
+	uint64_t size, offset, ops, seed, settle, port, cut_at, max_eb;
+	bool destroy, seed_given, timing;
 };
 
 static int parse(int argc, char **argv, struct opts *o)
@@ -80,6 +81,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		    {"--offset", &o->offset, BO_NUM_SIZE, 0, UINT64_MAX / 2},
 		    {"--ops", &o->ops, 0, 0, UINT64_MAX / 2},
 		    {"--cut-at", &o->cut_at, 0, 1, UINT64_MAX / 2},
+		    {"--max-eb", &o->max_eb, BO_NUM_SIZE, 16384, 1ull << 30},
 		    {"--seed", &o->seed, BO_NUM_HEX, 0, UINT64_MAX},
 		    {"--settle", &o->settle, 0, 0, 3600},
 		    {"--port", &o->port, 0, 1, 65535},
@@ -110,6 +112,8 @@ static int parse(int argc, char **argv, struct opts *o)
 			i++;
 		} else if (!strcmp(a, "--destroy-contents")) {
 			o->destroy = true;
+		} else if (!strcmp(a, "--timing")) {
+			o->timing = true;
 		} else if (a[0] == '-' || o->dev) {
 			return cli_usage_error("probe", "unexpected argument '%s'", a);
 		} else {
@@ -242,10 +246,44 @@ static int do_verify(struct opts *o)
 	return verdict_status(&v);
 }
 
+static int do_timing(struct opts *o)
+{
+	if (!o->dev)
+		return cli_usage_error("probe", "timing needs a DEVICE");
+	struct bo_err err = {{0}};
+	int rc = probe_safety_check(o->dev, !o->destroy, &err);
+	if (rc)
+		return cli_fail("probe", "%s", bo_errstr(&err, rc));
+	struct bdev *d;
+	rc = probe_fd_open(o->dev, true, &d, &err);
+	if (rc)
+		return cli_fail("probe", "%s", bo_errstr(&err, rc));
+	struct probe_timing_opts to = {.max_eb = o->max_eb};
+	struct probe_timing t;
+	rc = probe_timing_run(d, &to, &t, &err);
+	blk_close(d);
+	if (rc)
+		return cli_fail("probe", "%s", bo_errstr(&err, rc));
+	printf("costs in nanoseconds (medians)\n");
+	probe_timing_print(&t, stdout);
+	return 0;
+}
+
 static int do_spec(struct opts *o)
 {
 	if (!o->dev)
 		return cli_usage_error("probe", "spec needs a stack spec");
+	if (o->timing) {
+		struct probe_timing_opts to = {.max_eb = o->max_eb};
+		struct probe_timing t;
+		struct bo_err err = {{0}};
+		int rc = probe_timing_spec(o->dev, &to, &t, &err);
+		if (rc)
+			return cli_fail("probe", "%s", bo_errstr(&err, rc));
+		printf("costs in NAND work (programs + 10 x erases; medians)\n");
+		probe_timing_print(&t, stdout);
+		return 0;
+	}
 	struct probe_inproc_opts io = {.seed = o->seed_given ? o->seed : 1,
 	                               .write = o->cut_at ? o->cut_at : 40,
 	                               .region_bytes = o->size ? o->size : 2u << 20};
@@ -280,6 +318,8 @@ int cmd_probe(int argc, char **argv)
 		return do_verify(&o);
 	if (!strcmp(sub, "spec"))
 		return do_spec(&o);
+	if (!strcmp(sub, "timing"))
+		return do_timing(&o);
 	if (!strcmp(sub, "listen")) {
 		if (!o.port || !o.out || o.dev)
 			return cli_usage_error("probe", "listen needs --port PORT and --out FILE");
@@ -287,6 +327,6 @@ int cmd_probe(int argc, char **argv)
 		rc = probe_listen(o.bind, (unsigned)o.port, o.out, stderr, &err);
 		return rc ? cli_fail("probe", "%s", bo_errstr(&err, rc)) : 0;
 	}
-	return cli_usage_error("probe", "unknown subcommand '%s' (write, verify, listen, spec)",
-	                       sub);
+	return cli_usage_error(
+	    "probe", "unknown subcommand '%s' (write, verify, timing, listen, spec)", sub);
 }

@@ -40,6 +40,15 @@ int probe_inproc(const char *spec, const struct probe_inproc_opts *o, struct pro
 	               "host: blackout probe spec)");
 }
 
+int probe_timing_spec(const char *spec, const struct probe_timing_opts *o, struct probe_timing *t,
+                      struct bo_err *err)
+{
+	(void)spec, (void)o, (void)t;
+	return bo_errf(err, -EOPNOTSUPP,
+	               "probe spec: not in the guest's bo-probe (run it on the "
+	               "host: blackout probe spec)");
+}
+
 bool cli_is_help(const char *arg)
 {
 	return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0;

@@ -87,3 +87,49 @@ int probe_inproc(const char *spec, const struct probe_inproc_opts *o, struct pro
 	dev_cow_leaves_close(&leaves);
 	return rc;
 }
+
+/* ---- timing on a model: the cost of a write is the NAND work it caused ---- */
+static void sum_nand(void *ctx, const char *key, uint64_t v)
+{
+	double *c = ctx;
+	if (!strcmp(key, "nand_programs"))
+		*c += (double)v;
+	else if (!strcmp(key, "nand_erases"))
+		*c += 10.0 * (double)v;
+}
+
+static double nand_work(struct bdev *d)
+{
+	double c = 0;
+	blk_stats(d, sum_nand, &c);
+	for (unsigned i = 0; blk_lower(d, i); i++)
+		c += nand_work(blk_lower(d, i));
+	return c;
+}
+
+static int model_cost(void *ctx, struct bdev *d, uint64_t off, size_t len, const void *buf,
+                      double *cost)
+{
+	(void)ctx;
+	double before = nand_work(d);
+	int rc = blk_pwrite(d, off, len, buf, BLK_FUA);
+	*cost = nand_work(d) - before;
+	return rc;
+}
+
+int probe_timing_spec(const char *spec, const struct probe_timing_opts *o, struct probe_timing *t,
+                      struct bo_err *err)
+{
+	struct dev_cow_leaves leaves = {0};
+	struct dev_open_opts oo = {.wrap_leaf = dev_wrap_cow, .ctx = &leaves};
+	struct bdev *d;
+	int rc = dev_stack_open_text(spec, &oo, &d, err);
+	if (rc == 0) {
+		struct probe_timing_opts mo = *o;
+		mo.write_cost = model_cost;
+		rc = probe_timing_run(d, &mo, t, err);
+		blk_close(d);
+	}
+	dev_cow_leaves_close(&leaves);
+	return rc;
+}

@@ -144,8 +144,33 @@ static void pattern(void)
 	ok(probe_pattern_decode(u, 7, 100, &g) == PROBE_U_ERASED, "all 0xFF: erased");
 }
 
+static void timing(void)
+{
+	static const struct {
+		const char *spec;
+		uint64_t eb;
+	} cases[] = {
+	    {"flash(ftl=cheap,eb=128k,size=64M)", 128u << 10},
+	    {"flash(ftl=cheap,eb=512k,size=64M)", 512u << 10},
+	    {"flash(ftl=careful,eb=128k,size=64M)", 0},
+	    {"disk > mem(size=16M)", 0},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct probe_timing_opts o = {.max_eb = 4u << 20};
+		struct probe_timing t;
+		struct bo_err err = {{0}};
+		int rc = probe_timing_spec(cases[i].spec, &o, &t, &err);
+		ok(rc == 0 && t.erase_block == cases[i].eb &&
+		       (t.eb_confidence > 0.5) == (cases[i].eb > 0),
+		   "timing %s: erase block %llu bytes (want %llu), confidence %.2f %s",
+		   cases[i].spec, (unsigned long long)t.erase_block,
+		   (unsigned long long)cases[i].eb, t.eb_confidence, rc ? err.msg : "");
+	}
+}
+
 int main(void)
 {
+	timing();
 	pattern();
 	log_parse();
 	grid();
