@@ -27,6 +27,12 @@ t "an image with an MBR partition table is refused (exit 1)" '[ $rc -eq 1 ]'
 printf '%s\n' "$out" | grep -q "partition table"
 ok $? "naming the partition table: $out"
 
+out=$("$B" probe timing "$T/fs.img" --max-eb 64k 2>&1)
+rc=$?
+t "probe timing refuses the ext4 image too (exit 1)" '[ $rc -eq 1 ]'
+printf '%s\n' "$out" | grep -q "holds an ext2/ext3/ext4 filesystem"
+ok $? "... naming it"
+
 "$B" probe write "$T/fs.img" --log "$T/a.log" --settle 0 --ops 20 --size 1M \
 	--destroy-contents >/dev/null 2>&1
 ok $? "--destroy-contents overrides a signature"
