@@ -63,11 +63,11 @@ line() {
 	grep "^$3" "$f" | head -n 1
 }
 verdict() { line "$@" | sed 's/ (.*//; s/;.*//'; }
-# agree NAME: the guest's verdicts on flushes, torn sectors and collateral damage are the
+# agree NAME: the guest's verdicts on flushes, FUA, torn sectors and collateral damage are the
 # in-process probe's, counts included (same seed, same stream, same cut)
 agree() {
 	local k
-	for k in flushes "torn sectors" "collateral damage"; do
+	for k in flushes fua "torn sectors" "collateral damage"; do
 		[ "$(line "$1" vm "$k")" = "$(line "$1" spec "$k")" ] || return 1
 	done
 }
