@@ -35,6 +35,8 @@ LIB := $(BUILD)/libblackout.a
 # The guest's tree walker (src/guest/observe.c): static, copied into the initramfs by
 # scripts/vm-build; not part of the library.
 GUEST_OBSERVE := $(BUILD)/guest/bo-observe
+# The guest's `probe write|verify` (src/guest/probe.c): static, into the initramfs too.
+GUEST_PROBE := $(BUILD)/guest/bo-probe
 CLI := $(BUILD)/blackout
 
 PROVE ?= prove
@@ -43,7 +45,7 @@ PROVE_FLAGS ?= -j2 --timer
 .PHONY: all deps check check-unit check-compat check-vm check-asan check-format check-fuzz \
 	bench fuzz demo clean format unit man install uninstall
 
-all: $(LIB) $(CLI) $(GUEST_OBSERVE)
+all: $(LIB) $(CLI) $(GUEST_OBSERVE) $(GUEST_PROBE)
 
 deps:
 	@scripts/install-deps
@@ -75,6 +77,13 @@ GUEST_OBSERVE_SRCS := src/guest/observe.c src/guest/apply.c src/crash/md5.c src/
 $(GUEST_OBSERVE): $(GUEST_OBSERVE_SRCS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS_WARN) -O2 -static -o $@ $(GUEST_OBSERVE_SRCS) -lm
+
+GUEST_PROBE_SRCS := src/guest/probe.c src/cli/cmd_probe.c \
+	$(filter-out src/probe/inproc.c,$(wildcard src/probe/*.c)) src/blk/blk.c src/blk/pages.c \
+	src/util/err.c src/util/util.c src/util/num.c
+$(GUEST_PROBE): $(GUEST_PROBE_SRCS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS_WARN) -O2 -static -o $@ $(GUEST_PROBE_SRCS) -lm
 
 # ---- tests -------------------------------------------------------------------
 check: deps all unit
@@ -215,11 +224,11 @@ install: all man
 	  $(DESTDIR)$(LIBEXECDIR)/scripts $(DESTDIR)$(LIBEXECDIR)/tests/vm \
 	  $(DESTDIR)$(LIBEXECDIR)/guest
 	install -m 755 $(CLI) $(DESTDIR)$(BINDIR)/blackout
-	install -m 755 $(GUEST_OBSERVE) $(DESTDIR)$(LIBEXECDIR)/guest/
+	install -m 755 $(GUEST_OBSERVE) $(GUEST_PROBE) $(DESTDIR)$(LIBEXECDIR)/guest/
 	install -m 755 scripts/vmtest scripts/vmrecord scripts/vm-build $(DESTDIR)$(LIBEXECDIR)/scripts/
 	install -m 644 scripts/vm-lib.sh $(DESTDIR)$(LIBEXECDIR)/scripts/
 	install -m 755 tests/vm/guest-init $(DESTDIR)$(LIBEXECDIR)/tests/vm/
-	install -m 644 tests/vm/guest-fs.sh $(DESTDIR)$(LIBEXECDIR)/tests/vm/
+	install -m 644 tests/vm/guest-fs.sh tests/vm/guest-probe.sh $(DESTDIR)$(LIBEXECDIR)/tests/vm/
 	install -m 644 $(BUILD)/man/*.1 $(DESTDIR)$(MANDIR)/man1/
 	cp -R docs $(DESTDIR)$(DOCDIR)/
 	install -m 644 README.md $(DESTDIR)$(DOCDIR)/

@@ -30,6 +30,7 @@ int cmd_explore(int argc, char **argv);
 int cmd_workloads(int argc, char **argv);
 int cmd_jbd(int argc, char **argv);
 int cmd_vmobs(int argc, char **argv);
+int cmd_probe(int argc, char **argv);
 
 const struct cli_cmd cli_cmds[] = {
     {"matrix", "the measured expectations table: stacks x filesystems, crash-tested", cmd_matrix},
@@ -56,6 +57,8 @@ const struct cli_cmd cli_cmds[] = {
     {"jbd", "recover or write a JBD2 journal inside an image (tests, inspection)", cmd_jbd},
     {"raid", "the RAID write hole over every power-cut outcome; md's chunk layout", cmd_raid},
     {"vmtest", "real Linux (qemu) on a modelled stack: cut power, reboot, judge", cmd_vmtest},
+    {"probe", "does a real device honour flushes, tear sectors, destroy neighbours? (one pull)",
+     cmd_probe},
     {"vmobserve", "real-kernel guests observing the states of a state store", cmd_vmobs},
     {NULL, NULL, NULL},
 };

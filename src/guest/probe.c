@@ -1,0 +1,90 @@
+/* probe.c — bo-probe, the guest's static `blackout probe` (write and verify on the NBD
+ * device the plugin serves, tests/vm/guest-probe.sh): cmd_probe.c and src/probe over a
+ * plain C library, without ISA-L (no static archive): CRC32C by table here. Not the
+ * CLI; `spec` (the models in-process) stays on the host. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "blackout/probe.h"
+#include "blackout/util.h"
+#include "cli/cli.h"
+
+int cmd_probe(int argc, char **argv);
+
+/* ISA-L's crc32_iscsi: reflected CRC32C (0x82F63B78), no inversion of its own */
+unsigned int crc32_iscsi(unsigned char *buf, int len, unsigned int crc);
+unsigned int crc32_iscsi(unsigned char *buf, int len, unsigned int crc)
+{
+	static uint32_t table[256];
+	if (!table[1])
+		for (uint32_t i = 0; i < 256; i++) {
+			uint32_t c = i;
+			for (int k = 0; k < 8; k++)
+				c = c & 1 ? c >> 1 ^ 0x82F63B78u : c >> 1;
+			table[i] = c;
+		}
+	for (int i = 0; i < len; i++)
+		crc = table[(crc ^ buf[i]) & 0xff] ^ crc >> 8;
+	return crc;
+}
+
+int probe_inproc(const char *spec, const struct probe_inproc_opts *o, struct probe_verdict *v,
+                 struct bo_err *err)
+{
+	(void)spec, (void)o, (void)v;
+	return bo_errf(err, -EOPNOTSUPP,
+	               "probe spec: not in the guest's bo-probe (run it on the "
+	               "host: blackout probe spec)");
+}
+
+int probe_timing_spec(const char *spec, const struct probe_timing_opts *o, struct probe_timing *t,
+                      struct bo_err *err)
+{
+	(void)spec, (void)o, (void)t;
+	return bo_errf(err, -EOPNOTSUPP,
+	               "probe spec: not in the guest's bo-probe (run it on the "
+	               "host: blackout probe spec)");
+}
+
+bool cli_is_help(const char *arg)
+{
+	return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0;
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "bo-probe %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n");
+	return 2;
+}
+
+int cli_fail(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "bo-probe %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n");
+	return 1;
+}
+
+int cli_num(const char *cmd, const char *opt, const char *v, unsigned flags, uint64_t min,
+            uint64_t max, uint64_t *out)
+{
+	struct bo_err err = {{0}};
+	int rc = bo_parse_num(opt, v, flags, min, max, out, &err);
+	return rc ? cli_usage_error(cmd, "%s", err.msg) : 0;
+}
+
+int main(int argc, char **argv)
+{
+	return cmd_probe(argc, argv);
+}
