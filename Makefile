@@ -79,7 +79,7 @@ $(GUEST_OBSERVE): $(GUEST_OBSERVE_SRCS)
 	$(CC) $(CPPFLAGS) $(CFLAGS_WARN) -O2 -static -o $@ $(GUEST_OBSERVE_SRCS) -lm
 
 GUEST_PROBE_SRCS := src/guest/probe.c src/cli/cmd_probe.c \
-	$(filter-out src/probe/inproc.c,$(wildcard src/probe/*.c)) src/blk/blk.c src/blk/pages.c \
+	$(filter-out src/probe/inproc.c src/probe/net.c,$(wildcard src/probe/*.c)) src/blk/blk.c src/blk/pages.c \
 	src/util/err.c src/util/util.c src/util/num.c
 $(GUEST_PROBE): $(GUEST_PROBE_SRCS)
 	@mkdir -p $(dir $@)

@@ -176,7 +176,9 @@ int probe_fd_open(const char *path, bool writable, struct bdev **out, struct bo_
  * known filesystem, partition table or volume signature, naming it and what to do. */
 int probe_safety_check(const char *path, bool signatures, struct bo_err *err);
 
-/* ---- sinks and the listener (src/probe/sink.c) ---- */
+/* ---- sinks (src/probe/sink.c) and the listener (src/probe/net.c) ---- */
+/* Writes all of line to the fd *(int *)ctx: a sink's emit for a file or socket. */
+int probe_fd_emit(void *ctx, const char *line, size_t len);
 /* A file on another device, each line written O_DSYNC; *fd to close afterwards. */
 int probe_sink_file(const char *path, int *fd, struct probe_sink *s, struct bo_err *err);
 /* A TCP connection to HOST:PORT where `blackout probe listen` runs. */

@@ -49,6 +49,22 @@ int probe_timing_spec(const char *spec, const struct probe_timing_opts *o, struc
 	               "host: blackout probe spec)");
 }
 
+int probe_sink_tcp(const char *hostport, int *fd, struct probe_sink *s, struct bo_err *err)
+{
+	(void)fd, (void)s;
+	return bo_errf(err, -EOPNOTSUPP,
+	               "--listener %s: not in the guest's bo-probe (its acknowledgements go "
+	               "to a serial port: --log)",
+	               hostport);
+}
+
+int probe_listen(const char *addr, unsigned port, const char *out, FILE *status, struct bo_err *err)
+{
+	(void)addr, (void)port, (void)out, (void)status;
+	return bo_errf(err, -EOPNOTSUPP,
+	               "probe listen: not in the guest's bo-probe (run it on the host)");
+}
+
 bool cli_is_help(const char *arg)
 {
 	return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0;
