@@ -14,7 +14,7 @@ jq -e 'all(.cells[] | select(.ran and .states > .ok); .example.rebuild | type ==
 	"$J" >/dev/null
 ok $? "every failing cell has an example with a rebuild line"
 jq -e 'all(.cells[] | select(.row == "write-errors" and .example != null);
-	.example.rebuild | contains("--arm '\''write-error after=5 every=25'\''"))' "$J" >/dev/null
+	.example.rebuild | contains("--arm '\''write-error lba=4-1159'\''"))' "$J" >/dev/null
 ok $? "the write-errors row's rebuild lines carry its --arm rule"
 
 # the line names the program `blackout`: a function runs this build under that name,
