@@ -1,7 +1,8 @@
 /* fs_jbd.c — the glue between fs/ and the JBD2 journal of src/jbd/: implements the
  * journal hook (journal_hook.h) with a journal in inode s_journal_inum. Mount-time
- * recovery, the needs_recovery flag, data modes, barriers, errors= policy. The
- * journal itself knows nothing of ext3; everything ext3-specific is here. */
+ * recovery, the needs_recovery flag, data modes, barriers, the errors= and
+ * checkpoint_errors= policies. The journal itself knows nothing of ext3; everything
+ * ext3-specific is here. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
