@@ -24,7 +24,7 @@ blackout() { "$BLACKOUT" "$@"; }
 jq -r '.cells[] | select(.ran and .states > .ok) |
 	[.row + "/" + .col, .example.state,
 	 (.example.broken | split("; ") | map(split(":")[0] | split(" ")[0])
-	  | map(select(IN("durable", "stale", "bystander", "consistent", "atomic"))) | join("+")),
+	  | map(select(IN("durable", "stale", "bystander", "consistent", "atomic"))) | sort | join("+")),
 	 .example.rebuild] | @tsv' "$J" >"$SCRATCH/cells.tsv"
 n=0
 while IFS=$'\t' read -r cell state broken line; do
@@ -33,7 +33,7 @@ while IFS=$'\t' read -r cell state broken line; do
 	eval "$line --quiet --json '$out'" </dev/null >"$SCRATCH/r$n.txt" 2>&1
 	rc=$?
 	got=$(jq -r '[.failures[].id] | join(",")' "$out" 2>/dev/null)
-	gotb=$(jq -r '.failures[0].broken | join("+")' "$out" 2>/dev/null)
+	gotb=$(jq -r '.failures[0].broken | sort | join("+")' "$out" 2>/dev/null)
 	[ "$rc" -eq 3 ] && [ "$got" = "$state" ] && [ "$gotb" = "$broken" ]
 	same=$?
 	ok $same "$cell: rebuild gives state $state ($broken), exit 3"
