@@ -386,6 +386,9 @@ struct crash_result {
 	uint64_t silent, detected;     /* failing states nobody / somebody reported */
 	uint64_t hung;                 /* of the detected: the observer's guest hung or panicked */
 	uint64_t e2fsck_runs, e2fsck_disagree;
+	/* writes of the recorded run that failed (an armed fault rule): the same in every
+	 * shard; not in the JSON */
+	uint64_t write_errors;
 	double coverage; /* built / space */
 	/* time split (seconds; not part of the JSON so runs compare equal) */
 	double t_record, t_construct, t_recover, t_oracle, t_fsck, t_total;

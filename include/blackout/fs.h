@@ -46,12 +46,17 @@ struct fs_mount_opts {
 	uint32_t commit_ops; /* commit after this many operations; 0 = only on
 				  * fsync/sync/unmount or a full journal */
 	enum fs_errors errors;
+	/* checkpoint_errors=ignore: a failed home write at checkpoint is logged and the
+	 * checkpoint completes (jbd before Linux 2.6.28); abort (default): the journal
+	 * aborts with the transaction kept in the log (docs/journal.md) */
+	bool checkpoint_errors_ignored;
 	bool read_only;
 	bool no_journal; /* mount ext3 as ext2 (no journalling) */
 	uint32_t now;    /* fixed clock for timestamps (reproducible images); 0 = time(NULL) */
 };
 void fs_mount_opts_default(struct fs_mount_opts *o);
-/* "data=ordered,barrier=1,commit=5,errors=continue|remount-ro|panic,ro" */
+/* "data=ordered,barrier=1,commit=5,errors=continue|remount-ro|panic,
+ * checkpoint_errors=abort|ignore,ro" */
 int fs_mount_opts_parse(const char *text, struct fs_mount_opts *o, struct bo_err *err);
 
 /* Mount: replays the journal if the image needs recovery, then processes orphans. */

@@ -120,6 +120,12 @@ struct jbd_config {
 	 * jbd_journal_dirty_ref. */
 	int (*fetch)(void *ctx, uint64_t block, void *buf, bool release);
 	void *fetch_ctx;
+	/* A checkpoint's failed home write: false (today's jbd2, and jbd since 2.6.28)
+	 * aborts the journal and keeps the transaction in the log; true (the jbd the 2009
+	 * expectations patch describes) counts it (checkpoint_errors), notes it in
+	 * jbd_journal_err and completes the checkpoint: the tail moves past a transaction
+	 * whose only good copy was in the log. */
+	bool checkpoint_errors_ignored;
 };
 
 struct jbd_journal;
@@ -213,6 +219,7 @@ int jbd_journal_set_features(struct jbd_journal *j, uint32_t compat, uint32_t in
 /* Counters for benchmarks and tests. */
 struct jbd_stats {
 	uint64_t commits, log_blocks, checkpoints, home_writes, flushes, fua_writes;
+	uint64_t checkpoint_errors; /* home writes that failed, the checkpoint went on */
 };
 void jbd_journal_stats(const struct jbd_journal *j, struct jbd_stats *st);
 

@@ -60,16 +60,18 @@ struct matrix_cell {
 	bool ran;    /* false: the configuration does not apply (reason in note) */
 	bool failed; /* a real-kernel run of it failed (note: why); not in the JSON */
 	char note[128];
-	uint64_t states;                /* crash states judged */
-	uint64_t ok;                    /* states with no broken invariant */
-	uint64_t viol[MI_N];            /* states breaking each invariant */
-	uint64_t silent;                /* states with a broken invariant nobody reported */
-	uint64_t detected;              /* states where mount/fsck/checksums reported the damage */
-	uint64_t allowed;               /* ok states showing what the configuration permits
+	uint64_t states;       /* crash states judged */
+	uint64_t ok;           /* states with no broken invariant */
+	uint64_t viol[MI_N];   /* states breaking each invariant */
+	uint64_t silent;       /* states with a broken invariant nobody reported */
+	uint64_t detected;     /* states where mount/fsck/checksums reported the damage */
+	uint64_t allowed;      /* ok states showing what the configuration permits
 	                      * (data=writeback's stale data), reported as such */
-	bool exhaustive;                /* every state the stack allows was judged */
-	double coverage;                /* judged / allowed, when sampled */
-	double seconds;                 /* not in matrix.json: runs compare byte for byte */
+	uint64_t silent_lost;  /* states that lost synced data (durable or bystander) silently */
+	uint64_t write_errors; /* writes of the recorded runs that failed (armed fault rules) */
+	bool exhaustive;       /* every state the stack allows was judged */
+	double coverage;       /* judged / allowed, when sampled */
+	double seconds;        /* not in matrix.json: runs compare byte for byte */
 	struct matrix_example *example; /* a silent failure if any, of the first workload */
 };
 
@@ -91,6 +93,9 @@ enum matrix_row_key {
 	MR_RAID5_DEGRADED_JOURNAL,
 	MR_RAID6_2MISSING,
 	MR_WRITE_ERRORS,
+	MR_WRITE_ERRORS_2009, /* the write-errors rows: checkpoint_errors=ignore */
+	MR_BAD_SECTORS_2009,
+	MR_LOST_WRITES,
 	MR_N
 };
 

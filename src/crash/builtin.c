@@ -17,6 +17,13 @@
 	"create /keep/b\n"                                                                         \
 	"write /keep/b 0 3k\n"
 
+/* 290 appends with an fsync each: with the journal's 7 log blocks a commit, the set-up
+ * fills mke2fs's smallest journal (1024 blocks) once, is checkpointed home, and fills
+ * it again to a few commits short of full, so the run's third fsync checkpoints. */
+#define FILL1   "append /fill 1k\nfsync /fill\n"
+#define FILL10  FILL1 FILL1 FILL1 FILL1 FILL1 FILL1 FILL1 FILL1 FILL1 FILL1
+#define FILL100 FILL10 FILL10 FILL10 FILL10 FILL10 FILL10 FILL10 FILL10 FILL10 FILL10
+
 static const struct crash_builtin builtins[] = {
     {"append-fsync", "append records to a log, fsync after each (a database log)",
      "name append-fsync\nsummary append records to a log, fsync after each (a database "
@@ -96,6 +103,15 @@ static const struct crash_builtin builtins[] = {
      "name fill-enospc\nsummary fill the filesystem until ENOSPC, fsync, then free space and "
      "sync\n" BYSTANDERS "run\ncreate /fill\nfill /fill 256k\nfsync /fill\ncreate /after\n"
      "write /after 0 1k\nfsync /after\nunlink /fill\nsync\n"},
+    {"checkpoint-append",
+     "append to a synced log, fsync each, while the journal wraps: the run checkpoints",
+     "name checkpoint-append\nsummary append to a synced log, fsync each, while the journal "
+     "wraps: the run checkpoints\n" BYSTANDERS
+     "create /log\nwrite /log 0 4k\ncreate /fill\n" FILL100 FILL100 FILL10 FILL10 FILL10 FILL10
+         FILL10 FILL10 FILL10 FILL10 FILL10
+     "run\nappend /log 1k\nfsync /log\nappend /log 1k\nfsync /log\nappend /log 1k\n"
+     "fsync /log\nappend /log 1k\nfsync /log\nappend /log 1k\nfsync /log\nappend /log 1k\n"
+     "fsync /log\n"},
 };
 
 size_t crash_builtin_count(void)

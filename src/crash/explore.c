@@ -449,6 +449,7 @@ static void record_io(struct crash_result *r, const struct rec_log *log, size_t 
 		o->lba = e->lba;
 		o->count = e->count;
 		o->fua = e->op == REC_WRITE && (e->flags & BLK_FUA);
+		r->write_errors += e->op == REC_WRITE && e->result != 0;
 		if (e->op == REC_MARK)
 			snprintf(o->mark, sizeof(o->mark), "%s", e->mark);
 	}

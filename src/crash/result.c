@@ -98,6 +98,9 @@ void crash_result_print(const struct crash_result *r, FILE *f)
 		fprintf(f,
 		        "hung:     %" PRIu64 " states stopped the observer's system (detected)\n",
 		        r->hung);
+	if (r->write_errors)
+		fprintf(f, "failed:   %" PRIu64 " writes of the recorded run failed (--arm)\n",
+		        r->write_errors);
 	fprintf(f, "\n  %-12s %10s %12s\n", "invariant", "broken", "allowed");
 	for (int i = 0; i < CRASH_INV_N; i++)
 		fprintf(f, "  %-12s %10" PRIu64 " %12" PRIu64 "\n",

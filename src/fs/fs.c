@@ -761,6 +761,10 @@ int fs_mount_opts_parse(const char *text, struct fs_mount_opts *o, struct bo_err
 			o->errors = FS_ERRORS_PANIC;
 		} else if (!strcmp(w, "errors=continue")) {
 			o->errors = FS_ERRORS_CONTINUE;
+		} else if (!strcmp(w, "checkpoint_errors=abort")) {
+			o->checkpoint_errors_ignored = false;
+		} else if (!strcmp(w, "checkpoint_errors=ignore")) {
+			o->checkpoint_errors_ignored = true;
 		} else if (!strcmp(w, "ro")) {
 			o->read_only = true;
 		} else if (!strcmp(w, "rw")) {

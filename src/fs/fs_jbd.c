@@ -1,7 +1,8 @@
 /* fs_jbd.c — the glue between fs/ and the JBD2 journal of src/jbd/: implements the
  * journal hook (journal_hook.h) with a journal in inode s_journal_inum. Mount-time
- * recovery, the needs_recovery flag, data modes, barriers, errors= policy. The
- * journal itself knows nothing of ext3; everything ext3-specific is here. */
+ * recovery, the needs_recovery flag, data modes, barriers, the errors= and
+ * checkpoint_errors= policies. The journal itself knows nothing of ext3; everything
+ * ext3-specific is here. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,9 +19,10 @@ struct fsj {
 	struct jbd_handle *h;
 	struct jbd_extent *ext;
 	size_t next, cap;
-	uint64_t nblocks; /* journal blocks mapped so far */
-	bool started;     /* needs_recovery set for this mount */
-	bool errored;     /* the abort has been reported to the fs */
+	uint64_t nblocks;     /* journal blocks mapped so far */
+	bool started;         /* needs_recovery set for this mount */
+	bool errored;         /* the abort has been reported to the fs */
+	uint64_t ckpt_errors; /* checkpoint_errors=ignore: failed home writes logged */
 	/* the geometry map_journal checks every pointer against, read once: the
 	 * accessors are calls into fs.c, and the map walk makes one per pointer */
 	uint64_t fs_blocks;
@@ -302,19 +304,37 @@ static int h_read_block(struct fs_jhook *h, uint64_t block, void *buf)
 	return jbd_journal_read_block(J(h)->j, block, buf);
 }
 
+/* checkpoint_errors=ignore: the journal went on past failed home writes (a commit
+ * that needed room checkpoints too); the fs logs them, as jbd's printk did, and
+ * nothing else: the caller's fsync or sync still succeeds. */
+static int noted(struct fsj *f, int rc)
+{
+	struct jbd_stats st;
+	jbd_journal_stats(f->j, &st);
+	if (rc == 0 && st.checkpoint_errors > f->ckpt_errors) {
+		bo_errf(fs_errp(f->hook.fs), -EIO,
+		        "journal: %llu home write(s) failed at checkpoint, ignored "
+		        "(checkpoint_errors=ignore): %s",
+		        (unsigned long long)(st.checkpoint_errors - f->ckpt_errors),
+		        bo_errstr(jbd_journal_err(f->j), -EIO));
+		f->ckpt_errors = st.checkpoint_errors;
+	}
+	return failed(f, rc);
+}
+
 static int h_force_commit(struct fs_jhook *h)
 {
-	return failed(J(h), jbd_journal_force_commit(J(h)->j));
+	return noted(J(h), jbd_journal_force_commit(J(h)->j));
 }
 
 static int h_commit(struct fs_jhook *h)
 {
-	return failed(J(h), jbd_journal_commit(J(h)->j));
+	return noted(J(h), jbd_journal_commit(J(h)->j));
 }
 
 static int h_checkpoint(struct fs_jhook *h)
 {
-	return failed(J(h), jbd_journal_checkpoint(J(h)->j));
+	return noted(J(h), jbd_journal_checkpoint(J(h)->j));
 }
 
 static uint64_t h_commits(struct fs_jhook *h)
@@ -387,6 +407,7 @@ int fs_jbd_open(struct fs *fs, const struct fs_mount_opts *o, struct fs_jhook **
 	    .clock = fs_clock,
 	    .clock_ctx = fs,
 	    .corrupt_commit_fails = true, /* a mount, not e2fsck */
+	    .checkpoint_errors_ignored = o->checkpoint_errors_ignored,
 	    .fetch = fetch_held,
 	    .fetch_ctx = fs,
 	};

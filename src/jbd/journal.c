@@ -472,9 +472,14 @@ int jbd_journal_checkpoint(struct jbd_journal *j)
 			continue;
 		int rc = blk_pwrite(j->d, e->block * bs, bs, e->data, 0);
 		if (rc)
-			return do_abort(
-			    j, bo_errf(&j->err, rc, "checkpoint: writing block %llu: %s",
-			               (unsigned long long)e->block, bo_errstr(&j->d->err, rc)));
+			bo_errf(&j->err, rc, "checkpoint: writing block %llu: %s",
+			        (unsigned long long)e->block, bo_errstr(&j->d->err, rc));
+		if (rc && !j->cfg.checkpoint_errors_ignored)
+			return do_abort(j, rc);
+		if (rc) {
+			j->st.checkpoint_errors++; /* logged, and forgotten with the log */
+			continue;
+		}
 		j->st.home_writes++;
 	}
 	/* home copies durable before the log that could replay them is released */

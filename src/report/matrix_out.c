@@ -268,6 +268,10 @@ static json_t *json_cell(const struct matrix *m, size_t r, size_t c)
 	                      bo_json_text(m->cols[c].id), "ran", x->ran);
 	if (o && x->note[0])
 		json_object_set_new(o, "note", bo_json_text(x->note));
+	if (o) {
+		json_object_set_new(o, "silent_lost", json_integer((json_int_t)x->silent_lost));
+		json_object_set_new(o, "write_errors", json_integer((json_int_t)x->write_errors));
+	}
 	json_t *rest =
 	    json_pack("{s:I,s:I,s:I,s:I,s:I,s:b,s:f,s:o,s:o}", "states", (json_int_t)x->states,
 	              "ok", (json_int_t)x->ok, "silent", (json_int_t)x->silent, "detected",

@@ -75,6 +75,10 @@ static json_t *result_json(size_t k, const struct matrix_tres *r)
 	                      (json_int_t)r->silent, "detected", (json_int_t)r->detected, "allowed",
 	                      (json_int_t)r->allowed, "violations", viol, "exhaustive",
 	                      r->exhaustive, "coverage", r->coverage, "seconds", r->seconds);
+	if (o) {
+		json_object_set_new(o, "silent_lost", json_integer((json_int_t)r->silent_lost));
+		json_object_set_new(o, "write_errors", json_integer((json_int_t)r->write_errors));
+	}
 	if (o && r->rc)
 		json_object_set_new(o, "error", bo_json_text(r->err));
 	if (o)
@@ -230,6 +234,8 @@ static void read_result(struct bo_jr *jr, const json_t *v, struct matrix_part *p
 	r->silent = bo_jr_count(jr, v, "silent", COUNT_MAX);
 	r->detected = bo_jr_count(jr, v, "detected", COUNT_MAX);
 	r->allowed = bo_jr_count(jr, v, "allowed", COUNT_MAX);
+	r->silent_lost = bo_jr_count(jr, v, "silent_lost", COUNT_MAX);
+	r->write_errors = bo_jr_count(jr, v, "write_errors", COUNT_MAX);
 	json_t *viol = bo_jr_get(jr, v, "violations", JSON_ARRAY);
 	if (viol && json_array_size(viol) != MI_N)
 		bo_jr_fail(jr, "violations", "holds %zu counts, not %d", json_array_size(viol),
@@ -252,11 +258,11 @@ static void read_result(struct bo_jr *jr, const json_t *v, struct matrix_part *p
 			bo_jr_fail(jr, "error", "only a real-kernel exploration may have failed");
 	}
 	uint64_t failing = r->states - (r->ok <= r->states ? r->ok : r->states);
-	if (!jr->rc &&
-	    (r->ok > r->states || r->silent + r->detected != failing || r->allowed > r->ok))
+	if (!jr->rc && (r->ok > r->states || r->silent + r->detected != failing ||
+	                r->allowed > r->ok || r->silent_lost > r->silent))
 		bo_jr_fail(jr, "states",
 		           "the counts do not add up (ok + failing = states, "
-		           "silent + detected = failing, allowed <= ok)");
+		           "silent + detected = failing, allowed <= ok, silent_lost <= silent)");
 	for (size_t i = 0; !jr->rc && i < MI_N; i++)
 		if (r->viol[i] > failing)
 			bo_jr_fail(jr, "violations", "item %zu is more than the failing states", i);
@@ -435,6 +441,8 @@ static int fold_one(struct matrix *m, const struct matrix_task *tk, const struct
 	c->silent += r->silent;
 	c->detected += r->detected;
 	c->allowed += r->allowed;
+	c->silent_lost += r->silent_lost;
+	c->write_errors += r->write_errors;
 	c->exhaustive = c->exhaustive && r->exhaustive;
 	if (r->coverage < c->coverage)
 		c->coverage = r->coverage;

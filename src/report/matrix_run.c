@@ -27,6 +27,7 @@ struct task_result {
 	int rc;
 	char err[256];
 	uint64_t states, ok, viol[MI_N], silent, detected, allowed;
+	uint64_t silent_lost, write_errors;
 	uint8_t exhaustive, has_example;
 	double coverage, seconds;
 	struct matrix_example ex; /* ops/damage pointers are not sent */
@@ -40,6 +41,16 @@ static uint64_t allowed_only(const struct crash_result *r)
 	uint64_t n = 0;
 	for (size_t i = 0; i < r->nfail; i++)
 		n += !r->fail[i].broken && r->fail[i].allowed;
+	return n;
+}
+
+/* States that lost synced data (a durable or a bystander file) and said nothing. */
+static uint64_t silent_lost(const struct crash_result *r)
+{
+	const unsigned lost = 1u << CRASH_INV_DURABLE | 1u << CRASH_INV_BYSTANDER;
+	uint64_t n = 0;
+	for (size_t i = 0; i < r->nfail; i++)
+		n += (r->fail[i].broken & lost) && !r->fail[i].detected;
 	return n;
 }
 
@@ -141,8 +152,9 @@ static int task_config(const struct matrix_run_opts *o, const struct matrix *m,
 	const struct matrix_plan *p = matrix_plan_of(m);
 	const struct matrix_rowspec *spec = p->spec[tk->row];
 	const char *cfs = p->cspec[tk->col]->fs;
-	snprintf(fs, fslen, "%s%s", cfs,
-	         spec->verify && strncmp(cfs, "ext3", 4) == 0 ? ",verify=fast" : "");
+	bool ext3 = strncmp(cfs, "ext3", 4) == 0;
+	snprintf(fs, fslen, "%s%s%s", cfs, spec->verify && ext3 ? ",verify=fast" : "",
+	         spec->fs_extra && ext3 ? spec->fs_extra : "");
 	*cfg = (struct crash_config){
 	    .stack = m->rows[tk->row].stack,
 	    .fs = fs,
@@ -170,6 +182,8 @@ static void take_counts(struct task_result *t, const struct crash_result *r)
 	t->silent = r->silent;
 	t->detected = r->detected;
 	t->allowed = allowed_only(r);
+	t->silent_lost = silent_lost(r);
+	t->write_errors = r->write_errors;
 	t->exhaustive = r->exhaustive;
 	t->coverage = round(r->coverage * 1e4) / 1e4;
 }
@@ -452,6 +466,8 @@ static int take_result(struct pool *p, const struct job *jb, const struct task_r
 	                          .silent = t->silent,
 	                          .detected = t->detected,
 	                          .allowed = t->allowed,
+	                          .silent_lost = t->silent_lost,
+	                          .write_errors = t->write_errors,
 	                          .exhaustive = t->exhaustive,
 	                          .coverage = t->coverage,
 	                          .seconds = t->seconds};

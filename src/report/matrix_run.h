@@ -28,6 +28,7 @@ struct matrix_tres {
 	int rc; /* a real-kernel run that failed: the cell says so (err) */
 	char err[256];
 	uint64_t states, ok, viol[MI_N], silent, detected, allowed;
+	uint64_t silent_lost, write_errors; /* matrix_cell's */
 	bool exhaustive;
 	double coverage; /* rounded to 1e-4 where made, so a part carries it exactly */
 	double seconds;
@@ -44,6 +45,8 @@ struct matrix_rowspec {
 	unsigned budget_div;
 	enum matrix_row_key base; /* verify rows: the row they repeat */
 	unsigned cost;            /* an exploration's cost, relative: how shards are dealt */
+	const char *fs_extra;     /* appended to ext3 columns' --fs (",checkpoint_errors=...") */
+	const char *workloads;    /* the row's own quick workloads (comma-separated), or NULL */
 };
 
 struct matrix_colspec {

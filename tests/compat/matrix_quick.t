@@ -87,6 +87,11 @@ fi
 ok $? "verdict lines computed"
 grep -q 'What the measurements say' "$SCRATCH/table.txt"
 ok $? "the terminal table carries the verdicts"
+# NO-WRITE-ERRORS (issue 24): home writes failing after fsync returned; tests/compat/matrix_nwe.t
+# holds the rows' cells
+grep -A3 '\[NO-WRITE-ERRORS\] Home writes failing' "$SCRATCH/table.txt" | tr -s ' \n' ' ' |
+	grep -Eq "2009 checkpoint \(checkpoint_errors=ignore\) [1-9][0-9]* failed and it lost synced data silently in [1-9][0-9]* of [0-9]+ states; under today's abort [1-9][0-9]* failed and it lost no synced data silently"
+ok $? "--quick prints NO-WRITE-ERRORS: home writes failed after fsync, silent losses under 2009, none under abort"
 
 # ---- the report in headless Chromium ----
 if command -v chromium >/dev/null 2>&1; then

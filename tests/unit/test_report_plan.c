@@ -37,20 +37,51 @@ static void dealing(const struct matrix *m, unsigned n)
 	   "%u shards: each exploration in one, %zu to %zu each", n, lo, hi);
 }
 
+/* Quick: the write-errors rows run their checkpointing workload alone, and no other row
+ * runs it; a plan made again from its own workload list (as a part is read) is the same. */
+static void row_workloads(const struct matrix *m)
+{
+	const struct matrix_plan *p = matrix_plan_of(m);
+	size_t own = 0, others = 0, stray = 0;
+	for (size_t k = 0; k < p->ntask; k++) {
+		const struct matrix_task *t = &p->tasks[k];
+		bool ckpt = strcmp(matrix_task_workload(m, t), "checkpoint-append") == 0;
+		if (p->spec[t->row]->workloads)
+			own += ckpt, stray += !ckpt;
+		else
+			others += ckpt;
+	}
+	ok(own == 24 && others == 0 && stray == 0,
+	   "quick: checkpoint-append on the 4 write-errors rows x 6 columns only (%zu, %zu, %zu)",
+	   own, others, stray);
+	char list[512] = "";
+	for (size_t i = 0; i < m->nworkloads; i++)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", i ? "," : "",
+		         m->workloads[i]);
+	struct matrix again;
+	struct bo_err err = {{0}};
+	size_t n = plan((struct matrix_run_opts){.seed = 1, .max_states = 300, .workloads = list},
+	                &again, &err);
+	json_t *a = matrix_plan_json(m), *b = matrix_plan_json(&again);
+	ok(n == p->ntask && json_equal(a, b), "re-planned from its list (%s): the same plan", list);
+	json_decref(a), json_decref(b);
+	matrix_free_cells(&again);
+}
+
 int main(void)
 {
 	struct bo_err err = {{0}};
 	struct matrix m, f, v;
-	is_int(plan((struct matrix_run_opts){.seed = 1, .max_states = 300}, &m, &err), 330,
-	       "quick: 11 rows x 6 columns x 5 workloads");
+	is_int(plan((struct matrix_run_opts){.seed = 1, .max_states = 300}, &m, &err), 324,
+	       "quick: 10 rows x 6 columns x 5 workloads, 4 write-errors rows x 6 x their one");
 	is_int(
 	    plan((struct matrix_run_opts){.full = true, .seed = 1, .max_states = 3000}, &f, &err),
-	    1260, "full: 14 rows x 6 columns x 15 workloads");
+	    1632, "full: 17 rows x 6 columns x 16 workloads");
 	is_int(
 	    plan(
 	        (struct matrix_run_opts){.seed = 1, .max_states = 300, .vm = true, .vm_states = 20},
 	        &v, &err),
-	    330 + 36, "--vm: 4 Linux columns on the 9 quick rows that can serve a guest");
+	    324 + 36, "--vm: 4 Linux columns on the 9 quick rows that can serve a guest");
 	const struct matrix_plan *vp = matrix_plan_of(&v);
 	ok(v.cols[vp->tasks[0].col].vm && vp->deal[0] < 36,
 	   "real-kernel runs come first and are dealt first");
@@ -67,8 +98,9 @@ int main(void)
 	ok(json_equal(a, b) && !json_equal(a, c),
 	   "equal plans have equal JSON; a seed tells them apart");
 	json_decref(a), json_decref(b), json_decref(c);
-	ok(memcmp(matrix_plan_of(&m)->deal, matrix_plan_of(&m2)->deal, 330 * sizeof(uint32_t)) == 0,
+	ok(memcmp(matrix_plan_of(&m)->deal, matrix_plan_of(&m2)->deal, 324 * sizeof(uint32_t)) == 0,
 	   "planned twice, dealt the same");
+	row_workloads(&m);
 
 	/* refusals name what is wrong */
 	struct matrix x;
@@ -104,7 +136,7 @@ int main(void)
 		blk_close(d);
 	}
 	ok(served == 11 && big, "11 rows' stacks, media grown, hold 64 MiB (%zu served)", served);
-	ok(refused == 3 && why, "the verify rows and the armed-fault row say why not (%zu)",
+	ok(refused == 6 && why, "the verify rows and the armed-fault rows say why not (%zu)",
 	   refused);
 	struct matrix_rowspec none = {.row = {.id = "x", .key = MR_N}};
 	char reason[128] = "";
