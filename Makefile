@@ -14,7 +14,11 @@ ISAL_LIBS   := $(shell pkg-config --libs libisal 2>/dev/null || echo -lisal)
 JSON_CFLAGS := $(shell pkg-config --cflags jansson 2>/dev/null)
 JSON_LIBS   := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
 CPPFLAGS += -D_GNU_SOURCE -Iinclude -Isrc
-CFLAGS   += $(CFLAGS_WARN) $(OPT) -g $(SAN) $(ISAL_CFLAGS) $(JSON_CFLAGS) -MMD -MP
+# Each .d names its object both as this make spells it and as an absolute path: a make
+# run with BUILD=/abs/build (install.t) otherwise leaves .d files whose rules a plain
+# `make` never matches, and a changed header then rebuilds nothing.
+CFLAGS   += $(CFLAGS_WARN) $(OPT) -g $(SAN) $(ISAL_CFLAGS) $(JSON_CFLAGS) -MMD -MP \
+            -MT $@ -MT $(abspath $@)
 LDFLAGS  += $(SAN)
 LDLIBS   += $(ISAL_LIBS) $(JSON_LIBS) -lm
 
