@@ -44,6 +44,9 @@ struct matrix_rowspec {
 	unsigned budget_div;
 	enum matrix_row_key base; /* verify rows: the row they repeat */
 	unsigned cost;            /* an exploration's cost, relative: how shards are dealt */
+	/* --quick runs only these columns of the row (bit 1 << matrix_col_key; 0: every
+	 * column), so rows that answer one verdict keep the quick run within its minute */
+	uint32_t quick_cols;
 };
 
 struct matrix_colspec {
