@@ -113,7 +113,8 @@ static void print_legend(const struct matrix *m, FILE *f)
 	      "     b=0/b=1 = mount option barrier=0 (no flushes) / barrier=1;"
 	      " csum = metadata_csum\n"
 	      "     n/a = not run: the configuration does not apply to this stack, or --quick"
-	      " leaves the cell out (the report says why)\n",
+	      " leaves it out\n"
+	      "           (the report says why)\n",
 	      f);
 	bool vm = false;
 	for (size_t c = 0; c < m->ncols; c++)
