@@ -244,10 +244,11 @@ static bool say_garbage(const struct matrix_cell *const *c, const char *arg, cha
 	    "ordered barrier=1: %s",
 	    measure(g, g->viol[MI_DURABLE], "lost", "synced data", a, sizeof(a)));
 	if (o < n && g->viol[MI_DURABLE] == 0)
-		o += (size_t)snprintf(t + o, n - o,
-		                      ": barrier=1 flushes the data and the commit before fsync "
-		                      "returns, so no synced "
-		                      "byte is in flight when the power goes");
+		o +=
+		    (size_t)snprintf(t + o, n - o,
+		                     ": barrier=1 flushes the data and the commit before fsync "
+		                     "returns, so the only synced blocks a later write can hit are "
+		                     "checkpoint writes, which journal replay writes again");
 	else if (o < n)
 		o += (size_t)snprintf(
 		    t + o, n - o,
