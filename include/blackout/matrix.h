@@ -96,6 +96,12 @@ enum matrix_row_key {
 	MR_WRITE_ERRORS_2009, /* the write-errors rows: checkpoint_errors=ignore */
 	MR_BAD_SECTORS_2009,
 	MR_LOST_WRITES,
+	MR_RAID5_CACHE,
+	MR_RAID5_CACHE_LYING,
+	MR_RAID5_NOBARRIER,
+	MR_INTEGRITY_CHEAP_128K,
+	MR_GARBAGE,
+	MR_TORN_UNREADABLE,
 	MR_N
 };
 
@@ -153,9 +159,15 @@ const struct matrix_cell *matrix_cell_at(const struct matrix *m, enum matrix_row
                                          enum matrix_col_key col);
 
 /* Verdicts: one sentence per expectation of the seeds, computed from the cells. */
+#define MATRIX_VERDICT_CELLS 4
 struct matrix_verdict {
 	char expectation[32]; /* "ATOMIC-SECTORS", "NO-WRITE-ERRORS", ... */
 	char text[768];
+	/* the cells the sentence was drawn from (row and column ids, the run's strings) */
+	size_t ncells;
+	struct {
+		const char *row, *col;
+	} cells[MATRIX_VERDICT_CELLS];
 };
 #define MATRIX_MAX_VERDICTS 48 /* the rules' and one REAL-KERNEL line per row */
 size_t matrix_verdicts(const struct matrix *m, struct matrix_verdict *out, size_t max);

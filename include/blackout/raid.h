@@ -33,6 +33,10 @@ struct raid_params {
 	/* md refuses to start a dirty degraded RAID4/5/6 (without PPL or journal)
 	 * unless forced; true starts it as `mdadm --assemble --force` would */
 	bool refuse_dirty_degraded;
+	/* md before barrier support (Linux < 2.6.33 for RAID5): a flush completes without
+	 * reaching the members and FUA is stripped, so member write caches keep what the
+	 * filesystem was told is durable */
+	bool drop_flushes;
 };
 
 /* Opens an array over `nlowers` devices: the members, then the journal device if

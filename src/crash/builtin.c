@@ -112,6 +112,22 @@ static const struct crash_builtin builtins[] = {
      "run\nappend /log 1k\nfsync /log\nappend /log 1k\nfsync /log\nappend /log 1k\n"
      "fsync /log\nappend /log 1k\nfsync /log\nappend /log 1k\nfsync /log\nappend /log 1k\n"
      "fsync /log\n"},
+    /* Files in one directory are allocated side by side, so with 4 KiB RAID chunks each
+     * overwritten file shares a stripe with a neighbour nobody writes: the write hole of
+     * a degraded array shows as damage to those neighbours, as `overwrite-fsync` shows
+     * cheap flash's erase blocks. */
+    {"overwrite-stripes",
+     "overwrite files in place whose neighbours (sharing their RAID stripes) nobody writes",
+     "name overwrite-stripes\nsummary overwrite files in place whose neighbours (sharing their "
+     "RAID stripes) nobody writes\n" BYSTANDERS
+     "create /n0\nwrite /n0 0 4k\ncreate /d0\nwrite /d0 0 4k\n"
+     "create /n1\nwrite /n1 0 4k\ncreate /d1\nwrite /d1 0 4k\n"
+     "create /n2\nwrite /n2 0 4k\ncreate /d2\nwrite /d2 0 4k\n"
+     "create /n3\nwrite /n3 0 4k\ncreate /d3\nwrite /d3 0 4k\n"
+     "create /n4\nwrite /n4 0 4k\ncreate /d4\nwrite /d4 0 4k\n"
+     "create /n5\nwrite /n5 0 4k\ncreate /d5\nwrite /d5 0 4k\n"
+     "run\nwrite /d0 0 4k\nfsync /d0\nwrite /d1 0 4k\nfsync /d1\nwrite /d2 0 4k\nfsync /d2\n"
+     "write /d3 0 4k\nfsync /d3\nwrite /d4 0 4k\nfsync /d4\nwrite /d5 0 4k\nfsync /d5\n"},
 };
 
 size_t crash_builtin_count(void)

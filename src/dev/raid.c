@@ -49,6 +49,8 @@ static int raid_flush(struct bdev *d)
 	if (r->inactive)
 		return raid_refused(r);
 	r->st.flushes++;
+	if (r->p.drop_flushes)
+		return 0;
 	int rc = raid_make_clean(r);
 	/* the last stripe is the one a rebuild reaches last: it has lost the most */
 	if (rc == 0 && raid_stripe_lost(r, r->stripes - 1) > raid_tolerance(r))

@@ -15,6 +15,7 @@ static const char *const layout_names[] = {"left-symmetric", "left-asymmetric", 
                                            "right-asymmetric", NULL};
 static const enum raid_layout layout_values[] = {RAID_LEFT_SYMMETRIC, RAID_LEFT_ASYMMETRIC,
                                                  RAID_RIGHT_SYMMETRIC, RAID_RIGHT_ASYMMETRIC};
+static const char *const flush_names[] = {"pass", "drop", NULL};
 
 static int parse_missing(const char *s, uint64_t *out, struct bo_err *err)
 {
@@ -88,6 +89,12 @@ static int open_level(unsigned level, const struct dev_args *a, struct bdev **lo
 	    (rc = dev_arg_bool(a, "start_dirty_degraded", &start, err)))
 		return rc;
 	p.refuse_dirty_degraded = !start;
+	if (has_param(a, "flush")) {
+		int fi;
+		if ((rc = dev_arg_enum(a, "flush", flush_names, &fi, err)))
+			return rc;
+		p.drop_flushes = fi == 1;
+	}
 	return dev_raid_open(&p, lowers, nlowers, out, err);
 }
 
@@ -133,6 +140,13 @@ OPENER(6)
 		    "as md does by default",                                                       \
 		    DEV_PT_BOOL                                                                    \
 	}
+#define P_FLUSH                                                                                    \
+	{                                                                                          \
+		"flush", "pass",                                                                   \
+		    "pass: flushes and FUA reach the members; drop: md before barrier support, "   \
+		    "a flush completes at once and member caches keep their writes",               \
+		    DEV_PT_ENUM, flush_names                                                       \
+	}
 #define P_BMCHUNK                                                                                  \
 	{                                                                                          \
 		"bitmap_chunk", "64M", "member data covered by one bitmap bit", DEV_PT_SIZE        \
@@ -145,10 +159,10 @@ OPENER(6)
 		    DEV_PT_BOOL                                                                    \
 	}
 
-static const struct dev_param raid0_params[] = {P_CHUNK, {NULL}};
-static const struct dev_param raid1_params[] = {P_MISSING, P_BITMAP, P_BMCHUNK, {NULL}};
+static const struct dev_param raid0_params[] = {P_CHUNK, P_FLUSH, {NULL}};
+static const struct dev_param raid1_params[] = {P_MISSING, P_BITMAP, P_BMCHUNK, P_FLUSH, {NULL}};
 static const struct dev_param raid4_params[] = {P_CHUNK,   P_MISSING, P_BITMAP, P_BMCHUNK,
-                                                P_JOURNAL, P_START,   {NULL}};
+                                                P_JOURNAL, P_START,   P_FLUSH,  {NULL}};
 static const struct dev_param raid5_params[] = {
     P_CHUNK,
     P_LAYOUT,
@@ -159,9 +173,10 @@ static const struct dev_param raid5_params[] = {
      DEV_PT_BOOL},
     P_JOURNAL,
     P_START,
+    P_FLUSH,
     {NULL}};
-static const struct dev_param raid6_params[] = {P_CHUNK,   P_LAYOUT,  P_MISSING, P_BITMAP,
-                                                P_BMCHUNK, P_JOURNAL, P_START,   {NULL}};
+static const struct dev_param raid6_params[] = {P_CHUNK,   P_LAYOUT, P_MISSING, P_BITMAP, P_BMCHUNK,
+                                                P_JOURNAL, P_START,  P_FLUSH,   {NULL}};
 
 const struct dev_model dev_model_raid0 = {
     .name = "raid0",

@@ -439,7 +439,7 @@ int raid_write(struct bdev *d, uint64_t lba, uint32_t count, const void *buf, un
 	struct raid_dev *r = (struct raid_dev *)d;
 	if (r->inactive)
 		return raid_refused(r);
-	struct wctx w = {flags};
+	struct wctx w = {r->p.drop_flushes ? flags & ~(unsigned)BLK_FUA : flags};
 	r->st.host_writes++;
 	r->st.host_write_sectors += count;
 	r->in_write = true;

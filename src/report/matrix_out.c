@@ -112,7 +112,9 @@ static void print_legend(const struct matrix *m, FILE *f)
 	      " data)\n"
 	      "     b=0/b=1 = mount option barrier=0 (no flushes) / barrier=1;"
 	      " csum = metadata_csum\n"
-	      "     n/a = the configuration does not apply to this stack (the report says why)\n",
+	      "     n/a = not run: the configuration does not apply to this stack, or --quick"
+	      " leaves it out\n"
+	      "           (the report says why)\n",
 	      f);
 	bool vm = false;
 	for (size_t c = 0; c < m->ncols; c++)
@@ -312,9 +314,16 @@ static json_t *matrix_json(const struct matrix *m)
 			json_array_append_new(cells, json_cell(m, r, c));
 	struct matrix_verdict v[MATRIX_MAX_VERDICTS];
 	size_t nv = matrix_verdicts(m, v, MATRIX_MAX_VERDICTS);
-	for (size_t i = 0; verd && i < nv; i++)
-		json_array_append_new(verd, json_pack("{s:s,s:o}", "expectation", v[i].expectation,
-		                                      "text", bo_json_text(v[i].text)));
+	for (size_t i = 0; verd && i < nv; i++) {
+		json_t *vc = json_array();
+		for (size_t k = 0; vc && k < v[i].ncells; k++)
+			json_array_append_new(vc, json_pack("{s:o,s:o}", "row",
+			                                    bo_json_text(v[i].cells[k].row), "col",
+			                                    bo_json_text(v[i].cells[k].col)));
+		json_array_append_new(verd,
+		                      json_pack("{s:s,s:o,s:o}", "expectation", v[i].expectation,
+		                                "text", bo_json_text(v[i].text), "cells", vc));
+	}
 	/* no timings: a merged run's JSON is the unsharded run's, byte for byte */
 	return json_pack("{s:s,s:s,s:I,s:o,s:o,s:o,s:o,s:o,s:o}", "schema", "blackout-matrix/1",
 	                 "mode", m->mode, "seed", (json_int_t)m->seed, "workloads", wl,

@@ -20,12 +20,19 @@
  * once the set-up is on the media; `verify` runs ext3 with verify=fast (fsck --fast at
  * mount), a row kept only where it changes what the user is told; `budget_div`
  * divides the budget of a row whose every 4 KiB write costs a 4 MiB erase-block
- * rewrite, so --full keeps its time. `cost` is what one exploration of the row costs,
- * relative to the others (and a column's to the other columns'): the seconds the quick
+ * rewrite, so --full keeps its time (and of the RAID5-over-caches rows, whose member
+ * caches multiply the outcomes of every cut: half the budget still shows hundreds of
+ * failing states, and keeps --quick within its minute). `cost` is what one exploration
+ * of the row costs, relative to the others (and a column's to the other columns'): the seconds the quick
  * matrix measured per exploration, in 20 ms units (guessed for the full-only rows);
- * only the dealing of explorations to shards reads it. */
+ * only the dealing of explorations to shards reads it. `quick_cols`: the columns --quick
+ * runs of a row that answers one verdict (the others are n/a there, --full runs them). */
 #define R5(extra) "raid5(chunk=4k" extra ") > [disk > mem(size=6M)] x4"
 #define DM        "disk > mem(size=6M)"
+#define QB1       (1u << MC_EXT3_ORDERED_B1)
+/* RAID5 over members with a 64 KiB write cache each */
+#define R5C(extra, flush)                                                                          \
+	"raid5(chunk=4k" extra ") > [cache(size=64k,flush=" flush ") > disk > mem(size=6M)] x4"
 static const struct matrix_rowspec all_rows[] = {
     {{"nocache", "no write cache", "disk(tear=none) > mem(size=16M)",
       "baseline: atomic sectors, every completed write durable", MR_NOCACHE},
@@ -57,6 +64,26 @@ static const struct matrix_rowspec all_rows[] = {
      NULL,
      false,
      .cost = 4},
+    {{"torn-unreadable", "torn sectors unreadable",
+      "disk(tear=byte,torn=unreadable) > mem(size=16M)",
+      "ATOMIC-SECTORS violated, as a drive's ECC reports it: a torn sector reads as a media error",
+      MR_TORN_UNREADABLE},
+     "disk",
+     true,
+     NULL,
+     false,
+     .cost = 1,
+     .quick_cols = QB1},
+    {{"garbage", "garbage at power loss", "disk(tear=none,garbage=true) > mem(size=16M)",
+      "the patch's \"disks may write garbage during powerfail\": the write in flight lands as "
+      "garbage",
+      MR_GARBAGE},
+     "disk",
+     true,
+     NULL,
+     false,
+     .cost = 1,
+     .quick_cols = QB1 | (1u << MC_EXT3_JOURNAL_B1)},
     {{"flash-cheap-128k", "cheap flash, 128 KiB EB", "flash(ftl=cheap,eb=128k,size=16M)",
       "ATOMIC-SECTORS violated: erase-block read-modify-write destroys bystanders",
       MR_FLASH_CHEAP_128K},
@@ -82,6 +109,16 @@ static const struct matrix_rowspec all_rows[] = {
      false,
      10,
      .cost = 60},
+    {{"integrity-cheap-128k", "data checksums, cheap flash",
+      "integrity(mode=journal) > flash(ftl=cheap,eb=128k,size=16M)",
+      "JOURNAL-HIDES-DAMAGE answered by data checksums: dm-integrity over cheap flash",
+      MR_INTEGRITY_CHEAP_128K},
+     "integrity",
+     true,
+     NULL,
+     false,
+     .cost = 10,
+     .quick_cols = QB1},
     {{"flash-careful", "careful flash", "flash(ftl=careful,eb=128k,size=16M)",
       "page-mapped FTL with an atomic map commit: no collateral damage", MR_FLASH_CAREFUL},
      "flash",
@@ -120,6 +157,34 @@ static const struct matrix_rowspec all_rows[] = {
      NULL,
      false,
      .cost = 5},
+    {{"raid5-cache", "RAID5 over caches", R5C("", "honor"),
+      "WRITE-CACHE on RAID5: members with write caches that honour flushes", MR_RAID5_CACHE},
+     "raid5",
+     true,
+     NULL,
+     false,
+     .budget_div = 2,
+     .cost = 9,
+     .quick_cols = QB1},
+    {{"raid5-cache-lying", "RAID5 over lying caches", R5C("", "ignore"),
+      "WRITE-CACHE on RAID5: members whose caches ignore flushes", MR_RAID5_CACHE_LYING},
+     "raid5",
+     true,
+     NULL,
+     false,
+     .budget_div = 2,
+     .cost = 9,
+     .quick_cols = QB1},
+    {{"raid5-nobarrier", "RAID5 dropping flushes", R5C(",flush=drop", "honor"),
+      "WRITE-CACHE on RAID5 without barrier support: md drops flushes, members keep caching",
+      MR_RAID5_NOBARRIER},
+     "raid5",
+     true,
+     NULL,
+     false,
+     .budget_div = 2,
+     .cost = 9,
+     .quick_cols = QB1},
     {{"raid6-2missing", "RAID6, two missing", "raid6(chunk=4k,missing=1:2) > [" DM "] x5",
       "DEGRADED-RAID: RAID6 with no redundancy left", MR_RAID6_2MISSING},
      "raid6",
@@ -200,8 +265,9 @@ static const struct matrix_colspec all_cols[] = {
      4},
 };
 
-static const char *const quick_workloads[] = {"append-fsync", "replace-dirsync", "overwrite-fsync",
-                                              "create-many-sync", "reuse-after-delete"};
+static const char *const quick_workloads[] = {"append-fsync",       "replace-dirsync",
+                                              "overwrite-fsync",    "create-many-sync",
+                                              "reuse-after-delete", "overwrite-stripes"};
 
 /* vmtest's own workloads (docs/vmtest.md), besides the explorer's built-ins */
 static const char *const vm_own_workloads[] = {"create", "append", "mixed", "overwrite"};
@@ -453,6 +519,11 @@ static int plan_tasks(struct matrix_plan *p, struct matrix *m)
 			if (p->cols[c].vm)
 				snprintf(p->na[r * nc + c], sizeof(*p->na), "%s", why);
 	}
+	for (size_t r = 0; r < nr; r++)
+		for (size_t c = 0; c < nc && !p->opts.full && p->spec[r]->quick_cols; c++)
+			if (!p->cols[c].vm && !(p->spec[r]->quick_cols >> p->cols[c].key & 1))
+				snprintf(p->na[r * nc + c], sizeof(*p->na),
+				         "the quick run leaves this cell out; --full runs it");
 	size_t k = 0;
 	for (size_t w = 0; w < p->nvm_wls; w++)
 		for (size_t r = 0; r < nr; r++)
@@ -463,7 +534,8 @@ static int plan_tasks(struct matrix_plan *p, struct matrix *m)
 	for (size_t w = nw; w-- > 0;)
 		for (size_t r = 0; r < nr; r++)
 			for (size_t c = 0; c < nc; c++)
-				if (!p->cols[c].vm && row_runs(p, m, r, m->workloads[w]))
+				if (!p->cols[c].vm && !p->na[r * nc + c][0] &&
+				    row_runs(p, m, r, m->workloads[w]))
 					p->tasks[k++] = (struct matrix_task){
 					    (uint32_t)r, (uint32_t)c, (uint32_t)w};
 	p->ntask = k;

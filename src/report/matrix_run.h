@@ -47,6 +47,9 @@ struct matrix_rowspec {
 	unsigned cost;            /* an exploration's cost, relative: how shards are dealt */
 	const char *fs_extra;     /* appended to ext3 columns' --fs (",checkpoint_errors=...") */
 	const char *workloads;    /* the row's own quick workloads (comma-separated), or NULL */
+	/* --quick runs only these columns of the row (bit 1 << matrix_col_key; 0: every
+	 * column), so rows that answer one verdict keep the quick run within its minute */
+	uint32_t quick_cols;
 };
 
 struct matrix_colspec {

@@ -429,6 +429,38 @@ static void test_cached_members(void)
 	blk_close(d);
 }
 
+/* flush=drop (md before barrier support): a flush or a FUA write completes without
+ * reaching the members' caches, so a cut that keeps none of what they hold loses it;
+ * flush=pass keeps it. */
+static void test_drop_flushes(void)
+{
+	for (int drop = 0; drop <= 1; drop++) {
+		char spec[128];
+		snprintf(spec, sizeof(spec),
+		         "raid5(chunk=4k,flush=%s) > [cache(size=8k) > mem(size=68k)] x3",
+		         drop ? "drop" : "pass");
+		struct bdev *d;
+		struct bo_err err = {{0}};
+		int rc = dev_stack_open_text(spec, NULL, &d, &err);
+		tap_require(rc == 0, "%s opens: %s", spec, err.msg);
+		unsigned char w[SS], f[SS], got[SS];
+		memset(w, 0x5a, SS);
+		memset(f, 0xa5, SS);
+		blk_write(d, 5, 1, w, 0);
+		blk_flush(d);
+		blk_write(d, 30, 1, f, BLK_FUA);
+		ok(blk_power_cut(d, &blk_chooser_zero, NULL) == 0 && blk_power_restore(d) == 0,
+		   "flush=%s: cut keeping nothing the caches hold", drop ? "drop" : "pass");
+		blk_read(d, 5, 1, got);
+		ok((memcmp(got, w, SS) == 0) == !drop, "flush=%s: the flushed sector %s",
+		   drop ? "drop" : "pass", drop ? "is lost" : "survives");
+		blk_read(d, 30, 1, got);
+		ok((memcmp(got, f, SS) == 0) == !drop, "flush=%s: the FUA sector %s",
+		   drop ? "drop" : "pass", drop ? "is lost" : "survives");
+		blk_close(d);
+	}
+}
+
 /* mdadm --replace: the member being replaced keeps the array redundant. */
 static void test_hot_replace(unsigned level, unsigned n, bool fail_source)
 {
@@ -561,6 +593,7 @@ int main(void)
 	test_spec();
 	test_rebuild_resume();
 	test_cached_members();
+	test_drop_flushes();
 	test_reassemble();
 	test_refuse_dirty_degraded();
 	{

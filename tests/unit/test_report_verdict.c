@@ -17,6 +17,14 @@ static const struct matrix_row rows[] = {
     {"row-b", "torn", "", "", MR_TORN},
     {"row-c", "write errors", "", "", MR_WRITE_ERRORS},
     {"row-d", "raid5 journal", "", "", MR_RAID5_DEGRADED_JOURNAL},
+    {"row-e", "raid5 degraded", "", "", MR_RAID5_DEGRADED},
+    {"row-f", "raid5 caches", "", "", MR_RAID5_CACHE},
+    {"row-g", "raid5 lying caches", "", "", MR_RAID5_CACHE_LYING},
+    {"row-h", "raid5 no barriers", "", "", MR_RAID5_NOBARRIER},
+    {"row-i", "garbage", "", "", MR_GARBAGE},
+    {"row-j", "unreadable", "", "", MR_TORN_UNREADABLE},
+    {"row-k", "cheap flash", "", "", MR_FLASH_CHEAP_128K},
+    {"row-l", "integrity", "", "", MR_INTEGRITY_CHEAP_128K},
 };
 #define NR (sizeof(rows) / sizeof(rows[0]))
 #define NC (sizeof(cols) / sizeof(cols[0]))
@@ -26,7 +34,12 @@ static struct matrix_cell cells[NR * NC];
 static void set(size_t r, size_t c, uint64_t states, uint64_t ok, uint64_t silent)
 {
 	struct matrix_cell *x = &cells[r * NC + c];
-	*x = (struct matrix_cell){.ran = true, .states = states, .ok = ok, .silent = silent};
+	*x = (struct matrix_cell){.ran = true,
+	                          .states = states,
+	                          .ok = ok,
+	                          .silent = silent,
+	                          .exhaustive = true,
+	                          .coverage = 1};
 	x->detected = states - ok - silent;
 }
 
@@ -130,12 +143,13 @@ static void real_kernel(void)
 	       "states), Linux ext4 never lost synced data (4 states); with barrier=0 they agree: "
 	       "blackout's ext3 lost synced data in 30 of 78 states, Linux ext4 lost synced data "
 	       "in 2 of 4 states — barrier=0 sends no flush, so the cache still holds what fsync "
-	       "returned.",
+	       "returned. [sampled: some explorations judged under 0.01% of their outcomes]",
 	       "ext3 and ext4 agree on a cache, with the reason barrier=0 loses");
 	is_str(find(v, n, "REAL-KERNEL", "On cheap"),
 	       "On cheap flash: with barrier=1 they differ: blackout's ext3 never lost synced data "
 	       "(80 states), Linux ext4 never lost synced data (4 states) (bystanders damaged: 12 "
-	       "and 0) — Linux's cell samples a few crash points, blackout's judges many more.",
+	       "and 0) — Linux's cell samples a few crash points, blackout's judges many more. "
+	       "[sampled: some explorations judged under 0.01% of their outcomes]",
 	       "they differ on bystanders, and the rule knows Linux's cell is a sample");
 	is_str(v[n - 3].text,
 	       "blackout's ext3 (data=ordered) and Linux ext4 on the same stacks agree on 2 of 3 "
@@ -152,6 +166,95 @@ static void real_kernel(void)
 	c[3].ran = false;
 	n = matrix_verdicts(&m, v, MATRIX_MAX_VERDICTS);
 	ok(!find(v, n, "REAL-KERNEL", "On a cache"), "no Linux cell ran on a row: no line for it");
+}
+
+/* Issue 24's verdicts: like with like, each drawn from cells of its own. */
+static void seeds(struct matrix *m)
+{
+	struct matrix_verdict v[32];
+	/* degraded RAID5 damages bystanders, one disk nothing (sampled: says so) */
+	set(0, 2, 185, 185, 0);
+	set(1, 2, 734, 734, 0);
+	set(4, 2, 339, 316, 18);
+	cells[4 * NC + 2].viol[MI_BYSTANDER] = 10;
+	cells[4 * NC + 2].exhaustive = false;
+	cells[4 * NC + 2].coverage = 0.05;
+	size_t n = matrix_verdicts(m, v, 32);
+	const char *t = find(v, n, "DEGRADED-RAID", "Degraded RAID5 (");
+	ok(t && strstr(t, "damaged files nobody was writing in 10 of 339 states") &&
+	       strstr(t, "never damaged a bystander") && strstr(t, "second disk failure") &&
+	       strstr(t, "only when a second failure would be tolerable") &&
+	       !strstr(t, "worse than"),
+	   "degraded RAID: bystanders against one disk, and the article's conclusion, never "
+	   "'worse than one disk'");
+	ok(t && strstr(t, "[sampled: each exploration judged at least 5% of its outcomes]"),
+	   "a line drawn from a sampled cell says so, with its fraction");
+	t = find(v, n, "ATOMIC-SECTORS", "Torn");
+	ok(t && !strstr(t, "sampled"), "a line from exhaustive cells does not say sampled");
+	cells[4 * NC + 2].coverage = 0;
+	n = matrix_verdicts(m, v, 32);
+	t = find(v, n, "DEGRADED-RAID", "Degraded RAID5 (");
+	ok(t && strstr(t, "[sampled: some explorations judged under 0.01% of their outcomes]"),
+	   "a fraction too small to print: said so");
+
+	/* RAID5 over caches: honest keeps synced data, lying and flush-dropping lose it */
+	set(5, 2, 1443, 1443, 0);
+	set(6, 2, 1765, 826, 614);
+	cells[6 * NC + 2].viol[MI_DURABLE] = 743;
+	set(7, 2, 1721, 805, 740);
+	cells[7 * NC + 2].viol[MI_DURABLE] = 819;
+	n = matrix_verdicts(m, v, 32);
+	is_str(find(v, n, "WRITE-CACHE", "RAID5 over"),
+	       "RAID5 over member write caches (ext3 ordered, barrier=1): caches honouring flushes "
+	       "never lost synced data (1443 states); caches ignoring flushes lost synced data in "
+	       "743 of 1765 states; an array that drops flushes (md before barrier support) over "
+	       "honest caches lost synced data in 819 of 1721 states: RAID5 keeps synced data only "
+	       "when flushes reach the disks and the disks obey them.",
+	       "RAID5 over caches: the three rows in one line");
+
+	/* garbage: nothing synced lost; unreadable tears all detected */
+	set(8, 2, 321, 312, 8);
+	set(9, 2, 965, 640, 0);
+	n = matrix_verdicts(m, v, 32);
+	t = find(v, n, "ATOMIC-SECTORS", "Garbage");
+	ok(t && strstr(t, "never lost synced data (321 states)") &&
+	       strstr(t, "of the 9 failing states (8 silent), 9 kept every synced byte"),
+	   "garbage: synced data kept, the in-flight damage counted apart");
+	cells[8 * NC + 2].viol[MI_DURABLE] = 2;
+	n = matrix_verdicts(m, v, 32);
+	t = find(v, n, "ATOMIC-SECTORS", "Garbage");
+	ok(t && strstr(t, "lost synced data in 2 of 321 states: the durability promise broke") &&
+	       strstr(t, "of the 9 failing states (8 silent), 7 kept every synced byte"),
+	   "garbage losing synced data: which promise broke");
+	is_str(find(v, n, "ATOMIC-SECTORS", "Torn sectors that"),
+	       "Torn sectors that read back as media errors (ext3 ordered, barrier=1) broke an "
+	       "invariant in 325 of 965 states: 325 detected, 0 silent — a tear the drive reports "
+	       "is damage the system sees.",
+	       "unreadable torn sectors: reported detected");
+
+	/* metadata checksums against data checksums */
+	static const struct matrix_col ccols[] = {
+	    {"b1", "b1", "ext3", "barrier=1", MC_EXT3_ORDERED_B1},
+	    {"cs", "cs", "ext3,metadata_csum", "barrier=1", MC_EXT3_CSUM},
+	};
+	static const struct matrix_row crows[] = {{"f", "f", "", "", MR_FLASH_CHEAP_128K},
+	                                          {"i", "i", "", "", MR_INTEGRITY_CHEAP_128K}};
+	struct matrix_cell cc[4] = {{0}};
+	struct matrix cm = {
+	    .mode = "quick", .nrows = 2, .ncols = 2, .rows = crows, .cols = ccols, .cells = cc};
+	for (size_t i = 0; i < 3; i++)
+		cc[i] = (struct matrix_cell){
+		    .ran = true, .states = 1536, .ok = 460, .silent = 267, .exhaustive = true};
+	cc[2].ok = 979, cc[2].silent = 0, cc[2].viol[MI_BYSTANDER] = 61;
+	n = matrix_verdicts(&cm, v, 32);
+	is_str(find(v, n, "JOURNAL-HIDES-DAMAGE", "On cheap flash (128 KiB), ext3 ordered"),
+	       "On cheap flash (128 KiB), ext3 ordered barrier=1: without checksums 267 of 1076 "
+	       "failing states were silent; with metadata checksums (metadata_csum) 267 of 1076 — "
+	       "they cover the filesystem's structures, not the files' bytes; with data checksums "
+	       "(dm-integrity below the filesystem) 0 of 557: every damaged sector, bystanders' "
+	       "included, read back as an error.",
+	       "checksums: metadata and data checksums, both measured");
+	memset(cells, 0, sizeof(cells));
 }
 
 int main(void)
@@ -206,14 +309,17 @@ int main(void)
 	/* an optional cell: the journal rule speaks without the degraded row */
 	set(3, 2, 499, 499, 0);
 	n = matrix_verdicts(&m, v, 32);
-	is_str(find(v, n, "DEGRADED-RAID", "Degraded RAID5 with"),
-	       "Degraded RAID5 with md's write journal never broke an invariant (499 states).",
-	       "a rule with an optional cell missing still speaks");
+	is_str(
+	    find(v, n, "DEGRADED-RAID", "Degraded RAID5 with"),
+	    "Degraded RAID5 with md's write journal never broke an invariant (499 states), never "
+	    "damaged a bystander.",
+	    "a rule with an optional cell missing still speaks");
 	/* a cell that ran but judged nothing supports no sentence */
 	cells[1 * NC + 2].states = 0;
 	n = matrix_verdicts(&m, v, 32);
 	ok(!find(v, n, "ATOMIC-SECTORS", "Torn"), "a cell with no states: its rule is silent");
 	is_int(matrix_verdicts(&m, v, 1), 1, "max bounds the verdicts written");
+	seeds(&m);
 	real_kernel();
 	write_errors();
 	return tap_done();
