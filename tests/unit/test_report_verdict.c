@@ -73,6 +73,8 @@ static void write_errors(void)
 	     .write_errors = 4},
 	    {.ran = true, .states = 60, .ok = 22, .detected = 38, .write_errors = 4},
 	    {.ran = true, .states = 64, .ok = 29, .silent = 35, .silent_lost = 35}};
+	for (int i = 0; i < 4; i++) /* the wording alone: "sampled" is tested below */
+		c[i].exhaustive = true, c[i].coverage = 1;
 	struct matrix m = {
 	    .mode = "quick", .nrows = 4, .ncols = 1, .rows = wr, .cols = wc, .cells = c};
 	struct matrix_verdict v[8];
