@@ -128,7 +128,8 @@ check-asan:
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  BLACKOUT=$(CURDIR)/build/asan/blackout BLACKOUT_SRC=$(CURDIR) BUILD=$(CURDIR)/build/asan \
 	  $(PROVE) $(PROVE_FLAGS) tests/compat/fsck_damage.t tests/compat/fsck_journal.t \
-	  tests/compat/fsck_backup_sb.t tests/compat/jbd_recover_fs.t tests/compat/fs_damage.t
+	  tests/compat/fsck_backup_sb.t tests/compat/jbd_recover_fs.t tests/compat/fs_damage.t \
+	  tests/compat/fs_precheck.t
 
 FORMAT_FILES = $(sort $(wildcard include/blackout/*.h src/*/*.c src/*/*.h tests/*/*.c \
 	tests/*/*.h bench/*.c bench/*.h fuzz/*.c))

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "blackout/fs.h"
+#include "blackout/fsck.h"
 #include "blackout/util.h"
 #include "cli/cli.h"
 
@@ -399,19 +400,70 @@ static const struct fscmd fscmds[] = {
 static void fs_help(const struct fscmd *c)
 {
 	size_t n = strlen(c->name);
-	printf("usage: blackout %s [-o MOUNTOPTS]%s\n\n%s\n\n", c->name, c->usage + n, c->help);
+	printf("usage: blackout %s [-o MOUNTOPTS]%s%s\n\n%s\n\n", c->name,
+	       c->writes ? " [--force]" : "", c->usage + n, c->help);
 	printf("IMAGE is an image file holding an ext2/ext3 filesystem (made by `blackout mkfs`\n"
 	       "or mke2fs). Paths inside it are absolute. -o takes mount options\n"
 	       "(data=ordered|writeback|journal, barrier=0|1, commit=N,\n"
-	       "errors=continue|remount-ro|panic, ro, nojournal). Options come before IMAGE.\n"
-	       "A damaged image is refused before anything is written, naming the damaged\n"
-	       "structure (run `blackout fsck IMAGE`). Exit status 0 on success, 1 with a\n"
-	       "one-line reason on stderr on failure, 2 on a usage error.\n");
+	       "errors=continue|remount-ro|panic, ro, nojournal). Options come before IMAGE.\n");
+	if (c->writes)
+		printf(
+		    "Before writing, the image is checked as `blackout fsck -n` checks it (after\n"
+		    "the journal replay and orphan processing the mount will do, on a copy in\n"
+		    "memory); a damaged image is refused, nothing written, with the first\n"
+		    "problem named: run `blackout fsck -y IMAGE` first. --force skips that check;\n"
+		    "the filesystem's own protection still refuses a change that meets damage.\n");
+	printf("Exit status 0 on success, 1 with a one-line reason on stderr on failure, 2 on\n"
+	       "a usage error.\n");
+}
+
+/* The check a writing command makes before it writes (skipped by --force): the image
+ * as this mount will leave it (journal replayed, orphans processed), on a copy-on-write
+ * overlay so that nothing reaches the file, checked by blackout's fsck, which agrees
+ * with e2fsck -fn. The filesystem's own protection only sees the damage an operation
+ * walks into: damage elsewhere that names what the operation changes (a '..' or a
+ * file's map aimed at it) is made different, or worse, by a change it cannot see.
+ * Returns 0 to go on, or the exit status of a refusal. A mount that fails here fails
+ * the real mount too, which reports it: that is not this check's to say. */
+static int precheck(const char *cmd, const char *image, struct bdev *d,
+                    const struct fs_mount_opts *mo)
+{
+	struct bdev *cow;
+	struct bo_err err = {{0}};
+	int rc = blk_cow_open(d, &cow);
+	if (rc < 0)
+		return cli_fail(cmd, "%s: cannot check before writing: %s", image, strerror(-rc));
+	struct fs *fs;
+	if (fs_mount(cow, mo, &fs, &err) < 0) {
+		blk_close(cow);
+		return 0;
+	}
+	rc = fs_unmount(fs);
+	struct fsck_report *r = malloc(sizeof(*r));
+	struct fsck_opts fo = {.repair = FSCK_REPAIR_NONE, .max_problems = 1};
+	if (rc == 0)
+		rc = r ? fsck_check(cow, &fo, r, &err) : -ENOMEM;
+	blk_close(cow);
+	int ret = 0;
+	if (rc < 0)
+		ret = cli_fail(cmd, "%s: cannot check before writing: %s (--force writes anyway)",
+		               image, bo_errstr(&err, rc));
+	else if (r->nr_problems) {
+		const struct fsck_problem *p = &r->problems[0];
+		ret =
+		    cli_fail(cmd,
+		             "%s: the filesystem is damaged (%s: %s%s%s%s): nothing written; run "
+		             "`blackout fsck -y %s` first (--force writes anyway)",
+		             image, fsck_kind_name(p->kind), p->msg, p->name[0] ? " [entry '" : "",
+		             p->name, p->name[0] ? "']" : "", image);
+	}
+	free(r);
+	return ret;
 }
 
 static int run_fscmd(const struct fscmd *c, int argc, char **argv)
 {
-	bool flag = false;
+	bool flag = false, force = false;
 	const char *mopts = NULL;
 	int i = 1;
 	for (; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
@@ -421,6 +473,8 @@ static int run_fscmd(const struct fscmd *c, int argc, char **argv)
 		}
 		if (!strcmp(argv[i], "-o") && i + 1 < argc) {
 			mopts = argv[++i];
+		} else if (c->writes && !strcmp(argv[i], "--force")) {
+			force = true;
 		} else if (c->flag && argv[i][1] == c->flag && !argv[i][2]) {
 			flag = true;
 		} else {
@@ -450,6 +504,10 @@ static int run_fscmd(const struct fscmd *c, int argc, char **argv)
 	if (rc < 0)
 		return image_fail(c->name, image, &err, rc,
 		                  " (make an image first: blackout mkfs IMAGE --size 64M)");
+	if (!mo.read_only && !force && (rc = precheck(c->name, image, d, &mo))) {
+		blk_close(d);
+		return rc;
+	}
 	struct fs *fs;
 	rc = fs_mount(d, &mo, &fs, &err);
 	if (rc < 0) {

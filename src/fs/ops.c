@@ -369,19 +369,20 @@ static int set_size(struct fs *fs, struct fs_inode *in, uint64_t size)
 	if (size > fs_max_file_size(fs))
 		return -EFBIG;
 	if (size < old) {
-		uint64_t keep = (size + fs->bs - 1) >> fs->bs_bits;
+		uint64_t keep = (size + fs->bs - 1) >> fs->bs_bits, p = 0;
+		uint32_t part = (uint32_t)(size & (fs->bs - 1));
+		/* the last kept block is mapped before anything is freed: a damaged
+		 * pointer to it must refuse the truncate, not stop it half done */
+		if (part && (rc = fs_bmap(fs, in, size >> fs->bs_bits, false, &p)) < 0)
+			return rc;
 		if ((rc = fs_truncate_blocks(fs, in, keep)) < 0)
 			return rc;
-		uint32_t part = (uint32_t)(size & (fs->bs - 1));
-		if (part) {
+		if (part && p) {
 			/* zero the tail of the last block so a later extension reads zeros */
 			uint8_t *z = calloc(1, fs->bs - part);
 			if (!z)
 				return -ENOMEM;
-			uint64_t p;
-			rc = fs_bmap(fs, in, size >> fs->bs_bits, false, &p);
-			if (rc == 0 && p)
-				rc = fs_write_data(fs, in, z, fs->bs - part, size);
+			rc = fs_write_data(fs, in, z, fs->bs - part, size);
 			free(z);
 			if (rc < 0)
 				return rc;

@@ -264,6 +264,25 @@ static void rm_block_free_or_twice(void)
 	blk_close(d);
 }
 
+/* truncate to a size inside a block whose pointer is out of range: refused before
+ * the blocks past it are freed (it used to free them, then fail on zeroing the
+ * tail of that block). */
+static void truncate_into_bad_pointer(void)
+{
+	struct bdev *d = copy_of(base_dev);
+	poke32(d, inode_off(L.ino_a) + I_BLOCK + 4 * 4, 0x60dcbf42);
+	struct fs *fs = mnt(d, NULL);
+	tap_require(fs, "mounted with /a's block 4 out of range");
+	is_int(fs_truncate(fs, "/a", 4 * 1024 + 100), -EUCLEAN, "truncate into block 4 is refused");
+	ok(strstr(fs_err(fs)->msg, "out of range") != NULL, "saying so: %s", fs_err(fs)->msg);
+	bool used = false;
+	ok(fs_block_in_use(fs, L.a_ind, &used) == 0 && used, "/a's indirect block is still in use");
+	struct fs_stat st;
+	ok(fs_stat(fs, "/a", &st) == 0 && st.size == 20 * 1024, "and /a keeps its size");
+	fs_abandon(fs);
+	blk_close(d);
+}
+
 /* errors=remount-ro and errors=panic: the operation that met the damage is dropped,
  * nothing more is written but the error bit, later changes fail. */
 static void errors_policy(const char *opt, int later)
@@ -327,6 +346,7 @@ int main(void)
 	inode_bit_lost();
 	rm_pointer_in_system_zone();
 	rm_block_free_or_twice();
+	truncate_into_bad_pointer();
 	errors_policy("errors=remount-ro", -EROFS);
 	errors_policy("errors=panic", -EIO);
 	damage_mid_change("errors=continue", true);
