@@ -30,6 +30,7 @@ int cmd_explore(int argc, char **argv);
 int cmd_workloads(int argc, char **argv);
 int cmd_jbd(int argc, char **argv);
 int cmd_vmobs(int argc, char **argv);
+int cmd_app(int argc, char **argv);
 
 const struct cli_cmd cli_cmds[] = {
     {"matrix", "the measured expectations table: stacks x filesystems, crash-tested", cmd_matrix},
@@ -56,6 +57,7 @@ const struct cli_cmd cli_cmds[] = {
     {"jbd", "recover or write a JBD2 journal inside an image (tests, inspection)", cmd_jbd},
     {"raid", "the RAID write hole over every power-cut outcome; md's chunk layout", cmd_raid},
     {"vmtest", "real Linux (qemu) on a modelled stack: cut power, reboot, judge", cmd_vmtest},
+    {"app", "crash-test an unmodified program and its own checker under the real kernel", cmd_app},
     {"vmobserve", "real-kernel guests observing the states of a state store", cmd_vmobs},
     {NULL, NULL, NULL},
 };
