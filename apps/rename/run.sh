@@ -1,16 +1,18 @@
 #!/bin/sh
-# run.sh fsync|nofsync UPDATES — the config-update example of blackout app (docs/apps.md):
-# UPDATES times writes "version I" (800 lines, 2 blocks) to config.tmp, fsyncs it
-# (fsync) or not (nofsync), renames it over config, fsyncs the directory (so the
-# rename itself is durable) and acknowledges "version I".
+# run.sh UPDATES — the config-update example of blackout app (docs/apps.md): UPDATES
+# rounds, each replacing two config files by "version I" (800 lines, 2 blocks): `config`
+# the careful way (write config.tmp, fsync it, rename it over config) and
+# `config-nofsync` the same without the fsync; then an fsync of the directory (so both
+# renames are durable) and the acknowledgement "version I". One recording holds both.
 set -u
-mode=${1:-fsync} n=${2:-10}
-case "$mode" in fsync | nofsync) ;; *) echo "run.sh: fsync or nofsync, not $mode" >&2 && exit 2 ;; esac
+n=${1:-10}
 i=1
 while [ "$i" -le "$n" ]; do
 	yes "version $i" | head -n 800 >config.tmp || exit 1
-	[ "$mode" = fsync ] && { sync config.tmp || exit 1; }
+	sync config.tmp || exit 1
 	mv config.tmp config || exit 1
+	yes "version $i" | head -n 800 >config-nofsync.tmp || exit 1
+	mv config-nofsync.tmp config-nofsync || exit 1
 	sync . || exit 1
 	bo_ack "version $i" || exit 1
 	i=$((i + 1))

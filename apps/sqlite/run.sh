@@ -9,8 +9,9 @@ sqlite3 app.db "PRAGMA journal_mode=$mode;
 CREATE TABLE IF NOT EXISTS t(id INTEGER PRIMARY KEY, v TEXT NOT NULL);" >/dev/null || exit 1
 i=1
 while [ "$i" -le "$n" ]; do
-	sqlite3 app.db "PRAGMA synchronous=$sync;
-INSERT INTO t VALUES($i, hex(randomblob(700)));" || exit 1
+	# journal_mode=wal stays with the file; a rollback mode is the connection's own
+	sqlite3 app.db "PRAGMA journal_mode=$mode; PRAGMA synchronous=$sync;
+INSERT INTO t VALUES($i, hex(randomblob(700)));" >/dev/null || exit 1
 	bo_ack "commit $i" || exit 1
 	i=$((i + 1))
 done

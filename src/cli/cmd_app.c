@@ -350,9 +350,12 @@ static void print_app(const struct ax *x, const struct crash_result *r, FILE *f)
 	const struct vm_pool_stats *s = &x->stats;
 	fprintf(f,
 	        "guests:   %u boots, %zu states observed, %u hung; %.1f s judging, %.2f distinct "
-	        "states/s in all\n",
+	        "states/s in all\n"
+	        "          summed over guests: boot %.1f, attach %.1f, mount %.1f, tree and "
+	        "checker %.1f, umount %.1f, fsck %.1f, other %.1f s\n",
 	        s->boots, s->observed, s->hung, r->t_observe,
-	        r->t_observe > 0 ? (double)r->judged / r->t_observe : 0.0);
+	        r->t_observe > 0 ? (double)r->judged / r->t_observe : 0.0, s->boot, s->connect,
+	        s->mount, s->read, s->umount, s->check, s->other);
 }
 
 static int write_json(const struct crash_result *r, const char *p)
