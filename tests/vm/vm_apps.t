@@ -56,6 +56,17 @@ ok $? "SQLite WAL, synchronous=FULL, on a cache that ignores flushes"
 [ "$(failures liar 'app: lost acknowledged work')" -gt 0 ] && [ "$(j liar .violations.durable)" -gt 0 ]
 ok $? "acknowledged commits are lost ($(failures liar 'app: lost') of $(j liar .judged) states)"
 
+# a failing state rebuilt from its id out of the same recording: the same verdict, kept
+id=$(jq -r '[.failures[] | select(.detail | contains("app: lost"))][0].id' "$T/liar.json")
+timeout 600 "$BLACKOUT" app --stack "$LIAR" --fs ext4,barrier=1 --max-states 8 --seed 1 \
+	--log "$T/liar/record/io.log" --state "$id" --keep "$T/keep" --jobs 1 --out "$T/one" \
+	--json "$T/one.json" "${SQL[@]}" "$BLACKOUT_SRC/apps/sqlite/run.sh" wal full 4 \
+	>"$T/one.log" 2>&1
+rc=$?
+[ $rc -eq 3 ] && [ -s "$T/keep/$id.img" ] && [ "$(jq -c '.failures[0] | [.id, .detail]' "$T/one.json")" = \
+	"$(jq -c --arg id "$id" '.failures[] | select(.id == $id) | [.id, .detail]' "$T/liar.json")" ]
+ok $? "state $id rebuilt alone from the recording: the same verdict, kept as an image"
+
 # one recording replaces `config` with the fsync and `config-nofsync` without it, in turn
 app rn --checker "$BLACKOUT_SRC/apps/rename/check.sh" --stack "$HONEST" --fs ext4 --seed 1 \
 	--max-states 24 "$BLACKOUT_SRC/apps/rename/run.sh" 4
