@@ -180,6 +180,17 @@ struct crash_check {
 	char why[256];
 };
 
+/* An application's own checker run on a recovered state (blackout app, docs/apps.md):
+ * exit 0 ok, 1 acknowledged work lost, 2 corruption it detected, anything else (another
+ * exit status, a signal, its timeout) the checker failing. */
+struct crash_app_check {
+	bool ran;
+	int exit;       /* its exit status; -1 when killed */
+	int sig;        /* the signal that killed it, 0 if none */
+	bool timeout;   /* killed at its timeout */
+	char line[256]; /* its first output line */
+};
+
 struct crash_observation {
 	int mount_rc; /* 0, or -errno: the recovery mount failed */
 	char mount_msg[256];
@@ -187,6 +198,7 @@ struct crash_observation {
 	int unmount_rc;             /* the filesystem complained on the way out */
 	struct crash_check check[CRASH_CHECK_N];
 	bool guest_hung; /* the guest stopped answering or panicked on this state */
+	struct crash_app_check app;
 };
 void crash_observation_free(struct crash_observation *obs); /* frees root's tree */
 

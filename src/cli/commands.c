@@ -31,6 +31,7 @@ int cmd_workloads(int argc, char **argv);
 int cmd_jbd(int argc, char **argv);
 int cmd_vmobs(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
+int cmd_app(int argc, char **argv);
 
 const struct cli_cmd cli_cmds[] = {
     {"matrix", "the measured expectations table: stacks x filesystems, crash-tested", cmd_matrix},
@@ -59,6 +60,7 @@ const struct cli_cmd cli_cmds[] = {
     {"vmtest", "real Linux (qemu) on a modelled stack: cut power, reboot, judge", cmd_vmtest},
     {"probe", "does a real device honour flushes, tear sectors, destroy neighbours? (one pull)",
      cmd_probe},
+    {"app", "crash-test an unmodified program and its own checker under the real kernel", cmd_app},
     {"vmobserve", "real-kernel guests observing the states of a state store", cmd_vmobs},
     {NULL, NULL, NULL},
 };

@@ -104,11 +104,48 @@ void crash_judge_checks(const struct crash_promises *p, const struct crash_obser
 	}
 }
 
+/* The application's checker (blackout app): its acknowledgements are promises like a
+ * returned fsync, so one it reports lost breaks `durable`, and nobody told the user
+ * (silent); corruption it detected breaks `consistent`, noticed by the application; a
+ * checker that crashed, hung or exited otherwise is reported as such, never as ok. */
+static void judge_app(const struct crash_observation *obs, struct crash_outcome *o)
+{
+	const struct crash_app_check *a = &obs->app;
+	if (!a->ran || obs->mount_rc || obs->guest_hung || a->exit == 0)
+		return;
+	char what[300];
+	if (a->exit == 1) {
+		o->broken |= 1u << CRASH_INV_DURABLE;
+		snprintf(what, sizeof(what), "app: lost acknowledged work: %s", a->line);
+	} else {
+		o->broken |= 1u << CRASH_INV_CONSISTENT;
+		if (a->exit == 2)
+			detect(o, "app");
+		else
+			detect(o, a->timeout ? "checker-hang" : "checker-crash");
+		if (a->exit == 2)
+			snprintf(what, sizeof(what), "app: corruption detected: %s", a->line);
+		else if (a->timeout)
+			snprintf(what, sizeof(what),
+			         "app: the checker hung (killed at its timeout)");
+		else if (a->sig)
+			snprintf(what, sizeof(what), "app: the checker crashed (signal %d): %s",
+			         a->sig, a->line);
+		else
+			snprintf(what, sizeof(what), "app: the checker failed (exit %d): %s",
+			         a->exit, a->line);
+	}
+	size_t l = strlen(o->detail);
+	snprintf(o->detail + l, sizeof(o->detail) - l, "%s%.250s", l ? "; " : "", what);
+}
+
 int crash_judge(const struct crash_promises *p, const struct crash_observation *obs,
                 struct crash_outcome *o)
 {
 	int rc = crash_judge_tree(p, obs, o);
-	if (rc == 0)
+	if (rc == 0) {
 		crash_judge_checks(p, obs, o);
+		judge_app(obs, o);
+	}
 	return rc;
 }

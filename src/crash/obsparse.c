@@ -19,7 +19,7 @@ struct oparse {
 	unsigned line;
 	uint32_t chunk;
 	size_t nodes;
-	bool mount, end, e2_seen, e2_problem;
+	bool mount, end, e2_seen, e2_problem, app_line;
 	const struct crash_checker_rules *ck; /* the `checker` line's, else e2fsck's */
 };
 
@@ -179,6 +179,41 @@ static void checker_exit(struct oparse *p, uint64_t v)
 	}
 }
 
+/* "app exit N" | "app signal N" | "app timeout": how the application's checker ended
+ * (blackout app, docs/apps.md); "app-line TEXT": its output, the first line kept. */
+static int app_obs(struct oparse *p, const char *s)
+{
+	struct crash_app_check *a = &p->obs->app;
+	uint64_t v;
+	const char *q;
+	if (!strncmp(s, "app-line ", 9)) {
+		if (!a->ran)
+			return perr(p, "app-line before the 'app' line", NULL);
+		if (!p->app_line)
+			snprintf(a->line, sizeof(a->line), "%.250s", s + 9);
+		p->app_line = true;
+		return 0;
+	}
+	if (a->ran)
+		return perr(p, "app: one line 'app exit N|signal N|timeout'", NULL);
+	a->ran = true;
+	a->exit = -1;
+	if (!strcmp(s, "app timeout")) {
+		a->timeout = true;
+	} else if (!strncmp(s, "app exit ", 9)) {
+		if (num(s + 9, 255, &v, &q) || *q)
+			return perr(p, "app exit: a status 0..255, not", s + 9);
+		a->exit = (int)v;
+	} else if (!strncmp(s, "app signal ", 11)) {
+		if (num(s + 11, 64, &v, &q) || *q || !v)
+			return perr(p, "app signal: a signal 1..64, not", s + 11);
+		a->sig = (int)v;
+	} else {
+		return perr(p, "app: 'app exit N', 'app signal N' or 'app timeout', not", s);
+	}
+	return 0;
+}
+
 static int parse_line(struct oparse *p, const char *s)
 {
 	struct crash_observation *obs = p->obs;
@@ -243,6 +278,8 @@ static int parse_line(struct oparse *p, const char *s)
 		checker_line(p, s + 10);
 	} else if (!strcmp(s, "end")) {
 		p->end = true;
+	} else if (!strncmp(s, "app ", 4) || !strncmp(s, "app-line ", 9)) {
+		return app_obs(p, s);
 	} else {
 		return perr(p, "unknown observation", s);
 	}

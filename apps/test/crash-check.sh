@@ -1,0 +1,5 @@
+#!/bin/sh
+# crash-check.sh DIR ACKS — a checker that crashes (SIGSEGV), for tests/vm/vm_apps.t:
+# blackout app must report it as such, never as ok.
+echo "about to crash"
+kill -SEGV $$

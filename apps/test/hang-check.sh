@@ -1,0 +1,4 @@
+#!/bin/sh
+# hang-check.sh DIR ACKS — a checker that never ends, for tests/vm/vm_apps.t: blackout app
+# must kill it at --check-timeout and report it as hung, never as ok.
+sleep 100000
