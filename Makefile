@@ -82,7 +82,7 @@ $(GUEST_OBSERVE): $(GUEST_OBSERVE_SRCS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS_WARN) -O2 -static -o $@ $(GUEST_OBSERVE_SRCS) -lm
 
-GUEST_PROBE_SRCS := src/guest/probe.c src/cli/cmd_probe.c \
+GUEST_PROBE_SRCS := src/guest/probe.c src/cli/cmd_probe.c src/cli/cli_common.c \
 	$(filter-out src/probe/inproc.c src/probe/net.c,$(wildcard src/probe/*.c)) src/blk/blk.c src/blk/pages.c \
 	src/util/err.c src/util/util.c src/util/num.c
 $(GUEST_PROBE): $(GUEST_PROBE_SRCS)

@@ -30,6 +30,12 @@ int cli_num(const char *cmd, const char *opt, const char *v, unsigned flags, uin
 /* Path of scripts/vmtest (from $BLACKOUT_SRC or beside the executable); sets $BUILD
  * to the executable's directory when unset. -ENOENT when not found. */
 int cli_vm_script(char *script, size_t len);
+/* Runs argv to completion (cli_run.c): 0, or 1 after saying what failed (`what`: how
+ * the user knows it). quiet: its standard output goes to standard error. */
+int cli_run(const char *cmd, const char *what, char *const argv[], bool quiet);
+struct crash_result;
+/* Writes r's JSON to path ('-': standard output): 0, or 1 after saying why not. */
+int cli_write_result(const char *cmd, const struct crash_result *r, const char *path);
 
 struct crash_workload;
 /* vmtest's workload: one of its own kinds (create, append, mixed, overwrite, of `files`

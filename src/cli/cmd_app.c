@@ -205,30 +205,6 @@ static int paths(struct ax *x)
 	return 0;
 }
 
-/* Runs argv and waits: 0, or the exit status to return. quiet: stdout to stderr. */
-static int run(const char *what, char *const argv[], bool quiet)
-{
-	fflush(stdout);
-	pid_t pid = fork();
-	if (pid < 0)
-		return cli_fail(CMD, "cannot start %s: %s", what, strerror(errno));
-	if (pid == 0) {
-		if (quiet)
-			dup2(2, 1);
-		execvp(argv[0], argv);
-		fprintf(stderr, "blackout app: cannot run %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	int st;
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return cli_fail(CMD, "waiting for %s: %s", what, strerror(errno));
-	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
-		return 0;
-	return cli_fail(CMD, "%s failed (%s %d)", what, WIFEXITED(st) ? "exit" : "signal",
-	                WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
-}
-
 /* One boot records the program: OUT/record/io.log. */
 static int record(struct ax *x)
 {
@@ -269,7 +245,7 @@ static int record(struct ax *x)
 	                x->stage_gz,
 	                NULL};
 	printf("app: recording %s on %s (%s) in one boot\n", x->spec.prog, x->cfg.fs, x->cfg.stack);
-	return run("scripts/vmrecord (the recording boot)", argv, false);
+	return cli_run(CMD, "scripts/vmrecord (the recording boot)", argv, false);
 }
 
 static void pool_progress(void *ctx, size_t done, size_t total)
@@ -297,7 +273,7 @@ static int observe(void *ctx, const char *store, size_t n, struct crash_observat
 	if (!ok)
 		return bo_errf(err, -ENAMETOOLONG, "a path is too long");
 	char *vb[] = {"timeout", "1200", tool, x->vmdir, NULL};
-	if (run("scripts/vm-build (the kernel and initramfs cache)", vb, true))
+	if (cli_run(CMD, "scripts/vm-build (the kernel and initramfs cache)", vb, true))
 		return bo_errf(err, -EIO, "the guests' kernel and initramfs could not be built");
 	int rc = app_judge_stage(&x->acks, store, n, dir, gz, err);
 	char cache[PATH_MAX + 32], kernel[PATH_MAX + 32];
@@ -358,17 +334,6 @@ static void print_app(const struct ax *x, const struct crash_result *r, FILE *f)
 	        s->mount, s->read, s->umount, s->check, s->other);
 }
 
-static int write_json(const struct crash_result *r, const char *p)
-{
-	FILE *f = strcmp(p, "-") == 0 ? stdout : fopen(p, "w");
-	if (!f)
-		return cli_fail(CMD, "cannot write %s: %s", p, strerror(errno));
-	int rc = crash_result_write_json(r, f);
-	if (f != stdout && fclose(f))
-		rc = -EIO;
-	return rc ? cli_fail(CMD, "writing %s failed", p) : 0;
-}
-
 static int explore(struct ax *x)
 {
 	struct bo_err err = {{0}};
@@ -394,9 +359,9 @@ static int explore(struct ax *x)
 	print_app(x, r, t);
 	char res[PATH_MAX + 32];
 	snprintf(res, sizeof(res), "%s/result.json", x->outdir);
-	int status = write_json(r, res);
+	int status = cli_write_result(CMD, r, res);
 	if (status == 0 && x->json)
-		status = write_json(r, x->json);
+		status = cli_write_result(CMD, r, x->json);
 	fprintf(t, "logs, states and results: %s\n", x->outdir);
 	if (status == 0 && r->judged != r->ok)
 		status = 3;

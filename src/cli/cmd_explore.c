@@ -84,17 +84,6 @@ static void progress_plain(void *ctx, const struct crash_progress *p)
 	        p->done, p->total, p->violations, p->seconds, left);
 }
 
-static int write_json(const struct crash_result *r, const char *path)
-{
-	FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
-	if (!f)
-		return cli_fail("explore", "cannot write %s: %s", path, strerror(errno));
-	int rc = crash_result_write_json(r, f);
-	if (f != stdout && fclose(f))
-		rc = -EIO;
-	return rc ? cli_fail("explore", "writing %s failed", path) : 0;
-}
-
 static int merge(int n, char **files, const char *json, bool quiet)
 {
 	struct crash_result **parts = calloc((size_t)n, sizeof(*parts));
@@ -115,7 +104,7 @@ static int merge(int n, char **files, const char *json, bool quiet)
 		if (!quiet)
 			crash_result_print(m, json && strcmp(json, "-") == 0 ? stderr : stdout);
 		if (json)
-			status = write_json(m, json);
+			status = cli_write_result("explore", m, json);
 		if (status == 0 && m->judged != m->ok)
 			status = 3;
 	}
@@ -211,7 +200,7 @@ int cmd_explore(int argc, char **argv)
 		        r->t_fsck, r->t_total > 0 ? (double)r->built / r->t_total : 0);
 	}
 	if (o.json)
-		status = write_json(r, o.json);
+		status = cli_write_result("explore", r, o.json);
 	if (status == 0 && r->judged != r->ok)
 		status = 3;
 	crash_result_free(r);

@@ -115,31 +115,6 @@ static int parse(struct vx *v, int argc, char **argv)
 	return 0;
 }
 
-/* Runs argv (bounded by timeout(1)) and waits: 0, or the exit status to return.
- * quiet: its standard output goes to standard error (vm-build prints its path). */
-static int run(const char *what, char *const argv[], bool quiet)
-{
-	fflush(stdout);
-	pid_t pid = fork();
-	if (pid < 0)
-		return cli_fail(CMD, "cannot start %s: %s", what, strerror(errno));
-	if (pid == 0) {
-		if (quiet)
-			dup2(2, 1);
-		execvp(argv[0], argv);
-		fprintf(stderr, "blackout vmtest: cannot run %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	int st;
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return cli_fail(CMD, "waiting for %s: %s", what, strerror(errno));
-	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
-		return 0;
-	return cli_fail(CMD, "%s failed (%s %d)", what, WIFEXITED(st) ? "exit" : "signal",
-	                WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
-}
-
 /* Where things are: the source tree (scripts), BUILD (plugin, kernel cache), OUT. */
 static int paths(struct vx *v)
 {
@@ -182,7 +157,7 @@ static int vm_build(struct vx *v, struct bo_err *err)
 	if (!path(tool, sizeof(tool), "%s/vm-build", v->src))
 		return bo_errf(err, -ENAMETOOLONG, "a path is too long");
 	char *argv[] = {"timeout", "1200", tool, v->vmdir, NULL};
-	if (run("scripts/vm-build (the kernel and initramfs cache)", argv, true))
+	if (cli_run(CMD, "scripts/vm-build (the kernel and initramfs cache)", argv, true))
 		return bo_errf(err, -EIO, "the guests' kernel and initramfs could not be built");
 	return 0;
 }
@@ -212,7 +187,7 @@ static int record(struct vx *v)
 	if (!ok)
 		return cli_fail(CMD, "a path is too long");
 	printf("vmtest: recording %s on %s (%s) in one boot\n", v->workload, v->fs, v->stack);
-	int rc = run("scripts/vmrecord (the recording boot)", argv, false);
+	int rc = cli_run(CMD, "scripts/vmrecord (the recording boot)", argv, false);
 	ok &= path(v->logpath, sizeof(v->logpath), "%s/io.log", dir);
 	return rc ? rc : ok ? 0 : cli_fail(CMD, "a path is too long");
 }
@@ -263,17 +238,6 @@ static int observe(void *ctx, const char *store, size_t n, struct crash_observat
 		fputc('\n', stderr);
 	v->t0 = bo_now();
 	return vm_pool_observe(&pc, n, obs, &v->stats, err);
-}
-
-static int write_json(const struct crash_result *r, const char *path)
-{
-	FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
-	if (!f)
-		return cli_fail(CMD, "cannot write %s: %s", path, strerror(errno));
-	int rc = crash_result_write_json(r, f);
-	if (f != stdout && fclose(f))
-		rc = -EIO;
-	return rc ? cli_fail(CMD, "writing %s failed", path) : 0;
 }
 
 static void print_times(const struct vx *v, const struct crash_result *r, FILE *f)
@@ -335,9 +299,9 @@ int cmd_vmtest_explore(int argc, char **argv)
 	print_times(&v, r, t);
 	char res[PATH_MAX + 32];
 	snprintf(res, sizeof(res), "%s/result.json", v.outdir);
-	int status = write_json(r, res);
+	int status = cli_write_result(CMD, r, res);
 	if (status == 0 && v.json)
-		status = write_json(r, v.json);
+		status = cli_write_result(CMD, r, v.json);
 	fprintf(t, "logs, states and results: %s\n", v.outdir);
 	if (status == 0 && r->judged != r->ok)
 		status = 3;

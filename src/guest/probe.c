@@ -3,10 +3,8 @@
  * plain C library, without ISA-L (no static archive): CRC32C by table here. Not the
  * CLI; `spec` (the models in-process) stays on the host. */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "blackout/probe.h"
 #include "blackout/util.h"
@@ -63,41 +61,6 @@ int probe_listen(const char *addr, unsigned port, const char *out, FILE *status,
 	(void)addr, (void)port, (void)out, (void)status;
 	return bo_errf(err, -EOPNOTSUPP,
 	               "probe listen: not in the guest's bo-probe (run it on the host)");
-}
-
-bool cli_is_help(const char *arg)
-{
-	return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0;
-}
-
-int cli_usage_error(const char *cmd, const char *fmt, ...)
-{
-	va_list ap;
-	fprintf(stderr, "bo-probe %s: ", cmd);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n");
-	return 2;
-}
-
-int cli_fail(const char *cmd, const char *fmt, ...)
-{
-	va_list ap;
-	fprintf(stderr, "bo-probe %s: ", cmd);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n");
-	return 1;
-}
-
-int cli_num(const char *cmd, const char *opt, const char *v, unsigned flags, uint64_t min,
-            uint64_t max, uint64_t *out)
-{
-	struct bo_err err = {{0}};
-	int rc = bo_parse_num(opt, v, flags, min, max, out, &err);
-	return rc ? cli_usage_error(cmd, "%s", err.msg) : 0;
 }
 
 int main(int argc, char **argv)
