@@ -855,6 +855,8 @@ int crash_explore(const struct crash_config *cfg, struct crash_result **out, str
 	}
 	if (rc == 0 && cfg->observer)
 		rc = crash_store_open(&ex.store, cfg->observer->store, rr.live0, err);
+	if (rc == 0 && cfg->observer && rec_log_ndev(rr.log) > 1)
+		rc = crash_store_members(&ex.store, rr.log, err);
 	if (rc)
 		goto out;
 	cuts = calloc(2 * run_len(&rr) + 2, sizeof(*cuts));

@@ -5,8 +5,10 @@
  * log must enumerate the members' joint outcomes: no synced data lost while every
  * member is flushed, synced data lost once one member's flushes are dropped (a flush
  * of the other must not make its cache durable), and more states than the one-device
- * log, whose flushes reached both members at one instant. Logs over the wrong stack
- * are refused. */
+ * log, whose flushes reached both members at one instant. The state store of such a
+ * run lists its members; an observer that rebuilds each member's own image from it
+ * and lays them end to end judges as the explorer does in-process. Logs over the
+ * wrong stack are refused. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +16,9 @@
 #include <unistd.h>
 
 #include "blackout/crash.h"
+#include "blackout/endian.h"
 #include "blackout/rec.h"
+#include "crash/internal.h"
 #include "tap.h"
 
 #define M0 "cache(size=256k,flush=honor) > mem(size=1M)"
@@ -27,6 +31,107 @@
 #define SPLIT 2048 /* member 0's sectors: the journal there, the files on member 1 */
 
 static char tmp[256];
+
+/* The test observer: reads `members`, builds each member's image from base.img and
+ * s<N>.delta (the blocks of its range, shifted to its own offsets), lays the members
+ * end to end and observes that with blackout's fs. */
+struct tobs {
+	struct crash_fscfg fsc;
+	size_t seen;
+	bool bad;
+	unsigned nmembers;
+};
+
+static uint8_t *member_image(const char *dir, size_t n, uint64_t start, uint64_t len)
+{
+	char p[512];
+	snprintf(p, sizeof(p), "%s/base.img", dir);
+	FILE *f = fopen(p, "rb");
+	uint8_t *img = calloc(1, len);
+	bool ok = f && img && fseek(f, (long)start, SEEK_SET) == 0 && fread(img, 1, len, f) == len;
+	if (f)
+		fclose(f);
+	snprintf(p, sizeof(p), "%s/s%zu.delta", dir, n);
+	f = fopen(p, "rb");
+	uint8_t hdr[16], idx[8], blk[4096];
+	ok = ok && f && fread(hdr, 1, 16, f) == 16 && memcmp(hdr, "BOSTATE1", 8) == 0;
+	for (uint32_t i = 0, c = ok ? get_le32(hdr + 12) : 0; ok && i < c; i++) {
+		ok = fread(idx, 1, 8, f) == 8 && fread(blk, 1, 4096, f) == 4096;
+		uint64_t at = get_le64(idx) * 4096;
+		if (ok && at >= start && at < start + len)
+			memcpy(img + (at - start), blk, 4096);
+	}
+	if (f)
+		fclose(f);
+	if (!ok) {
+		free(img);
+		return NULL;
+	}
+	return img;
+}
+
+static int observe(void *ctx, const char *store, size_t n, struct crash_observation *obs,
+                   struct bo_err *err)
+{
+	struct tobs *t = ctx;
+	char p[512];
+	snprintf(p, sizeof(p), "%s/members", store);
+	FILE *mf = fopen(p, "r");
+	uint64_t start[4], len[4], total = 0;
+	unsigned k = 0, idx;
+	while (mf && k < 4 &&
+	       fscanf(mf, "m%u %llu %llu\n", &idx, (unsigned long long *)&start[k],
+	              (unsigned long long *)&len[k]) == 3 &&
+	       idx == k && start[k] == total)
+		total += len[k++];
+	if (mf)
+		fclose(mf);
+	t->nmembers = k;
+	for (size_t i = 0; i < n; i++) {
+		memset(&obs[i], 0, sizeof(obs[i]));
+		struct bdev *d = NULL;
+		int rc = k ? blk_mem_open(512, total / 512, &d) : -EINVAL;
+		for (unsigned m = 0; rc == 0 && m < k; m++) {
+			uint8_t *img = member_image(store, i, start[m], len[m]);
+			rc = img ? blk_pwrite(d, start[m], len[m], img, 0) : -EIO;
+			free(img);
+		}
+		if (rc == 0)
+			rc = crash_observe_fs(d, &t->fsc.mo, &obs[i], NULL);
+		if (rc == 0 && !obs[i].mount_rc && !obs[i].unmount_rc)
+			crash_observe_check(crash_fsck_own, NULL, d,
+			                    &obs[i].check[CRASH_CHECK_E2FSCK]);
+		blk_close(d);
+		if (rc) {
+			t->bad = true;
+			return bo_errf(err, rc, "test observer: s%zu: no members file or bad delta",
+			               i);
+		}
+		t->seen++;
+	}
+	return 0;
+}
+
+static struct crash_result *run_obs(const char *log, struct tobs *t, const char *store,
+                                    struct bo_err *err)
+{
+	struct crash_workload *w;
+	if (crash_workload_load(WL, &w, err))
+		return NULL;
+	struct crash_observer ob = {.name = "test", .store = store, .observe = observe, .ctx = t};
+	struct crash_config c = {.stack = STACK,
+	                         .fs = FS,
+	                         .wl = w,
+	                         .seed = 5,
+	                         .max_states = 400,
+	                         .log = log,
+	                         .observer = &ob};
+	struct crash_result *r = NULL;
+	if (crash_explore(&c, &r, err))
+		r = NULL;
+	crash_workload_free(w);
+	return r;
+}
 
 static struct crash_result *run(const char *stack, const char *log, const char *save,
                                 struct bo_err *err)
@@ -141,6 +246,28 @@ int main(void)
 	ok(both && both->cuts > own->cuts,
 	   "a flush per member is a cut point of its own (%llu cuts, one device %llu)",
 	   both ? (unsigned long long)both->cuts : 0, (unsigned long long)own->cuts);
+
+	/* the store of a members log: each member's own image, from `members` */
+	struct tobs t = {0};
+	crash_fscfg_parse(FS, &t.fsc, &err);
+	char store[300];
+	snprintf(store, sizeof(store), "%s/store", tmp);
+	struct crash_result *so = run_obs(two, &t, store, &err);
+	char mpath[400], mtext[200] = "";
+	snprintf(mpath, sizeof(mpath), "%s/members", store);
+	FILE *mf = fopen(mpath, "r");
+	size_t ml = mf ? fread(mtext, 1, sizeof(mtext) - 1, mf) : 0;
+	mtext[ml] = 0;
+	if (mf)
+		fclose(mf);
+	is_str(mtext, "m0 0 1048576\nm1 1048576 7340032\n", "the store lists its members");
+	ok(so && both && !t.bad && t.nmembers == 2 && t.seen == so->judged &&
+	       so->judged == both->judged && so->ok == both->ok && so->nfail == both->nfail,
+	   "members rebuilt from the store judge as the explorer does in-process (%llu judged, "
+	   "%llu ok) %s",
+	   so ? (unsigned long long)so->judged : 0, so ? (unsigned long long)so->ok : 0,
+	   so ? "" : err.msg);
+	crash_result_free(so);
 
 	tap_require(split_log(one, lame, true, NULL, &n0, &n1) == 0,
 	            "a log without member 1's flushes");
