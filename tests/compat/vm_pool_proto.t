@@ -5,8 +5,8 @@
 # sends an endless line, names the wrong state, sends a bad observation, never boots,
 # exits at boot, reports a harness error once or every time. Each is a hung state, a
 # retried state or a clear error, never a crash or a leftover process. Also: the CHECK
-# carries each state's offset in the packed deltas.img, and a broken store is one error
-# before any guest starts.
+# carries each state's offset in the packed deltas.img, and a broken store (or one of
+# several members, which this guest cannot assemble) is one error before any guest starts.
 . "$(dirname "$0")/../test-lib.sh"
 need_tool socat jq
 mkdir -p "$T/bin" "$T/store"
@@ -101,6 +101,14 @@ t "a malformed delta: one clear error before any guest (exit 1)" \
 	'[ $rc = 1 ] && grep -q "s4.delta: 12 bytes: shorter than the 16-byte header" "$T/badstore.err"'
 t "... and no guest was started" '[ ! -e "$T/badstore.checks" ]'
 cp "$T/store/s0.delta" "$T/store/s4.delta"
+
+printf 'm0 0 524288\nm1 524288 524288\n' >"$T/store/members"
+pool members 3 --jobs 1
+rc=$?
+t "a store of several members: refused before any guest (exit 1)" \
+	'[ $rc = 1 ] && grep -q "a store of several members; the judging guest does not assemble members" "$T/members.err"'
+t "... and no guest was started" '[ ! -e "$T/members.checks" ]'
+rm "$T/store/members"
 
 pool deaf 3 --jobs 1 --state-timeout 20
 ok $? "a guest that misses each first command: the pool runs"
