@@ -65,8 +65,7 @@ int vm_delta_check(const uint8_t *buf, size_t len, uint64_t nblocks, uint32_t *c
                    struct bo_err *err);
 uint64_t vm_delta_block(const uint8_t *buf, uint32_t i); /* record i's block index */
 /* The number of 4 KiB blocks of STATEDIR/base.img, refused unless a regular file of a
- * non-zero multiple of 4096 bytes; a store with a `members` file (several devices) is
- * refused with -EOPNOTSUPP: the judging guest mounts one device. */
+ * non-zero multiple of 4096 bytes. */
 int vm_store_base_blocks(const char *statedir, uint64_t *nblocks, struct bo_err *err);
 /* Writes OUT (via OUT.tmp, renamed): s0..s<n-1>.delta of STATEDIR, each checked by
  * vm_delta_check against base.img's size, one after another at 4096-aligned offsets

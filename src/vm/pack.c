@@ -40,14 +40,6 @@ int vm_store_base_blocks(const char *statedir, uint64_t *nblocks, struct bo_err 
 		return bo_errf(err, -EINVAL,
 		               "%s: not a regular file of a non-zero multiple of 4096 bytes", path);
 	*nblocks = (uint64_t)st.st_size / VM_DELTA_BLOCK;
-	/* the states of several members (the plugin's members=): this guest would mount
-	 * their concat as one filesystem and judge nonsense */
-	snprintf(path, sizeof path, "%s/members", statedir);
-	if (stat(path, &st) == 0)
-		return bo_errf(err, -EOPNOTSUPP,
-		               "%s: a store of several members; the judging guest does not "
-		               "assemble members (md) yet (docs/md.md)",
-		               path);
 	return 0;
 }
 

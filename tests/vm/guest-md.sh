@@ -52,3 +52,41 @@ md_attach() {
 	/sbin/mdadm --wait /dev/md0 >/dev/null 2>&1
 	D=/dev/md0
 }
+
+# ---- judge mode: a state's members as linear maps of its snapshot ----------------
+# bo.members=S:L,... (512-byte sectors, from the store's `members` file): member I of
+# the state is sectors [S, S+L) of the snapshot. md_judge_up NAME SNAPSHOT assembles
+# /dev/md0 from the members that carry an md superblock, as a user would: without
+# --run first; md refuses a dirty degraded array (said on the console as
+# "md: NAME: refused: ..."), and then, as the user's next step, --run --force.
+# Sets MDDEV=/dev/md0; returns non-zero (with /tmp/md.err) when it cannot assemble.
+md_judge_load() {
+	for m in $(cat /lib/modules/load-md); do
+		insmod "/lib/modules/$m" 2>/dev/null
+	done
+	mkdir -p /run/mdadm
+}
+md_judge_up() {
+	devs= i=0
+	for ml in $(echo "$BO_members" | tr , ' '); do
+		dmsetup create "$1m$i" --noudevsync --table "0 ${ml#*:} linear $2 ${ml%:*}" \
+			>/tmp/dm.err 2>&1 || die "$1: dmsetup create $1m$i failed: $(tail -n 1 /tmp/dm.err)"
+		/sbin/mdadm --examine "/dev/mapper/$1m$i" >/dev/null 2>&1 && devs="$devs /dev/mapper/$1m$i"
+		i=$((i + 1))
+	done
+	MDDEV=/dev/md0
+	/sbin/mdadm --assemble $MDDEV $devs >/tmp/md.err 2>&1 && return 0
+	echo "md: $1: refused: $(tail -n 1 /tmp/md.err)" >/dev/console
+	/sbin/mdadm --stop $MDDEV >/dev/null 2>&1
+	/sbin/mdadm --assemble --run --force $MDDEV $devs >/tmp/md.err 2>&1
+}
+# md_judge_down NAME: stops the array and removes the members' maps
+md_judge_down() {
+	/sbin/mdadm --stop /dev/md0 >/dev/null 2>&1
+	i=0
+	for ml in $(echo "$BO_members" | tr , ' '); do
+		dmsetup remove --noudevsync "$1m$i" >/tmp/dm.err 2>&1 ||
+			die "$1: dmsetup remove $1m$i failed: $(tail -n 1 /tmp/dm.err)"
+		i=$((i + 1))
+	done
+}

@@ -1,11 +1,14 @@
 #!/bin/bash
-# vm_md.t — Linux md on modelled members (docs/md.md), the recording half: one guest
-# boot creates a degraded md RAID5 (4 members, member 3 missing) over the plugin's member
-# exports (members=yes), ext4 barrier=1 on /dev/md0, and runs append-fsync; the one log
-# holds every member's requests in one order: the missing member gets none, each
-# present member is written, and md sends every fsync's flush to each present member
-# (the reason a member's flush must reach that member alone). Judging md states in
-# guests is not done yet (the pool refuses a store of members; docs/md.md).
+# vm_md.t — Linux md on modelled members (docs/md.md): one guest boot creates a
+# degraded md RAID5 (4 members, member 3 missing) over the plugin's member exports
+# (members=yes), ext4 barrier=1 on /dev/md0, and runs append-fsync; the one log holds
+# every member's requests in one order: the missing member gets none, each present
+# member is written, and md sends every fsync's flush to each present member (the
+# reason a member's flush must reach that member alone). Then the explorer enumerates
+# the members' joint outcomes from that log and guests judge them through md: each
+# state's members are linear maps of its snapshot, md refuses to start the dirty
+# degraded array as a user would see it, --run --force starts it, and ext4 on honest
+# members keeps every synced byte.
 . "$(dirname "$0")/../test-lib.sh"
 need_tool jq
 SRC=${BLACKOUT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -32,6 +35,23 @@ flushes=$(jq -c '[range(3) as $d | [.[] | select(.dev == $d and .op == "flush")]
 	"$T/run.json")
 jq -e 'length == 3 and .[0] > 0 and .[0] == .[1] and .[1] == .[2]' <<<"$flushes" >/dev/null
 ok $? "md sent each flush to every present member ($flushes flushes to members 0-2)"
+
+# judged through md in guests (vmtest --log: the explorer's states, the pool's guests)
+timeout 900 "$BLACKOUT" vmtest --stack "$MEMBERS" --fs ext4,barrier=1 --workload append-fsync \
+	--log "$T/r/io.log" --jobs 2 --max-states 80 --out "$T/j" --json "$T/j.json" >"$T/j.log" 2>&1
+rc=$?
+grep -v '^vmtest: judged in guests' "$T/j.log" | sed 's/^/# /'
+[ $rc = 0 ] || [ $rc = 3 ]
+ok $? "the members' joint outcomes enumerated and judged in guests through md (exit $rc)"
+jf() { jq -r "$1" "$T/j.json"; }
+[ "$(jf .judged)" -ge 50 ] && [ "$(jf .hung)" = 0 ]
+ok $? "$(jf .judged) distinct states judged (of $(jf .built) built), none hung"
+refused=$(cat "$T"/j/pool/*.console | grep -c ': refused: .*not enough to start the array while not clean')
+[ "$refused" -gt 0 ]
+ok $? "md refused to start the dirty degraded array in $refused states (then --run --force)"
+[ "$(jf .violations.durable)" = 0 ] && [ "$(jf .violations.consistent)" = 0 ]
+ok $? "forced, every state mounted clean and kept what was synced (durable $(jf .violations.durable), consistent $(jf .violations.consistent))"
+diag "bystander damage (the write hole) in $(jf .violations.bystander) of $(jf .judged) states"
 
 timeout 60 "$SRC/scripts/vmrecord" --stack "$MEMBERS" --md 5:4 --fs ext4 --workload append-fsync \
 	--out "$T/bad" >"$T/bad.log" 2>&1
