@@ -1,6 +1,6 @@
 #!/bin/bash
 # vm_md.t — Linux md on modelled members (docs/md.md): one guest boot creates a
-# degraded md RAID5 (4 members, member 3 missing) over the plugin's member exports
+# degraded md RAID5 (4 members, member 0 missing) over the plugin's member exports
 # (members=yes), ext4 barrier=1 on /dev/md0, and runs append-fsync; the one log holds
 # every member's requests in one order: the missing member gets none, each present
 # member is written, and md sends every fsync's flush to each present member (the
@@ -8,13 +8,16 @@
 # the members' joint outcomes from that log and guests judge them through md: each
 # state's members are linear maps of its snapshot, md refuses to start the dirty
 # degraded array as a user would see it, --run --force starts it, and ext4 on honest
-# members keeps every synced byte.
+# members keeps every synced file byte but not its consistency: the write hole (a
+# stripe's data and parity landing apart, so the missing member's chunk is rebuilt
+# wrong) breaks ext4's metadata, which fsck or the mount finds; over one honest disk the
+# same run has no such state (vm_realkernel.t).
 . "$(dirname "$0")/../test-lib.sh"
 need_tool jq
 SRC=${BLACKOUT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 MEMBERS='concat > [cache(size=1M,flush=honor) > mem(size=32M)] x4'
 
-timeout 600 "$SRC/scripts/vmrecord" --stack "$MEMBERS" --md 5:4:3 --fs ext4,barrier=1 \
+timeout 600 "$SRC/scripts/vmrecord" --stack "$MEMBERS" --md 5:4:0 --fs ext4,barrier=1 \
 	--workload append-fsync --out "$T/r" >"$T/rec.log" 2>&1
 rc=$?
 sed 's/^/# /' "$T/rec.log"
@@ -27,14 +30,14 @@ is "$(jq -c .devices "$T/log.json")" "[65536,65536,65536,65536]" "one log of the
 # the run: operations after the `step 0` mark
 jq '.ops as $o | ($o | map(.name == "step 0") | index(true)) as $s | $o[$s:] |
 	map(select(.op != "mark"))' "$T/log.json" >"$T/run.json"
-is "$(jq '[.ops[] | select(.op != "mark" and .dev == 3)] | length' "$T/log.json")" 0 \
+is "$(jq '[.ops[] | select(.op != "mark" and .dev == 0)] | length' "$T/log.json")" 0 \
 	"the missing member was sent nothing"
-is "$(jq -c '[range(3) as $d | [.[] | select(.dev == $d and .op == "write")] | length > 0]' \
+is "$(jq -c '[range(1; 4) as $d | [.[] | select(.dev == $d and .op == "write")] | length > 0]' \
 	"$T/run.json")" "[true,true,true]" "each present member was written during the run"
-flushes=$(jq -c '[range(3) as $d | [.[] | select(.dev == $d and .op == "flush")] | length]' \
+flushes=$(jq -c '[range(1; 4) as $d | [.[] | select(.dev == $d and .op == "flush")] | length]' \
 	"$T/run.json")
 jq -e 'length == 3 and .[0] > 0 and .[0] == .[1] and .[1] == .[2]' <<<"$flushes" >/dev/null
-ok $? "md sent each flush to every present member ($flushes flushes to members 0-2)"
+ok $? "md sent each flush to every present member ($flushes flushes to members 1-3)"
 
 # judged through md in guests (vmtest --log: the explorer's states, the pool's guests)
 timeout 900 "$BLACKOUT" vmtest --stack "$MEMBERS" --fs ext4,barrier=1 --workload append-fsync \
@@ -49,9 +52,10 @@ ok $? "$(jf .judged) distinct states judged (of $(jf .built) built), none hung"
 refused=$(cat "$T"/j/pool/*.console | grep -c ': refused: .*not enough to start the array while not clean')
 [ "$refused" -gt 0 ]
 ok $? "md refused to start the dirty degraded array in $refused states (then --run --force)"
-[ "$(jf .violations.durable)" = 0 ] && [ "$(jf .violations.consistent)" = 0 ]
-ok $? "forced, every state mounted clean and kept what was synced (durable $(jf .violations.durable), consistent $(jf .violations.consistent))"
-diag "bystander damage (the write hole) in $(jf .violations.bystander) of $(jf .judged) states"
+[ "$(jf .violations.durable)" = 0 ]
+ok $? "forced, no state lost synced file data (durable $(jf .violations.durable))"
+[ "$(jf .violations.consistent)" -gt 0 ]
+ok $? "the write hole: $(jf .violations.consistent) of $(jf .judged) states inconsistent over honest members ($(jf .silent) silent, $(jf .detected) detected; one honest disk has none, vm_realkernel.t); bystander files damaged in $(jf .violations.bystander)"
 
 timeout 60 "$SRC/scripts/vmrecord" --stack "$MEMBERS" --md 5:4 --fs ext4 --workload append-fsync \
 	--out "$T/bad" >"$T/bad.log" 2>&1
