@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "blackout/dev.h"
 #include "blackout/rec.h"
 #include "blackout/util.h"
 
@@ -21,10 +22,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort(); /* a refusal must say why */
 		return 0;
 	}
-	/* a parsed log must replay without going outside a device of its geometry */
-	struct bdev *d;
-	if (rec_log_nr_sectors(log) <= 4096 &&
-	    blk_mem_open(rec_log_sector_size(log), rec_log_nr_sectors(log), &d) == 0) {
+	/* a parsed log must replay without going outside a device of its geometry: its
+	 * devices' concat for a log of several */
+	struct bdev *d = NULL;
+	uint32_t ss = rec_log_sector_size(log);
+	unsigned nd = rec_log_ndev(log);
+	if (rec_log_nr_sectors(log) <= 4096 && nd == 1)
+		blk_mem_open(ss, rec_log_nr_sectors(log), &d);
+	if (rec_log_nr_sectors(log) <= 4096 && nd > 1) {
+		char spec[64 * 48 + 64];
+		size_t n = (size_t)snprintf(spec, sizeof spec, "concat > [");
+		for (unsigned i = 0; i < nd; i++)
+			n += (size_t)snprintf(spec + n, sizeof spec - n,
+			                      "%sdisk(sector=%u) > mem(size=%llu)", i ? " ; " : "",
+			                      ss,
+			                      (unsigned long long)rec_log_dev_sectors(log, i) * ss);
+		snprintf(spec + n, sizeof spec - n, "]");
+		if (dev_stack_open_text(spec, NULL, &d, &err) != 0)
+			abort(); /* a table the reader took is a stack */
+	}
+	if (d) {
 		if (rec_replay(log, rec_log_len(log), d, &err) != 0)
 			abort(); /* parse accepted something replay cannot do */
 		blk_close(d);

@@ -32,6 +32,8 @@ struct rec_entry {
 	const void *data; /* write: count * sector_size bytes */
 	const char *mark; /* REC_MARK: the name */
 	int result;       /* what the lower device returned (0 or -errno) */
+	unsigned dev;     /* the device it reached, 0..ndev-1 (0 in a one-device log);
+	                   * lba is that device's own */
 };
 
 /* Longest mark name (bytes, no NUL); an empty name is refused as well. */
@@ -39,8 +41,20 @@ struct rec_entry {
 /* Largest log file rec_log_load reads (the whole file is held in memory twice). */
 #define REC_LOG_FILE_MAX (1ull << 30)
 
+/* Devices one log may record (each its own LBA space, one order for all). */
+#define REC_LOG_DEVICES_MAX 64
+
 struct rec_log;
 int rec_log_new(uint32_t sector_size, uint64_t nr_sectors, struct rec_log **out);
+/* A log of n devices (2..REC_LOG_DEVICES_MAX) of sizes[i] sectors each, one clock for
+ * all: the members of a `concat` laid end to end (rec_log_nr_sectors is their sum). */
+int rec_log_new_devices(uint32_t sector_size, unsigned n, const uint64_t *sizes,
+                        struct rec_log **out);
+/* 1 for a one-device log. */
+unsigned rec_log_ndev(const struct rec_log *log);
+/* Device d's size and its first sector in the devices laid end to end. */
+uint64_t rec_log_dev_sectors(const struct rec_log *log, unsigned d);
+uint64_t rec_log_dev_start(const struct rec_log *log, unsigned d);
 void rec_log_free(struct rec_log *log);
 size_t rec_log_len(const struct rec_log *log);
 const struct rec_entry *rec_log_get(const struct rec_log *log, size_t i);
@@ -66,14 +80,28 @@ enum {
 };
 /* A pass-through recorder over `lower` appending to `log` (not owned). */
 int rec_open(struct bdev *lower, struct rec_log *log, unsigned flags, struct bdev **out);
+/* The same for device `dev` of a several-device log: lower has that device's size,
+ * its entries carry `dev`. Several recorders may share one log (one global order). */
+int rec_open_dev(struct bdev *lower, struct rec_log *log, unsigned dev, unsigned flags,
+                 struct bdev **out);
 /* Stop/start appending (set-up I/O can be kept out of the log). */
 void rec_pause(struct bdev *rec, bool paused);
 
 /* Applies entries [0, n) of log to target (reads and marks skipped, entries that
- * failed when recorded skipped). */
+ * failed when recorded skipped). A several-device log replays onto the devices laid
+ * end to end (a `concat` of them): see rec_apply_log. */
 int rec_replay(const struct rec_log *log, size_t n, struct bdev *target, struct bo_err *err);
-/* Applies one entry. */
+/* Applies one entry of a one-device log. */
 int rec_apply(const struct rec_entry *e, struct bdev *target);
+/* Applies one entry of log to target: in a several-device log a write or discard of
+ * device d goes to target at rec_log_dev_start(d) + lba, and a flush of d goes to
+ * target's lower d only (target must be the devices' concat, lower d of d's size:
+ * -EINVAL otherwise), so flushing one member leaves the others' caches volatile. */
+int rec_apply_log(const struct rec_log *log, const struct rec_entry *e, struct bdev *target);
+/* The device a flush of entry e reaches on target (target itself for a one-device
+ * log), or NULL when target does not match the log's devices. */
+struct bdev *rec_flush_target(const struct rec_log *log, const struct rec_entry *e,
+                              struct bdev *target);
 
 /* Serialised form (docs/log-format.md), src/blk/rec_file.c. */
 int rec_log_save(const struct rec_log *log, const char *path, struct bo_err *err);

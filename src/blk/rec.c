@@ -15,11 +15,15 @@ struct rec_log {
 	uint64_t bytes;      /* the file format's size of what is held */
 	uint64_t max_bytes;  /* 0: no cap */
 	uint64_t refused;
+	unsigned ndev;                               /* 1, or 2..REC_LOG_DEVICES_MAX */
+	uint64_t dev_start[REC_LOG_DEVICES_MAX + 1]; /* dev_start[ndev] = nr_sectors */
 };
 
 /* Sizes of the file format (docs/log-format.md), which rec_file.c writes. */
 #define FILE_HDR_BYTES 44
 #define FILE_REC_BYTES 36
+/* a several-device log's table after the header: count, zero, sizes, checksum */
+#define FILE_DEVTAB_BYTES(n) (8 + 8 * (uint64_t)(n) + 4)
 
 int rec_log_new(uint32_t sector_size, uint64_t nr_sectors, struct rec_log **out)
 {
@@ -31,8 +35,45 @@ int rec_log_new(uint32_t sector_size, uint64_t nr_sectors, struct rec_log **out)
 	l->sector_size = sector_size;
 	l->nr_sectors = nr_sectors;
 	l->bytes = FILE_HDR_BYTES;
+	l->ndev = 1;
+	l->dev_start[1] = nr_sectors;
 	*out = l;
 	return 0;
+}
+
+int rec_log_new_devices(uint32_t sector_size, unsigned n, const uint64_t *sizes,
+                        struct rec_log **out)
+{
+	if (n < 2 || n > REC_LOG_DEVICES_MAX)
+		return -EINVAL;
+	uint64_t start[REC_LOG_DEVICES_MAX + 1] = {0};
+	for (unsigned i = 0; i < n; i++) {
+		if (sizes[i] == 0 || sizes[i] > UINT64_MAX / 4096 - start[i])
+			return -EINVAL;
+		start[i + 1] = start[i] + sizes[i];
+	}
+	int rc = rec_log_new(sector_size, start[n], out);
+	if (rc)
+		return rc;
+	(*out)->ndev = n;
+	memcpy((*out)->dev_start, start, sizeof start);
+	(*out)->bytes = FILE_HDR_BYTES + FILE_DEVTAB_BYTES(n);
+	return 0;
+}
+
+unsigned rec_log_ndev(const struct rec_log *l)
+{
+	return l->ndev;
+}
+
+uint64_t rec_log_dev_sectors(const struct rec_log *l, unsigned d)
+{
+	return d < l->ndev ? l->dev_start[d + 1] - l->dev_start[d] : 0;
+}
+
+uint64_t rec_log_dev_start(const struct rec_log *l, unsigned d)
+{
+	return d < l->ndev ? l->dev_start[d] : 0;
 }
 
 void rec_log_free(struct rec_log *l)
@@ -118,6 +159,8 @@ static int room_for(struct rec_log *l, uint64_t n)
 
 int rec_log_append(struct rec_log *l, const struct rec_entry *src)
 {
+	if (src->dev >= l->ndev)
+		return -EINVAL;
 	uint64_t add = entry_bytes(l, src->op, src->count, src->mark);
 	int rc = room_for(l, add);
 	if (rc)
@@ -171,6 +214,7 @@ struct rec_dev {
 	struct bdev *lower;
 	struct rec_log *log;
 	unsigned flags;
+	unsigned index; /* the log's device this recorder stands for */
 	bool paused;
 };
 
@@ -197,6 +241,7 @@ static int log_op(struct rec_dev *r, struct rec_entry *e, int result)
 	if (r->paused)
 		return result;
 	e->result = result;
+	e->dev = r->index;
 	int rc = rec_log_append(r->log, e);
 	return rc ? rc : result;
 }
@@ -280,10 +325,24 @@ static const struct bdev_ops rec_ops = {
 
 int rec_open(struct bdev *lower, struct rec_log *log, unsigned flags, struct bdev **out)
 {
-	if (log->sector_size != lower->sector_size || log->nr_sectors != lower->nr_sectors)
+	if (log->ndev != 1)
+		return bo_errf(&lower->err, -EINVAL,
+		               "recorder: the log has %u devices; say which one (rec_open_dev)",
+		               log->ndev);
+	return rec_open_dev(lower, log, 0, flags, out);
+}
+
+int rec_open_dev(struct bdev *lower, struct rec_log *log, unsigned dev, unsigned flags,
+                 struct bdev **out)
+{
+	if (dev >= log->ndev)
+		return bo_errf(&lower->err, -EINVAL, "recorder: device %u of a log of %u", dev,
+		               log->ndev);
+	uint64_t nr = rec_log_dev_sectors(log, dev);
+	if (log->sector_size != lower->sector_size || nr != lower->nr_sectors)
 		return bo_errf(&lower->err, -EINVAL,
 		               "recorder: log geometry (%u x %llu) differs from %s (%u x %llu)",
-		               log->sector_size, (unsigned long long)log->nr_sectors, lower->name,
+		               log->sector_size, (unsigned long long)nr, lower->name,
 		               lower->sector_size, (unsigned long long)lower->nr_sectors);
 	struct rec_dev *r = calloc(1, sizeof(*r));
 	if (!r)
@@ -292,6 +351,7 @@ int rec_open(struct bdev *lower, struct rec_log *log, unsigned flags, struct bde
 	r->lower = lower;
 	r->log = log;
 	r->flags = flags;
+	r->index = dev;
 	*out = &r->dev;
 	return 0;
 }
@@ -315,12 +375,45 @@ int rec_apply(const struct rec_entry *e, struct bdev *t)
 	return -EINVAL;
 }
 
+struct bdev *rec_flush_target(const struct rec_log *l, const struct rec_entry *e, struct bdev *t)
+{
+	if (l->ndev == 1)
+		return t;
+	if (t->nr_sectors != l->nr_sectors || e->dev >= l->ndev)
+		return NULL;
+	struct bdev *m = blk_lower(t, e->dev);
+	if (!m || m->nr_sectors != rec_log_dev_sectors(l, e->dev))
+		return NULL;
+	return m;
+}
+
+int rec_apply_log(const struct rec_log *l, const struct rec_entry *e, struct bdev *t)
+{
+	if (l->ndev == 1 || e->result != 0)
+		return rec_apply(e, t);
+	if (e->op == REC_FLUSH) {
+		struct bdev *m = rec_flush_target(l, e, t);
+		if (!m)
+			return bo_errf(&t->err, -EINVAL,
+			               "replay: %s is not the concat of the log's %u devices",
+			               t->name, l->ndev);
+		return blk_flush(m);
+	}
+	struct rec_entry flat = *e;
+	flat.lba += rec_log_dev_start(l, e->dev);
+	return rec_apply(&flat, t);
+}
+
 int rec_replay(const struct rec_log *l, size_t n, struct bdev *t, struct bo_err *err)
 {
 	if (n > l->len)
 		return bo_errf(err, -EINVAL, "replay of %zu entries: the log has %zu", n, l->len);
+	if (l->ndev > 1 && t->nr_sectors != l->nr_sectors)
+		return bo_errf(
+		    err, -EINVAL, "replay: %s has %llu sectors, the log's %u devices %llu", t->name,
+		    (unsigned long long)t->nr_sectors, l->ndev, (unsigned long long)l->nr_sectors);
 	for (size_t i = 0; i < n; i++) {
-		int rc = rec_apply(&l->e[i], t);
+		int rc = rec_apply_log(l, &l->e[i], t);
 		if (rc)
 			return bo_errf(err, rc, "replay: entry %zu (%s at %llu) failed on %s: %s",
 			               i, rec_op_name(l->e[i].op), (unsigned long long)l->e[i].lba,

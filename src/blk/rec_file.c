@@ -13,10 +13,13 @@
 #include "blackout/util.h"
 
 static const char LOG_MAGIC[8] = {'B', 'L', 'K', 'O', 'U', 'T', 'L', 'G'};
-#define LOG_VERSION 1
-#define LOG_HDR_LEN 44
-#define REC_MAGIC   0x31434552u /* "REC1" */
-#define REC_HDR_LEN 36
+#define LOG_VERSION   1
+#define LOG_HDR_LEN   44
+#define REC_MAGIC     0x31434552u /* "REC1" */
+#define REC_HDR_LEN   36
+#define LOG_F_DEVICES 1u /* header flag: a device table follows the header */
+/* the device table: u32 count, u32 zero, count x u64 sizes, u32 CRC32C of the rest */
+#define DEVTAB_LEN(n) (8 + 8 * (size_t)(n) + 4)
 /* Linux errno values stop at 4095 (MAX_ERRNO); a result below that is no errno. */
 #define RESULT_MIN (-4095)
 
@@ -38,7 +41,9 @@ static uint32_t record_crc(const unsigned char *p, size_t plen)
 int rec_log_serialize(const struct rec_log *l, void **bufp, size_t *lenp)
 {
 	uint32_t ss = rec_log_sector_size(l);
-	size_t n = rec_log_len(l), total = LOG_HDR_LEN;
+	unsigned nd = rec_log_ndev(l);
+	size_t hlen = LOG_HDR_LEN + (nd > 1 ? DEVTAB_LEN(nd) : 0);
+	size_t n = rec_log_len(l), total = hlen;
 	for (size_t i = 0; i < n; i++) {
 		const struct rec_entry *e = rec_log_get(l, i);
 		if (e->op == REC_MARK && strlen(e->mark) > REC_MARK_MAX)
@@ -50,19 +55,28 @@ int rec_log_serialize(const struct rec_log *l, void **bufp, size_t *lenp)
 		return -ENOMEM;
 	memcpy(p, LOG_MAGIC, 8);
 	put_le32(p + 8, LOG_VERSION);
-	put_le32(p + 12, LOG_HDR_LEN);
+	put_le32(p + 12, (uint32_t)hlen);
 	put_le32(p + 16, ss);
-	put_le32(p + 20, 0);
+	put_le32(p + 20, nd > 1 ? LOG_F_DEVICES : 0);
 	put_le64(p + 24, rec_log_nr_sectors(l));
 	put_le64(p + 32, n);
 	put_le32(p + 40, crc32c(p, 40));
 	p += LOG_HDR_LEN;
+	if (nd > 1) {
+		put_le32(p, nd);
+		put_le32(p + 4, 0);
+		for (unsigned d = 0; d < nd; d++)
+			put_le64(p + 8 + 8 * d, rec_log_dev_sectors(l, d));
+		put_le32(p + 8 + 8 * nd, crc32c(p, 8 + 8 * nd));
+		p += DEVTAB_LEN(nd);
+	}
 	for (size_t i = 0; i < n; i++) {
 		const struct rec_entry *e = rec_log_get(l, i);
 		size_t plen = payload_len(ss, e);
 		memset(p, 0, REC_HDR_LEN);
 		put_le32(p, REC_MAGIC);
 		p[4] = (unsigned char)e->op;
+		p[5] = (unsigned char)e->dev;
 		put_le32(p + 8, e->flags);
 		put_le32(p + 12, (uint32_t)e->result);
 		put_le64(p + 16, e->lba);
@@ -92,15 +106,18 @@ static int check_header(const unsigned char *b, size_t len, struct bo_err *err)
 	if (get_le32(b + 8) != LOG_VERSION)
 		return bo_errf(err, -EINVAL, "log: version %u at byte 8 (this blackout reads %d)",
 		               get_le32(b + 8), LOG_VERSION);
-	if (get_le32(b + 12) != LOG_HDR_LEN)
+	uint32_t flags = get_le32(b + 20);
+	if (flags & ~LOG_F_DEVICES)
+		return bo_errf(err, -EINVAL,
+		               "log: header flags 0x%x at byte 20 (only bit 0, a device table, is "
+		               "defined)",
+		               flags);
+	if (!(flags & LOG_F_DEVICES) && get_le32(b + 12) != LOG_HDR_LEN)
 		return bo_errf(err, -EINVAL, "log: header length %u at byte 12 (expected %d)",
 		               get_le32(b + 12), LOG_HDR_LEN);
 	uint32_t ss = get_le32(b + 16);
 	if (ss != 512 && ss != 4096)
 		return bo_errf(err, -EINVAL, "log: sector size %u at byte 16 (512 or 4096)", ss);
-	if (get_le32(b + 20) != 0)
-		return bo_errf(err, -EINVAL, "log: header flags 0x%x at byte 20 (must be 0)",
-		               get_le32(b + 20));
 	uint64_t nr = get_le64(b + 24);
 	if (nr == 0 || nr > (UINT64_MAX / 4096))
 		return bo_errf(err, -EINVAL, "log: device size %llu sectors at byte 24",
@@ -108,14 +125,64 @@ static int check_header(const unsigned char *b, size_t len, struct bo_err *err)
 	return 0;
 }
 
+/* The device table of a several-device log (after check_header): sizes[0..*n). */
+static int check_devtab(const unsigned char *b, size_t len, unsigned *n, uint64_t *sizes,
+                        struct bo_err *err)
+{
+	if (len < LOG_HDR_LEN + 8)
+		return bo_errf(err, -EINVAL, "log: truncated at byte %d: the device table",
+		               LOG_HDR_LEN);
+	const unsigned char *t = b + LOG_HDR_LEN;
+	uint32_t nd = get_le32(t);
+	if (nd < 2 || nd > REC_LOG_DEVICES_MAX)
+		return bo_errf(err, -EINVAL, "log: device count %u at byte %d (2 to %d)", nd,
+		               LOG_HDR_LEN, REC_LOG_DEVICES_MAX);
+	if (get_le32(b + 12) != LOG_HDR_LEN + DEVTAB_LEN(nd))
+		return bo_errf(err, -EINVAL,
+		               "log: header length %u at byte 12 (expected %zu for %u devices)",
+		               get_le32(b + 12), LOG_HDR_LEN + DEVTAB_LEN(nd), nd);
+	if (len < LOG_HDR_LEN + DEVTAB_LEN(nd))
+		return bo_errf(err, -EINVAL, "log: truncated at byte %d: the device table",
+		               LOG_HDR_LEN);
+	if (get_le32(t + 8 + 8 * nd) != crc32c(t, 8 + 8 * (size_t)nd))
+		return bo_errf(err, -EINVAL, "log: device table checksum mismatch at byte %zu",
+		               (size_t)LOG_HDR_LEN + 8 + 8 * nd);
+	if (get_le32(t + 4) != 0)
+		return bo_errf(err, -EINVAL, "log: device table byte %d: padding not zero",
+		               LOG_HDR_LEN + 4);
+	uint64_t sum = 0, nr = get_le64(b + 24);
+	for (uint32_t d = 0; d < nd; d++) {
+		sizes[d] = get_le64(t + 8 + 8 * d);
+		if (sizes[d] == 0 || sizes[d] > nr - sum)
+			return bo_errf(
+			    err, -EINVAL,
+			    "log: device %u's size %llu sectors at byte %u: zero, or past "
+			    "the %llu sectors at byte 24",
+			    d, (unsigned long long)sizes[d], LOG_HDR_LEN + 8 + 8 * d,
+			    (unsigned long long)nr);
+		sum += sizes[d];
+	}
+	if (sum != nr)
+		return bo_errf(err, -EINVAL,
+		               "log: the devices' sizes add up to %llu sectors, byte 24 says %llu",
+		               (unsigned long long)sum, (unsigned long long)nr);
+	*n = nd;
+	return 0;
+}
+
 /* What is wrong with one record's fields, or NULL; *field names the field. The
  * record's bytes (header and payload) are known to lie inside the buffer. */
 static const char *record_fault(const unsigned char *p, const struct rec_entry *e, uint32_t plen,
-                                uint32_t ss, uint64_t nr, const char **field)
+                                const struct rec_log *l, const char **field)
 {
-	*field = "padding (bytes 5-7)";
-	if (p[5] || p[6] || p[7])
+	uint32_t ss = rec_log_sector_size(l);
+	*field = rec_log_ndev(l) > 1 ? "device (byte 5)" : "padding (bytes 5-7)";
+	if (p[5] >= rec_log_ndev(l))
+		return rec_log_ndev(l) > 1 ? "not one of the log's devices" : "not zero";
+	*field = "padding (bytes 6-7)";
+	if (p[6] || p[7])
 		return "not zero";
+	uint64_t nr = rec_log_dev_sectors(l, p[5]);
 	*field = "result";
 	if (e->result > 0)
 		return "positive (a result is 0 or a negative errno)";
@@ -187,6 +254,7 @@ static int parse_record(struct rec_log *l, const unsigned char *b, size_t len, s
 		return bo_errf(err, -EINVAL, "log: record %llu at byte %zu: checksum mismatch", ri,
 		               at);
 	struct rec_entry e = {.op = p[4],
+	                      .dev = p[5],
 	                      .flags = get_le32(p + 8),
 	                      .result = (int)get_le32(p + 12),
 	                      .lba = get_le64(p + 16),
@@ -196,8 +264,7 @@ static int parse_record(struct rec_log *l, const unsigned char *b, size_t len, s
 		               "log: record %llu at byte %zu: operation code %u unknown (1 to 5)",
 		               ri, at, p[4]);
 	const char *field = NULL;
-	const char *why =
-	    record_fault(p, &e, plen, rec_log_sector_size(l), rec_log_nr_sectors(l), &field);
+	const char *why = record_fault(p, &e, plen, l, &field);
 	if (why)
 		return bo_errf(err, -EINVAL, "log: record %llu (%s) at byte %zu: %s %s", ri,
 		               rec_op_name(e.op), at, field, why);
@@ -224,11 +291,16 @@ int rec_log_parse(const void *buf, size_t len, struct rec_log **out, struct bo_e
 	if (rc)
 		return rc;
 	struct rec_log *l;
-	rc = rec_log_new(get_le32(b + 16), get_le64(b + 24), &l);
+	unsigned nd = 1;
+	uint64_t sizes[REC_LOG_DEVICES_MAX];
+	if ((get_le32(b + 20) & LOG_F_DEVICES) && (rc = check_devtab(b, len, &nd, sizes, err)))
+		return rc;
+	rc = nd > 1 ? rec_log_new_devices(get_le32(b + 16), nd, sizes, &l)
+	            : rec_log_new(get_le32(b + 16), get_le64(b + 24), &l);
 	if (rc)
 		return rc;
 	uint64_t count = get_le64(b + 32);
-	size_t off = LOG_HDR_LEN;
+	size_t off = LOG_HDR_LEN + (nd > 1 ? DEVTAB_LEN(nd) : 0);
 	for (uint64_t i = 0; i < count && rc == 0; i++)
 		rc = parse_record(l, b, len, &off, i, count, err);
 	if (rc == 0 && off != len)

@@ -53,9 +53,12 @@ static int dump(const char *path, bool json)
 	json_t *ops = json ? json_array() : NULL;
 	if (json && !ops)
 		return cli_fail("log", "out of memory");
+	unsigned nd = rec_log_ndev(log);
 	if (!json)
 		printf("# %zu operations, %u-byte sectors, %" PRIu64 " sectors\n", n, ss,
 		       rec_log_nr_sectors(log));
+	for (unsigned d = 0; !json && nd > 1 && d < nd; d++)
+		printf("# device %u: %" PRIu64 " sectors\n", d, rec_log_dev_sectors(log, d));
 	for (size_t i = 0; i < n; i++) {
 		const struct rec_entry *e = rec_log_get(log, i);
 		uint64_t h = e->op == REC_WRITE
@@ -64,6 +67,8 @@ static int dump(const char *path, bool json)
 		if (json) {
 			json_t *o =
 			    json_pack("{s:I,s:s}", "i", (json_int_t)i, "op", rec_op_name(e->op));
+			if (nd > 1 && e->op != REC_MARK)
+				json_object_set_new(o, "dev", json_integer(e->dev));
 			if (e->op == REC_MARK)
 				json_object_set_new(o, "name", bo_json_text(e->mark));
 			else if (e->op != REC_FLUSH) {
@@ -81,6 +86,8 @@ static int dump(const char *path, bool json)
 			continue;
 		}
 		printf("%6zu %-7s", i, rec_op_name(e->op));
+		if (nd > 1 && e->op != REC_MARK)
+			printf(" dev=%u", e->dev);
 		if (e->op == REC_MARK)
 			print_mark(e->mark);
 		else if (e->op != REC_FLUSH)
@@ -90,10 +97,20 @@ static int dump(const char *path, bool json)
 		print_result(e->result);
 		putchar('\n');
 	}
-	if (json)
-		bo_json_write(json_pack("{s:i,s:I,s:o}", "sector_size", (int)ss, "nr_sectors",
-		                        (json_int_t)rec_log_nr_sectors(log), "ops", ops),
-		              stdout, 0);
+	if (json) {
+		json_t *top = json_pack("{s:i,s:I}", "sector_size", (int)ss, "nr_sectors",
+		                        (json_int_t)rec_log_nr_sectors(log));
+		if (top && nd > 1) {
+			json_t *devs = json_array();
+			for (unsigned d = 0; d < nd; d++)
+				json_array_append_new(
+				    devs, json_integer((json_int_t)rec_log_dev_sectors(log, d)));
+			json_object_set_new(top, "devices", devs);
+		}
+		if (top)
+			json_object_set_new(top, "ops", ops);
+		bo_json_write(top, stdout, 0);
+	}
 	rec_log_free(log);
 	return 0;
 }

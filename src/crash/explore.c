@@ -446,7 +446,7 @@ static void record_io(struct crash_result *r, const struct rec_log *log, size_t 
 		const struct rec_entry *e = rec_log_get(log, run0 + i);
 		struct crash_io *o = &r->io[r->nio++];
 		snprintf(o->op, sizeof(o->op), "%s", rec_op_name(e->op));
-		o->lba = e->lba;
+		o->lba = e->lba + rec_log_dev_start(log, e->dev);
 		o->count = e->count;
 		o->fua = e->op == REC_WRITE && (e->flags & BLK_FUA);
 		r->write_errors += e->op == REC_WRITE && e->result != 0;
@@ -471,17 +471,21 @@ static size_t completed_at(const struct rec_log *log, size_t run0, size_t pos)
  * An operation that failed when recorded (an armed fault rule) is issued again and
  * must fail again: fault rules count the operations they see, so skipping it would
  * make the live stack's rules drift from what the recording saw. */
-static int replay_as_recorded(const struct rec_entry *e, struct bdev *live)
+static int replay_as_recorded(const struct rec_log *log, const struct rec_entry *e,
+                              struct bdev *live)
 {
 	if (e->op == REC_MARK || e->op == REC_READ)
 		return 0;
 	if (e->result == 0)
-		return rec_apply(e, live);
+		return rec_apply_log(log, e, live);
 	int rc;
+	/* a several-device log: the member's LBA in the concat, its flush to it alone */
+	uint64_t lba = e->lba + rec_log_dev_start(log, e->dev);
+	struct bdev *ft = rec_flush_target(log, e, live);
 	switch (e->op) {
-	case REC_WRITE: rc = blk_write(live, e->lba, e->count, e->data, e->flags); break;
-	case REC_FLUSH: rc = blk_flush(live); break;
-	case REC_DISCARD: rc = blk_discard(live, e->lba, e->count); break;
+	case REC_WRITE: rc = blk_write(live, lba, e->count, e->data, e->flags); break;
+	case REC_FLUSH: rc = ft ? blk_flush(ft) : -EINVAL; break;
+	case REC_DISCARD: rc = blk_discard(live, lba, e->count); break;
 	default: return 0;
 	}
 	return rc != 0 ? 0
@@ -696,7 +700,9 @@ static int measure_cuts(struct explorer *ex, const struct recording *rr, struct 
 				continue;
 			struct blk_inflight in = {0};
 			if (w)
-				in = (struct blk_inflight){e->lba, e->count, e->flags, e->data};
+				in = (struct blk_inflight){e->lba +
+				                               rec_log_dev_start(rr->log, e->dev),
+				                           e->count, e->flags, e->data};
 			struct dev_cut_space sp;
 			if ((rc = dev_cut_space(live, w ? &in : NULL, &sp))) {
 				bo_errf(ex->err, rc, "outcomes of a cut: %s",
@@ -712,7 +718,7 @@ static int measure_cuts(struct explorer *ex, const struct recording *rr, struct 
 			*total +=
 			    sp.outcomes == UINT64_MAX ? pow(2.0, sp.log2) : (double)sp.outcomes;
 		}
-		if (rc == 0 && e && (rc = replay_as_recorded(e, live)))
+		if (rc == 0 && e && (rc = replay_as_recorded(rr->log, e, live)))
 			bo_errf(ex->err, rc, "replaying entry %zu: %s", p,
 			        bo_errstr(&live->err, rc));
 	}
@@ -742,7 +748,9 @@ static int walk_cuts(struct explorer *ex, const struct recording *rr, const stru
 			const struct cut *c = &cuts[ci++];
 			struct blk_inflight in = {0};
 			if (c->inflight)
-				in = (struct blk_inflight){e->lba, e->count, e->flags, e->data};
+				in = (struct blk_inflight){e->lba +
+				                               rec_log_dev_start(rr->log, e->dev),
+				                           e->count, e->flags, e->data};
 			bool sampled = c->quota < c->outcomes;
 			if (ex->only_one && (c->pos != want->pos || c->inflight != want->inflight))
 				continue;
@@ -750,7 +758,7 @@ static int walk_cuts(struct explorer *ex, const struct recording *rr, const stru
 				sampled = want->sampled;
 			rc = explore_cut(ex, live, c->inflight ? &in : NULL, c, sampled);
 		}
-		if (rc == 0 && e && (rc = replay_as_recorded(e, live)))
+		if (rc == 0 && e && (rc = replay_as_recorded(rr->log, e, live)))
 			bo_errf(ex->err, rc, "replaying entry %zu: %s", p,
 			        bo_errstr(&live->err, rc));
 	}
@@ -840,6 +848,8 @@ int crash_explore(const struct crash_config *cfg, struct crash_result **out, str
 	}
 	if (rc == 0 && cfg->observer)
 		rc = crash_store_open(&ex.store, cfg->observer->store, rr.live0, err);
+	if (rc == 0 && cfg->observer && rec_log_ndev(rr.log) > 1)
+		rc = crash_store_members(&ex.store, rr.log, err);
 	if (rc)
 		goto out;
 	cuts = calloc(2 * run_len(&rr) + 2, sizeof(*cuts));

@@ -166,6 +166,27 @@ int crash_log_check(const struct crash_config *cfg, const struct rec_log *log, u
 	return rc ? rc : check_run(log, path, nrun, run0, failed, begun, err);
 }
 
+/* A several-device log (the plugin's members=) replays onto the concat of its members:
+ * lower d of the stack must have device d's size, or a member's flush would reach the
+ * wrong cache. */
+static int check_members(const struct crash_config *cfg, const struct rec_log *log,
+                         const struct bdev *stack, struct bo_err *err)
+{
+	const char *path = cfg->log ? cfg->log : "the log";
+	unsigned n = rec_log_ndev(log);
+	for (unsigned d = 0; n > 1 && d <= n; d++) {
+		struct bdev *m = blk_lower((struct bdev *)stack, d);
+		if (d == n ? m != NULL : !m || m->nr_sectors != rec_log_dev_sectors(log, d))
+			return bo_errf(err, -EINVAL,
+			               "%s: recorded on %u member devices; the stack's lower %u %s",
+			               path, n, d,
+			               d == n ? "is one too many"
+			               : m    ? "has another size than that member"
+			                      : "is missing (a members log replays onto a concat)");
+	}
+	return 0;
+}
+
 int crash_log_open(const struct crash_config *cfg, const struct bdev *stack, struct rec_log **log,
                    size_t *run0, struct crash_exec *exec, struct bo_err *err)
 {
@@ -182,6 +203,8 @@ int crash_log_open(const struct crash_config *cfg, const struct bdev *stack, str
 	size_t begun = 0;
 	rc = crash_log_check(cfg, *log, stack->sector_size, stack->nr_sectors, wl->nrun, run0,
 	                     failed, &begun, err);
+	if (rc == 0)
+		rc = check_members(cfg, *log, stack, err);
 	/* the oracle models the steps as a dry run executes them; the guest ran the same
 	 * bytes at the same offsets (vmtest compile); a step it said failed, or never
 	 * began (it stopped at a failure), did not happen */

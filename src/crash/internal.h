@@ -133,6 +133,10 @@ int crash_store_add(struct crash_store *s, const char *id, size_t completed, siz
 int crash_store_keep(const struct crash_store *s, const char *dir, const char *id,
                      struct bo_err *err);
 /* Writes the index (once every state is stored). */
+/* A log of several devices (the plugin's members=): writes `members`, one line
+ * "m<I> START BYTES" per device, where it lies in base.img and every delta; each must
+ * be a whole number of 4 KiB blocks, so every block of a delta is one member's. */
+int crash_store_members(struct crash_store *s, const struct rec_log *log, struct bo_err *err);
 int crash_store_finish(struct crash_store *s, struct bo_err *err);
 void crash_store_close(struct crash_store *s);
 

@@ -184,6 +184,36 @@ int crash_store_keep(const struct crash_store *s, const char *dir, const char *i
 	return 0;
 }
 
+int crash_store_members(struct crash_store *s, const struct rec_log *log, struct bo_err *err)
+{
+	uint64_t ss = rec_log_sector_size(log);
+	unsigned n = rec_log_ndev(log);
+	char tmp[4200], path[4200];
+	for (unsigned d = 0; d < n; d++)
+		if ((rec_log_dev_sectors(log, d) * ss) % BLOCK)
+			return bo_errf(
+			    err, -EINVAL,
+			    "state store: member %u is %llu bytes, not a whole number of "
+			    "4 KiB blocks (a delta's block would span two members)",
+			    d, (unsigned long long)(rec_log_dev_sectors(log, d) * ss));
+	snprintf(tmp, sizeof(tmp), "%s/.members.tmp", s->dir);
+	snprintf(path, sizeof(path), "%s/members", s->dir);
+	FILE *f = fopen(tmp, "w");
+	if (!f)
+		return bo_errf(err, -errno, "state store: cannot create %s: %s", tmp,
+		               strerror(errno));
+	for (unsigned d = 0; d < n; d++)
+		fprintf(f, "m%u %llu %llu\n", d,
+		        (unsigned long long)(rec_log_dev_start(log, d) * ss),
+		        (unsigned long long)(rec_log_dev_sectors(log, d) * ss));
+	int rc = fclose(f) ? -EIO : 0;
+	if (rc == 0 && rename(tmp, path))
+		rc = -errno;
+	if (rc)
+		unlink(tmp);
+	return rc ? bo_errf(err, rc, "state store: writing %s: %s", path, strerror(-rc)) : 0;
+}
+
 int crash_store_finish(struct crash_store *s, struct bo_err *err)
 {
 	char tmp[4200], path[4200];

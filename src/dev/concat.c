@@ -46,7 +46,8 @@ static int split(struct concat_dev *c, uint64_t lba, uint32_t count, const unsig
 			return rc;
 		lba += n;
 		count -= n;
-		buf += (size_t)n * ss;
+		if (buf) /* a discard has no buffer */
+			buf += (size_t)n * ss;
 	}
 	return 0;
 }

@@ -1,5 +1,5 @@
 /* plugin.c — the nbdkit glue: `nbdkit build/blackout-nbdkit.so stack=SPEC [size=N]
- * [control=SOCKET] [record=FILE [record-max=N]]`. Requests go to server.c (and the
+ * [members=yes] [control=SOCKET] [record=FILE [record-max=N]]`. Requests go to server.c (and the
  * marker export's to record.c); the control socket is served by one thread here.
  * Not a library: nbdkit loads it (docs/nbd.md). */
 #define NBDKIT_API_VERSION 2
@@ -53,6 +53,7 @@ static struct {
 	char *control;
 	char *record;        /* record=FILE */
 	uint64_t record_max; /* record-max=N, 0: the default cap */
+	bool members;        /* members=yes: the top concat's lowers as exports m0.. */
 	struct nbd_srv *srv;
 	int lfd;
 	int wake[2];
@@ -113,6 +114,13 @@ static int bo_config(const char *key, const char *value)
 		P.record = strdup(value);
 		return P.record ? 0 : -1;
 	}
+	if (strcmp(key, "members") == 0) {
+		int v = nbdkit_parse_bool(value);
+		if (v < 0)
+			return -1;
+		P.members = v;
+		return 0;
+	}
 	if (strcmp(key, "record-max") == 0) {
 		int64_t v = nbdkit_parse_size(value);
 		if (v < 0)
@@ -122,7 +130,7 @@ static int bo_config(const char *key, const char *value)
 	}
 	char k[256];
 	nbdkit_error("unknown parameter '%s' (expected stack=, size=, control=, record=, "
-	             "record-max=, states=)",
+	             "record-max=, members=, states=)",
 	             esc(k, sizeof k, key));
 	return -1;
 }
@@ -130,8 +138,10 @@ static int bo_config(const char *key, const char *value)
 static int bo_config_complete(void)
 {
 	if (S.dir) {
-		if (P.stack || P.size) {
-			nbdkit_error("states=DIR serves a state store: no stack= or size= with it");
+		if (P.stack || P.size || P.members) {
+			nbdkit_error(
+			    "states=DIR serves a state store: no stack=, size= or members= "
+			    "with it");
 			return -1;
 		}
 		struct bo_err err = {{0}};
@@ -147,6 +157,11 @@ static int bo_config_complete(void)
 		char spec[1024], msg[4 * sizeof err.msg];
 		nbdkit_error("stack=%s: %s", esc(spec, sizeof spec, P.stack),
 		             esc(msg, sizeof msg, bo_errstr(&err, rc)));
+		return -1;
+	}
+	if (P.members && (rc = nbd_srv_members(P.srv, &err))) {
+		char msg[4 * sizeof err.msg];
+		nbdkit_error("%s", esc(msg, sizeof msg, bo_errstr(&err, rc)));
 		return -1;
 	}
 	if (!P.record && P.record_max) {
@@ -462,14 +477,42 @@ static int bo_preconnect(int readonly)
 	return -1;
 }
 
-/* The marker export's handle; every other connection's is the server. */
+/* The marker export's handle; a member's is its slot here; every other connection's
+ * is the server. */
 static char marker_handle;
+static char member_handle[NBD_SRV_MEMBERS_MAX];
+
+/* The member a handle serves, or NBD_SRV_WHOLE. */
+static int member_of(const void *h)
+{
+	const char *c = h;
+	if (c >= member_handle && c < member_handle + NBD_SRV_MEMBERS_MAX)
+		return (int)(c - member_handle);
+	return NBD_SRV_WHOLE;
+}
+
+/* "m0".."m63" of the members served: the index, else -1. */
+static int member_name(const char *name)
+{
+	if (name[0] != 'm' || !name[1] || strspn(name + 1, "0123456789") != strlen(name + 1) ||
+	    strlen(name) > 3 || (name[1] == '0' && name[2]))
+		return -1;
+	int i = atoi(name + 1);
+	return P.srv && i < (int)P.srv->nmembers ? i : -1;
+}
 
 static int bo_list_exports(int readonly, int is_tls, struct nbdkit_exports *exports)
 {
 	(void)readonly;
 	(void)is_tls;
-	if (nbdkit_add_export(exports, "", "the stack") < 0)
+	for (unsigned i = 0; P.members && i < P.srv->nmembers; i++) {
+		char name[16], desc[32];
+		snprintf(name, sizeof name, "m%u", i);
+		snprintf(desc, sizeof desc, "member %u", i);
+		if (nbdkit_add_export(exports, name, desc) < 0)
+			return -1;
+	}
+	if (!P.members && nbdkit_add_export(exports, "", "the stack") < 0)
 		return -1;
 	if (P.record && nbdkit_add_export(exports, "marker", "marks for the I/O log") < 0)
 		return -1;
@@ -487,8 +530,11 @@ static void *bo_open(int readonly)
 		return c;
 	}
 	const char *name = nbdkit_export_name();
-	if (!name || !*name)
+	if ((!name || !*name) && !P.members)
 		return P.srv; /* every connection sees the one device: a reboot reconnects */
+	int m = name && P.members ? member_name(name) : -1;
+	if (m >= 0)
+		return &member_handle[m];
 	if (strcmp(name, "marker") == 0) {
 		if (P.record)
 			return &marker_handle;
@@ -496,8 +542,13 @@ static void *bo_open(int readonly)
 		return NULL;
 	}
 	char n[1024];
-	nbdkit_error("no export '%s' (this plugin serves \"\"%s)", esc(n, sizeof n, name),
-	             P.record ? " and \"marker\"" : "");
+	if (P.members)
+		nbdkit_error("no export '%s' (this plugin serves members m0 to m%u%s)",
+		             esc(n, sizeof n, name ? name : ""), P.srv->nmembers - 1,
+		             P.record ? " and \"marker\"" : "");
+	else
+		nbdkit_error("no export '%s' (this plugin serves \"\"%s)", esc(n, sizeof n, name),
+		             P.record ? " and \"marker\"" : "");
 	return NULL;
 }
 
@@ -513,6 +564,9 @@ static int64_t bo_get_size(void *h)
 		return NBD_REC_MARKER_BYTES;
 	if (S.st)
 		return (int64_t)nbd_states_size(h);
+	int m = member_of(h);
+	if (m >= 0)
+		return (int64_t)(P.srv->mstart[m + 1] - P.srv->mstart[m]);
 	return (int64_t)((struct nbd_srv *)h)->size;
 }
 
@@ -530,7 +584,7 @@ static int ret(struct nbd_srv *s, int rc)
 
 static int bo_block_size(void *h, uint32_t *min, uint32_t *pref, uint32_t *max)
 {
-	if (h == &marker_handle)
+	if (h == &marker_handle || member_of(h) >= 0)
 		h = P.srv; /* the marker export takes any write; it advertises the same sizes */
 	struct nbd_srv *s = h;
 	if (S.st) {
@@ -576,7 +630,7 @@ static int bo_pread(void *h, void *buf, uint32_t count, uint64_t off, uint32_t f
 	struct bo_err err = {{0}};
 	if (S.st)
 		return states_ret(nbd_states_pread(h, buf, count, off, &err), &err);
-	return ret(h, nbd_srv_pread(h, buf, count, off));
+	return ret(P.srv, nbd_srv_pread(P.srv, member_of(h), buf, count, off));
 }
 
 static int bo_pwrite(void *h, const void *buf, uint32_t count, uint64_t off, uint32_t flags)
@@ -586,7 +640,8 @@ static int bo_pwrite(void *h, const void *buf, uint32_t count, uint64_t off, uin
 	struct bo_err err = {{0}};
 	if (S.st) /* FUA means nothing to an overlay in memory */
 		return states_ret(nbd_states_pwrite(h, buf, count, off, &err), &err);
-	return ret(h, nbd_srv_pwrite(h, buf, count, off, flags & NBDKIT_FLAG_FUA));
+	return ret(P.srv,
+	           nbd_srv_pwrite(P.srv, member_of(h), buf, count, off, flags & NBDKIT_FLAG_FUA));
 }
 
 static int bo_flush(void *h, uint32_t flags)
@@ -596,7 +651,7 @@ static int bo_flush(void *h, uint32_t flags)
 		return 0; /* the marker export holds nothing volatile */
 	if (S.st)
 		return 0;
-	return ret(h, nbd_srv_flush(h));
+	return ret(P.srv, nbd_srv_flush(P.srv, member_of(h)));
 }
 
 static int bo_trim(void *h, uint32_t count, uint64_t off, uint32_t flags)
@@ -606,7 +661,7 @@ static int bo_trim(void *h, uint32_t count, uint64_t off, uint32_t flags)
 	struct bo_err err = {{0}};
 	if (S.st)
 		return states_ret(nbd_states_zero(h, count, off, &err), &err);
-	return ret(h, nbd_srv_trim(h, count, off, flags & NBDKIT_FLAG_FUA));
+	return ret(P.srv, nbd_srv_trim(P.srv, member_of(h), count, off, flags & NBDKIT_FLAG_FUA));
 }
 
 static int bo_zero(void *h, uint32_t count, uint64_t off, uint32_t flags)
@@ -616,7 +671,7 @@ static int bo_zero(void *h, uint32_t count, uint64_t off, uint32_t flags)
 	struct bo_err err = {{0}};
 	if (S.st)
 		return states_ret(nbd_states_zero(h, count, off, &err), &err);
-	return ret(h, nbd_srv_zero(h, count, off, flags & NBDKIT_FLAG_FUA));
+	return ret(P.srv, nbd_srv_zero(P.srv, member_of(h), count, off, flags & NBDKIT_FLAG_FUA));
 }
 
 static struct nbdkit_plugin plugin = {
@@ -632,6 +687,8 @@ static struct nbdkit_plugin plugin = {
                    "record=FILE    log every request (and the marker export's marks) to "
                    "FILE\n"
                    "record-max=N   refuse requests once the log would pass N bytes (1G)\n"
+                   "members=yes    serve the lowers of the top concat as exports m0, m1, "
+                   "... (one log, one clock)\n"
                    "states=DIR     serve a state store as exports s<N> (docs/realkernel.md)",
     .magic_config_key = "stack",
     .get_ready = bo_get_ready,

@@ -18,6 +18,9 @@
 struct nbd_rec {
 	struct rec_log *log;
 	struct bdev *recdev; /* over the stack; does not own it */
+	/* members=: one recorder over each member, all into the one log */
+	struct bdev *mrec[NBD_SRV_MEMBERS_MAX];
+	unsigned nm;
 	char *path, *tmp;
 	unsigned char *marker; /* the marker export's contents */
 	uint64_t cap;
@@ -41,6 +44,8 @@ static void rec_free(struct nbd_rec *r)
 		return;
 	if (r->recdev)
 		blk_close(r->recdev);
+	for (unsigned i = 0; i < r->nm; i++)
+		blk_close(r->mrec[i]);
 	rec_log_free(r->log);
 	free(r->path);
 	free(r->tmp);
@@ -76,7 +81,13 @@ int nbd_rec_start(struct nbd_srv *s, const char *spec, const char *path, uint64_
 	}
 	sprintf(r->tmp, "%s.tmp", path);
 	int rc = check_writable(r->tmp, err);
-	if (rc == 0 && (rc = rec_log_new(s->dev->sector_size, s->dev->nr_sectors, &r->log)))
+	uint64_t sizes[NBD_SRV_MEMBERS_MAX];
+	for (unsigned i = 0; i < s->nmembers; i++)
+		sizes[i] = s->mio[i]->nr_sectors;
+	if (rc == 0 &&
+	    (rc = s->nmembers
+	              ? rec_log_new_devices(s->dev->sector_size, s->nmembers, sizes, &r->log)
+	              : rec_log_new(s->dev->sector_size, s->dev->nr_sectors, &r->log)))
 		bo_errf(err, rc, "record=: %s", strerror(-rc));
 	if (rc == 0) {
 		rec_log_set_cap(r->log, cap);
@@ -85,15 +96,26 @@ int nbd_rec_start(struct nbd_srv *s, const char *spec, const char *path, uint64_
 		if ((rc = rec_log_mark(r->log, mark)))
 			bo_errf(err, rc, "record=: the stack mark: %s", strerror(-rc));
 	}
-	if (rc == 0 && (rc = rec_open(s->dev, r->log, 0, &r->recdev)))
+	if (rc == 0 && !s->nmembers && (rc = rec_open(s->dev, r->log, 0, &r->recdev)))
 		bo_errf(err, rc, "record=: %s", bo_errstr(&s->dev->err, rc));
+	/* members: the whole stack is not an export; each member records as its device */
+	for (unsigned i = 0; rc == 0 && i < s->nmembers; i++) {
+		if ((rc = rec_open_dev(s->mio[i], r->log, i, 0, &r->mrec[i])))
+			bo_errf(err, rc, "record=: member %u: %s", i,
+			        bo_errstr(&s->mio[i]->err, rc));
+		else
+			r->nm++;
+	}
 	if (rc) {
 		rec_free(r);
 		return rc;
 	}
 	r->cap = cap;
 	s->rec = r;
-	s->io = r->recdev;
+	if (r->recdev)
+		s->io = r->recdev;
+	for (unsigned i = 0; i < r->nm; i++)
+		s->mio[i] = r->mrec[i];
 	return 0;
 }
 
@@ -101,6 +123,8 @@ void nbd_rec_stop(struct nbd_srv *s)
 {
 	if (!s || !s->rec)
 		return;
+	for (unsigned i = 0; i < s->rec->nm; i++)
+		s->mio[i] = blk_lower(s->dev, i);
 	rec_free(s->rec);
 	s->rec = NULL;
 	s->io = s->dev;

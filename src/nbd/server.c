@@ -54,23 +54,74 @@ void nbd_srv_close(struct nbd_srv *s)
 	free(s);
 }
 
+int nbd_srv_members(struct nbd_srv *s, struct bo_err *err)
+{
+	struct bdev *d = s->dev;
+	if (strcmp(d->name, "concat") != 0)
+		return bo_errf(err, -EINVAL,
+		               "members=yes serves the lowers of a concat: the stack's top is '%s' "
+		               "(write 'concat > [MEMBER ; MEMBER ; ...]')",
+		               d->name);
+	if (s->size != blk_size_bytes(d))
+		return bo_errf(err, -EINVAL, "members=yes takes no size=");
+	unsigned n = 0;
+	uint64_t at = 0;
+	struct bdev *l;
+	while (n < NBD_SRV_MEMBERS_MAX && (l = blk_lower(d, n)) != NULL) {
+		uint64_t b = blk_size_bytes(l);
+		if (b % 4096)
+			return bo_errf(
+			    err, -EINVAL,
+			    "members=yes: member %u is %" PRIu64
+			    " bytes, not a whole number of 4 KiB (the state store's blocks)",
+			    n, b);
+		s->mio[n] = l;
+		s->mstart[n] = at;
+		at += b;
+		n++;
+	}
+	if (n < 2)
+		return bo_errf(err, -EINVAL, "members=yes: the concat has %u lower; 2 or more", n);
+	s->mstart[n] = at;
+	s->nmembers = n;
+	return 0;
+}
+
+/* Where a write, flush or discard of this export goes: the whole stack (through the
+ * recorder when recording) or member m's own device. */
+static struct bdev *io_of(struct nbd_srv *s, int member)
+{
+	return member < 0 ? s->io : s->mio[member];
+}
+
+/* Sector of the stack where this export's sector 0 is. */
+static uint64_t base_lba(struct nbd_srv *s, int member)
+{
+	return member < 0 ? 0 : s->mstart[member] / s->dev->sector_size;
+}
+
 /* A refusal of the recorder's own (its log is full) reaches the client's log line
  * through s->err, as the stack's errors do through dev->err. */
-static int io_ret(struct nbd_srv *s, int rc)
+static int io_ret(struct nbd_srv *s, struct bdev *io, int rc)
 {
-	if (rc < 0 && s->io != s->dev && s->io->err.msg[0]) {
-		s->err = s->io->err;
-		s->io->err.msg[0] = '\0';
+	if (rc < 0 && io != s->dev && io->err.msg[0]) {
+		s->err = io->err;
+		io->err.msg[0] = '\0';
 	}
 	return rc;
 }
 
-static int check_req(struct nbd_srv *s, uint32_t count, uint64_t off)
+/* Checks the request against its export; *off becomes the stack's byte offset. */
+static int check_req(struct nbd_srv *s, int member, uint32_t count, uint64_t *off)
 {
-	if (off > s->size || count > s->size - off)
+	if (member >= (int)s->nmembers || (member < 0 && member != NBD_SRV_WHOLE))
+		return bo_errf(&s->err, -EINVAL, "no member %d", member);
+	uint64_t size = member < 0 ? s->size : s->mstart[member + 1] - s->mstart[member];
+	if (*off > size || count > size - *off)
 		return bo_errf(&s->err, -EINVAL,
-		               "request [%" PRIu64 ", +%u) beyond the %" PRIu64 "-byte export", off,
-		               count, s->size);
+		               "request [%" PRIu64 ", +%u) beyond the %" PRIu64 "-byte export",
+		               *off, count, size);
+	*off += member < 0 ? 0 : s->mstart[member];
 	return 0;
 }
 
@@ -196,8 +247,8 @@ static int prepare_write(struct nbd_srv *s, const void *buf, uint32_t count, uin
 
 /* One device write for one NBD write-type request (or one chunk of a zero request).
  * `counted`: this is where an armed cut-at fires. Caller holds the lock. */
-static int do_write(struct nbd_srv *s, const void *buf, uint32_t count, uint64_t off, bool fua,
-                    bool counted)
+static int do_write(struct nbd_srv *s, int member, const void *buf, uint32_t count, uint64_t off,
+                    bool fua, bool counted)
 {
 	uint64_t lba = 0;
 	uint32_t nsec = 0;
@@ -223,14 +274,15 @@ static int do_write(struct nbd_srv *s, const void *buf, uint32_t count, uint64_t
 		s->c.eio++;
 		return -EIO;
 	}
-	rc = io_ret(s, blk_write(s->io, lba, nsec, data, flags));
+	struct bdev *io = io_of(s, member);
+	rc = io_ret(s, io, blk_write(io, lba - base_lba(s, member), nsec, data, flags));
 	free(bounce);
 	return rc;
 }
 
-int nbd_srv_pread(struct nbd_srv *s, void *buf, uint32_t count, uint64_t off)
+int nbd_srv_pread(struct nbd_srv *s, int member, void *buf, uint32_t count, uint64_t off)
 {
-	int rc = check_req(s, count, off);
+	int rc = check_req(s, member, count, &off);
 	if (rc < 0 || count == 0)
 		return rc;
 	pthread_mutex_lock(&s->lock);
@@ -254,35 +306,41 @@ int nbd_srv_pread(struct nbd_srv *s, void *buf, uint32_t count, uint64_t off)
 	return rc;
 }
 
-int nbd_srv_pwrite(struct nbd_srv *s, const void *buf, uint32_t count, uint64_t off, bool fua)
+int nbd_srv_pwrite(struct nbd_srv *s, int member, const void *buf, uint32_t count, uint64_t off,
+                   bool fua)
 {
-	int rc = check_req(s, count, off);
+	int rc = check_req(s, member, count, &off);
 	if (rc < 0 || count == 0)
 		return rc;
 	pthread_mutex_lock(&s->lock);
 	s->c.writes++;
 	s->c.fua_writes += fua;
-	rc = do_write(s, buf, count, off, fua, true);
+	rc = do_write(s, member, buf, count, off, fua, true);
 	pthread_mutex_unlock(&s->lock);
 	return rc;
 }
 
-int nbd_srv_flush(struct nbd_srv *s)
+int nbd_srv_flush(struct nbd_srv *s, int member)
 {
+	uint64_t off = 0;
+	int rc = check_req(s, member, 0, &off);
+	if (rc < 0)
+		return rc;
 	pthread_mutex_lock(&s->lock);
 	s->c.flushes++;
-	int rc = -EIO;
+	rc = -EIO;
+	struct bdev *io = io_of(s, member);
 	if (s->dev->powered_off)
 		s->c.eio++;
 	else
-		rc = io_ret(s, blk_flush(s->io));
+		rc = io_ret(s, io, blk_flush(io));
 	pthread_mutex_unlock(&s->lock);
 	return rc;
 }
 
-int nbd_srv_trim(struct nbd_srv *s, uint32_t count, uint64_t off, bool fua)
+int nbd_srv_trim(struct nbd_srv *s, int member, uint32_t count, uint64_t off, bool fua)
 {
-	int rc = check_req(s, count, off);
+	int rc = check_req(s, member, count, &off);
 	if (rc < 0)
 		return rc;
 	pthread_mutex_lock(&s->lock);
@@ -290,23 +348,25 @@ int nbd_srv_trim(struct nbd_srv *s, uint32_t count, uint64_t off, bool fua)
 	/* Trim is advisory: only whole sectors inside the range are discarded. */
 	uint32_t ss = s->dev->sector_size;
 	uint64_t first = (off + ss - 1) / ss, last = (off + count) / ss;
+	struct bdev *io = io_of(s, member);
 	if (s->dev->powered_off) {
 		s->c.eio++;
 		rc = -EIO;
 	} else if (last > first) {
-		rc = io_ret(s, blk_discard(s->io, first, (uint32_t)(last - first)));
+		rc = io_ret(s, io,
+		            blk_discard(io, first - base_lba(s, member), (uint32_t)(last - first)));
 	}
 	/* blk has no discard+FUA; a flush makes the discard (and more) durable. */
 	if (rc == 0 && fua)
-		rc = io_ret(s, blk_flush(s->io));
+		rc = io_ret(s, io, blk_flush(io));
 	pthread_mutex_unlock(&s->lock);
 	return rc;
 }
 
-int nbd_srv_zero(struct nbd_srv *s, uint32_t count, uint64_t off, bool fua)
+int nbd_srv_zero(struct nbd_srv *s, int member, uint32_t count, uint64_t off, bool fua)
 {
 	enum { CHUNK = 1u << 20 };
-	int rc = check_req(s, count, off);
+	int rc = check_req(s, member, count, &off);
 	if (rc < 0 || count == 0)
 		return rc;
 	void *zeros = calloc(1, count < CHUNK ? count : CHUNK);
@@ -318,7 +378,7 @@ int nbd_srv_zero(struct nbd_srv *s, uint32_t count, uint64_t off, bool fua)
 	/* Zeroes are written, never discarded: a discarded sector need not read as zero. */
 	while (count > 0 && rc == 0) {
 		uint32_t n = count < CHUNK ? count : CHUNK;
-		rc = do_write(s, zeros, n, off, fua, first);
+		rc = do_write(s, member, zeros, n, off, fua, first);
 		first = false;
 		off += n;
 		count -= n;
@@ -447,6 +507,8 @@ static void do_stats(struct nbd_srv *s, struct out *o)
 {
 	const struct nbd_srv_counters *c = &s->c;
 	putf(o, "nbd.size %" PRIu64 "\n", s->size);
+	if (s->nmembers)
+		putf(o, "nbd.members %u\n", s->nmembers);
 	putf(o, "nbd.sector_size %u\n", s->dev->sector_size);
 	putf(o, "nbd.powered %d\n", s->dev->powered_off ? 0 : 1);
 	putf(o, "nbd.reads %" PRIu64 "\n", c->reads);

@@ -22,6 +22,11 @@ struct nbd_srv_counters {
 
 struct nbd_rec;
 
+/* Most members one plugin serves (a concat's limit, and the log's). */
+#define NBD_SRV_MEMBERS_MAX 64
+/* The export of the whole stack, for the data path's `member` argument. */
+#define NBD_SRV_WHOLE (-1)
+
 struct nbd_srv {
 	struct bdev *dev;
 	/* Where writes, flushes and discards go: dev, or the recorder over it while
@@ -29,6 +34,12 @@ struct nbd_srv {
 	struct bdev *io;
 	struct nbd_rec *rec; /* NULL unless recording */
 	uint64_t size;       /* bytes exported (<= the stack's size) */
+	/* members=: the top concat's lowers served one export each (0: not). Member i is
+	 * bytes [mstart[i], mstart[i+1]) of dev; its writes, flushes and discards go to
+	 * mio[i] (lower i, or its recorder), so a flush reaches that member alone. */
+	unsigned nmembers;
+	struct bdev *mio[NBD_SRV_MEMBERS_MAX];
+	uint64_t mstart[NBD_SRV_MEMBERS_MAX + 1];
 	/* Serialises NBD requests (nbdkit already serialises them among themselves)
 	 * against the control thread. */
 	pthread_mutex_t lock;
@@ -47,14 +58,19 @@ struct nbd_srv {
  * stack; otherwise the first `size` bytes (a multiple of the sector size). */
 int nbd_srv_open(const char *spec, uint64_t size, struct nbd_srv **out, struct bo_err *err);
 void nbd_srv_close(struct nbd_srv *s);
+/* members=: the stack's top must be a `concat` of 2..64 lowers, each a whole number
+ * of 4 KiB; each becomes an export of its own (docs/nbd.md). Before recording. */
+int nbd_srv_members(struct nbd_srv *s, struct bo_err *err);
 
-/* The NBD data path. Byte offsets and lengths, any alignment; `fua` asks for the
- * write to be durable when it completes. Return 0 or -errno. */
-int nbd_srv_pread(struct nbd_srv *s, void *buf, uint32_t count, uint64_t off);
-int nbd_srv_pwrite(struct nbd_srv *s, const void *buf, uint32_t count, uint64_t off, bool fua);
-int nbd_srv_flush(struct nbd_srv *s);
-int nbd_srv_trim(struct nbd_srv *s, uint32_t count, uint64_t off, bool fua);
-int nbd_srv_zero(struct nbd_srv *s, uint32_t count, uint64_t off, bool fua);
+/* The NBD data path, for the whole export (member NBD_SRV_WHOLE) or member i. Byte
+ * offsets and lengths within that export, any alignment; `fua` asks for the write to
+ * be durable when it completes. Return 0 or -errno. */
+int nbd_srv_pread(struct nbd_srv *s, int member, void *buf, uint32_t count, uint64_t off);
+int nbd_srv_pwrite(struct nbd_srv *s, int member, const void *buf, uint32_t count, uint64_t off,
+                   bool fua);
+int nbd_srv_flush(struct nbd_srv *s, int member);
+int nbd_srv_trim(struct nbd_srv *s, int member, uint32_t count, uint64_t off, bool fua);
+int nbd_srv_zero(struct nbd_srv *s, int member, uint32_t count, uint64_t off, bool fua);
 
 /* A control reply being built: text malloc'd and grown as needed. */
 struct nbd_srv_reply {

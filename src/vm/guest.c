@@ -37,6 +37,43 @@ static int listen_on(const char *path, int *fd, struct bo_err *err)
 	return 0;
 }
 
+/* " bo.members=S:L,S:L..." (512-byte sectors) from STORE/members when the store is of
+ * several members (docs/md.md), else "". The lines were written by the explorer; each
+ * is still checked, and a bad one is an error naming it. */
+static int members_arg(const char *statedir, char *out, size_t size, struct bo_err *err)
+{
+	char path[1100], line[128];
+	snprintf(path, sizeof path, "%s/members", statedir);
+	out[0] = '\0';
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	size_t len = 0;
+	unsigned i = 0;
+	int rc = 0;
+	while (rc == 0 && fgets(line, sizeof line, f)) {
+		unsigned idx;
+		unsigned long long start, bytes;
+		char end;
+		if (sscanf(line, "m%u %llu %llu%c", &idx, &start, &bytes, &end) != 4 ||
+		    end != '\n' || idx != i || start % 4096 || bytes % 4096 || bytes == 0) {
+			rc = bo_errf(err, -EINVAL, "%s: line %u is not 'm%u START BYTES'", path,
+			             i + 1, i);
+			break;
+		}
+		int w = snprintf(out + len, size - len, "%s%llu:%llu",
+		                 i ? "," : " bo.members=", start / 512, bytes / 512);
+		if (w < 0 || (size_t)w >= size - len)
+			rc = bo_errf(err, -E2BIG,
+			             "%s: too many members for the kernel command line", path);
+		else
+			len += (size_t)w;
+		i++;
+	}
+	fclose(f);
+	return rc;
+}
+
 int vm_guest_boot(const struct vm_pool_cfg *cfg, const char *deltas, struct vm_guest *g,
                   struct bo_err *err)
 {
@@ -48,11 +85,16 @@ int vm_guest_boot(const struct vm_pool_cfg *cfg, const char *deltas, struct vm_g
 	int rc = listen_on(g->sock, &g->lfd, err);
 	if (rc)
 		return rc;
-	char append[512], chardev[600], serial[600], base[1200], dimg[1200];
+	char append[1024], chardev[600], serial[600], base[1200], dimg[1200], members[512];
+	if ((rc = members_arg(cfg->statedir, members, sizeof members, err))) {
+		close(g->lfd);
+		g->lfd = -1;
+		return rc;
+	}
 	snprintf(append, sizeof append,
 	         "console=ttyS0 quiet loglevel=3 panic=-1 no_timer_check bo.mode=judge bo.fs=%s "
-	         "bo.mopt=%s",
-	         cfg->fs, cfg->mopt && *cfg->mopt ? cfg->mopt : "defaults");
+	         "bo.mopt=%s%s",
+	         cfg->fs, cfg->mopt && *cfg->mopt ? cfg->mopt : "defaults", members);
 	snprintf(chardev, sizeof chardev, "socket,id=bo,path=%s", g->sock);
 	snprintf(serial, sizeof serial, "file:%s", g->console);
 	/* No network: the store through qemu's own block layer. The guest writes nothing

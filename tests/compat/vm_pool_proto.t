@@ -5,8 +5,9 @@
 # sends an endless line, names the wrong state, sends a bad observation, never boots,
 # exits at boot, reports a harness error once or every time. Each is a hung state, a
 # retried state or a clear error, never a crash or a leftover process. Also: the CHECK
-# carries each state's offset in the packed deltas.img, and a broken store is one error
-# before any guest starts.
+# carries each state's offset in the packed deltas.img, a store of several members
+# puts their places on the guest's command line, and a broken store is one error before
+# any guest starts.
 . "$(dirname "$0")/../test-lib.sh"
 need_tool socat jq
 mkdir -p "$T/bin" "$T/store"
@@ -24,7 +25,10 @@ cat >"$T/bin/qemu-system-x86_64" <<'FAKE'
 #!/bin/bash
 # fake qemu: the command port's socket from -chardev, then the fake guest on it
 while [ $# -gt 0 ]; do
-	case "$1" in -chardev) sock=${2#*path=} && shift ;; esac
+	case "$1" in
+	-chardev) sock=${2#*path=} && shift ;;
+	-append) [ -n "$FAKELOG" ] && printf '%s\n' "$2" >>"$FAKELOG.append" && shift ;;
+	esac
 	shift
 done
 case "$FAKE" in noboot) exec sleep 30 ;; exitboot) exit 1 ;; esac
@@ -101,6 +105,20 @@ t "a malformed delta: one clear error before any guest (exit 1)" \
 	'[ $rc = 1 ] && grep -q "s4.delta: 12 bytes: shorter than the 16-byte header" "$T/badstore.err"'
 t "... and no guest was started" '[ ! -e "$T/badstore.checks" ]'
 cp "$T/store/s0.delta" "$T/store/s4.delta"
+
+# a store of several members (docs/md.md): each guest is told where they lie
+printf 'm0 0 524288\nm1 524288 524288\n' >"$T/store/members"
+pool members 2 --jobs 1
+ok $? "a store of several members: the pool runs"
+grep -q ' bo.members=0:1024,1024:1024$' "$T/members.checks.append"
+ok $? "... and the guest's command line says where each member lies (bo.members=)"
+printf 'm0 0 524288\nm1 4097 524288\n' >"$T/store/members"
+pool badmembers 2 --jobs 1
+rc=$?
+t "a malformed members file: one clear error before any guest (exit 1)" \
+	'[ $rc = 1 ] && grep -q "members: line 2 is not .m1 START BYTES." "$T/badmembers.err"'
+t "... and no guest was started" '[ ! -e "$T/badmembers.checks" ]'
+rm "$T/store/members"
 
 pool deaf 3 --jobs 1 --state-timeout 20
 ok $? "a guest that misses each first command: the pool runs"
