@@ -148,8 +148,9 @@ static pid_t start_run(const struct matrix_run_opts *o, size_t k, const char *st
 {
 	const struct app_run *a = &app_runs[k];
 	char prog[4200], checker[4200], states[16], seed[24], limit[24], log[4200], json[4200];
-	snprintf(prog, sizeof(prog), "%s/%s", o->apps_dir, a->prog);
-	snprintf(checker, sizeof(checker), "%s/%s", o->apps_dir, a->checker);
+	const char *top = o->apps_dir ? o->apps_dir : "apps";
+	snprintf(prog, sizeof(prog), "%s/%s", top, a->prog);
+	snprintf(checker, sizeof(checker), "%s/%s", top, a->checker);
 	snprintf(states, sizeof(states), "%u", o->vm_states);
 	snprintf(limit, sizeof(limit), "%u", APP_RUN_SECONDS(o->vm_states));
 	snprintf(seed, sizeof(seed), "%" PRIu64, o->seed);
@@ -370,6 +371,23 @@ static int mkdir_p(const char *path)
 	return mkdir(p, 0755) < 0 && errno != EEXIST ? -errno : 0;
 }
 
+/* Whether run k can start here; else why its cells are not applicable: an installation
+ * without the source tree's examples, a host without sqlite3 to carry. */
+static bool runnable(const struct matrix_run_opts *o, size_t k, bool have_sql, char *why,
+                     size_t len)
+{
+	char prog[4200];
+	snprintf(prog, sizeof(prog), "%s/%s", o->apps_dir ? o->apps_dir : "apps", app_runs[k].prog);
+	if (access(prog, X_OK) != 0)
+		snprintf(why, len, "the example apps/%s is not here (the source tree's)",
+		         app_runs[k].prog);
+	else if (app_runs[k].sqlite && !have_sql)
+		snprintf(why, len, "no sqlite3 on this host's PATH to carry");
+	else
+		return true;
+	return false;
+}
+
 int matrix_apps_run(const struct matrix_run_opts *o, struct matrix *m, struct bo_err *err)
 {
 	if (o->vm_apps && strcmp(o->vm_apps, "none") == 0)
@@ -400,12 +418,12 @@ int matrix_apps_run(const struct matrix_run_opts *o, struct matrix *m, struct bo
 				need |= app_cols[a->col[c]].run == k;
 			if (!need)
 				continue;
-			if (app_runs[k].sqlite && !have_sql) {
+			char why[100];
+			if (!runnable(o, k, have_sql, why, sizeof(why))) {
 				for (size_t c = 0; c < a->ncols; c++)
 					if (app_cols[a->col[c]].run == k)
 						snprintf(a->cell[r][c].note,
-						         sizeof(a->cell[r][c].note),
-						         "no sqlite3 on this host's PATH to carry");
+						         sizeof(a->cell[r][c].note), "%s", why);
 				continue;
 			}
 			runs[nrun].r = r, runs[nrun].k = k, runs[nrun].pid = 0;

@@ -173,6 +173,15 @@ run none -- --vm-apps none
 	! grep -q '^app|' "$CALLS" && ! grep -q 'application section' "$SCRATCH/none.txt"
 ok $? "--vm-apps none: no app run, no section"
 
+: >"$CALLS"
+mkdir -p "$SCRATCH/tree/scripts"
+run inst BLACKOUT_SRC="$SCRATCH/tree"
+rc=$?
+[ $rc -eq 0 ] && ! grep -q '^app|' "$CALLS" && jq -e '(.apps.cells | length) == 15 and
+  all(.apps.cells[]; (.ran|not) and (.note|test("^the example apps/[a-z]*/run.sh is not here")))' \
+	"$SCRATCH/inst/matrix.json" >/dev/null
+ok $? "a tree without the examples: every application cell not applicable, saying why, exit 0 (rc $rc)"
+
 "$BLACKOUT" matrix --vm --vm-apps sqlite-wall >/dev/null 2>"$SCRATCH/u1.err"
 rc1=$?
 "$BLACKOUT" matrix --vm-apps append-log >/dev/null 2>"$SCRATCH/u2.err"
