@@ -147,6 +147,9 @@ struct matrix {
 	const char *const *workloads;
 	double seconds; /* wall time (of the longest shard, when merged) */
 	void *owned;    /* tables the runner allocated; freed by matrix_free_cells */
+	/* --vm: the application section (matrix_apps_run), or NULL: nothing of it in
+	 * any output, so a run without it writes the same matrix.json as before */
+	struct matrix_apps *apps;
 };
 
 static inline struct matrix_cell *matrix_cell(const struct matrix *m, size_t r, size_t c)
@@ -206,9 +209,22 @@ struct matrix_run_opts {
 	const char *vm_workloads; /* comma-separated; NULL: append-fsync */
 	const char *vm_cmd;       /* the program run as `PROG vmtest ...` for each cell */
 	const char *vm_out;       /* where each run keeps its logs; NULL: build/vm-matrix */
+	/* --vm's application section: example ids (comma-separated) or "none"; NULL: all */
+	const char *vm_apps;
+	const char *apps_dir; /* the built-in examples (the source tree's apps/) */
 };
 
 int matrix_run(const struct matrix_run_opts *o, struct matrix *m, struct bo_err *err);
+
+/* The application section of a --vm run (src/report/matrix_apps.c): rows = the run's
+ * stacks among nocache, cache, cache-lying and flash-cheap-128k; columns = the built-in
+ * examples of docs/apps.md, each cell one `PROG app` run (o->vm_cmd) on Linux ext4
+ * barrier=1. Sets m->apps (after matrix_run, on its matrix); a cell whose run failed
+ * says why and is counted by matrix_apps_failed. */
+int matrix_apps_run(const struct matrix_run_opts *o, struct matrix *m, struct bo_err *err);
+size_t matrix_apps_failed(const struct matrix *m);
+/* Checks a --vm-apps list: 0, or -EINVAL with the unknown id in err. */
+int matrix_apps_check(const char *ids, struct bo_err *err);
 
 /* Sharded runs (docs/scale.md): a part holds one shard's explorations, in the
  * blackout-matrix-part/1 format; merging every shard's part gives the struct matrix

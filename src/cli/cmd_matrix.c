@@ -14,7 +14,8 @@
 static const char matrix_help[] =
     "usage: blackout matrix [--quick|--full] [--out DIR] [--json [FILE]] [--jobs N] [--seed S]\n"
     "                       [--max-states N] [--rows IDS] [--columns IDS] [--workloads NAMES]\n"
-    "                       [--vm [--vm-states N] [--vm-workloads NAMES]] [--shard I/N]\n"
+    "                       [--vm [--vm-states N] [--vm-workloads NAMES] [--vm-apps IDS]]\n"
+    "                       [--shard I/N]\n"
     "       blackout matrix --merge PART... [--out DIR] [--json [FILE]]\n"
     "\n"
     "Runs the crash explorer over every device stack (rows) and filesystem configuration\n"
@@ -54,6 +55,15 @@ static const char matrix_help[] =
     "  --vm-states N    crash states per real-kernel run (default 20 quick, 300 full;\n"
     "                   about a second each under TCG)\n"
     "  --vm-workloads NAMES  workloads of the real-kernel cells (default append-fsync)\n"
+    "                   --vm also adds the application section: the built-in examples\n"
+    "                   of docs/apps.md on Linux ext4 barrier=1 over the run's rows\n"
+    "                   among nocache, cache, cache-lying and flash-cheap-128k, one\n"
+    "                   `blackout app` run per row and example (the two config updates\n"
+    "                   share one), --vm-states states each; BLACKOUT_VM_CELL's\n"
+    "                   program is run as `PROG app ...` for them; not in --shard runs\n"
+    "  --vm-apps IDS    only these examples: sqlite-wal-full, sqlite-rollback-full,\n"
+    "                   config-rename-fsync, config-rename-nofsync, append-log; or\n"
+    "                   none (default: all)\n"
     "  --shard I/N      run only shard I of N (0 <= I < N) of the explorations and\n"
     "                   write them as a part: to --json FILE, else DIR/part-I-of-N.json\n"
     "  --merge PART...  fold every shard's part into the matrix: the same table, report\n"
@@ -111,7 +121,7 @@ static int show(struct matrix *m, const char *out, int json, const char *json_fi
 	}
 	if (rc == 0)
 		rc = matrix_write_all(m, out, &err);
-	size_t failed = 0;
+	size_t failed = 0, app_failed = matrix_apps_failed(m);
 	for (size_t i = 0; i < m->nrows * m->ncols; i++)
 		failed += m->cells[i].failed;
 	matrix_free_cells(m);
@@ -123,7 +133,11 @@ static int show(struct matrix *m, const char *out, int json, const char *json_fi
 		fprintf(stderr,
 		        "matrix: %zu real-kernel cell%s had a run fail; the cells say why\n",
 		        failed, failed == 1 ? "" : "s");
-	return failed ? 1 : 0;
+	if (app_failed)
+		fprintf(stderr,
+		        "matrix: %zu application cell%s had a run fail; the cells say why\n",
+		        app_failed, app_failed == 1 ? "" : "s");
+	return failed || app_failed ? 1 : 0;
 }
 
 static int merge(char **parts, size_t n, const char *out, int json, const char *json_file)
@@ -188,7 +202,7 @@ static int run(struct matrix_run_opts *o, const char *out, int json, const char 
 	struct progress_state ps = {.tty = isatty(2) == 1};
 	o->progress = progress;
 	o->progress_ctx = &ps;
-	char exe[4096], vmdir[4096 + 8];
+	char exe[4096], vmdir[4096 + 8], apps[4096 + 40];
 	if (o->vm) {
 		/* each cell runs this very program's `vmtest`, unless BLACKOUT_VM_CELL names
 		 * another one taking the same arguments (a wrapper, or a test's stand-in) */
@@ -204,12 +218,27 @@ static int run(struct matrix_run_opts *o, const char *out, int json, const char 
 		snprintf(vmdir, sizeof(vmdir), "%s/vm", out);
 		o->vm_cmd = exe;
 		o->vm_out = vmdir;
+		/* the built-in examples sit beside scripts/vmtest in the source tree */
+		bool none = o->vm_apps && strcmp(o->vm_apps, "none") == 0;
+		if (!shard && !none && cli_vm_script(apps, sizeof(apps)) < 0)
+			return cli_fail("matrix",
+			                "--vm: cannot find scripts/vmtest, whose tree holds "
+			                "the examples (set BLACKOUT_SRC, or --vm-apps none)");
+		if (!shard && !none) {
+			*strrchr(apps, '/') = '\0'; /* TREE/scripts/vmtest: TREE/apps */
+			char *s = strrchr(apps, '/');
+			size_t l = s ? (size_t)(s - apps) : strlen(apps);
+			snprintf(apps + l, sizeof(apps) - l, "%sapps", s ? "/" : "/../");
+			o->apps_dir = apps;
+		}
 	}
 	if (shard)
 		return run_shard(o, out, json_file);
 	struct matrix m;
 	struct bo_err err = {{0}};
 	int rc = matrix_run(o, &m, &err);
+	if (rc == 0 && o->vm && (rc = matrix_apps_run(o, &m, &err)) != 0)
+		matrix_free_cells(&m);
 	if (rc)
 		return cli_fail("matrix", "%s", bo_errstr(&err, rc));
 	return show(&m, out, json, json_file);
@@ -282,14 +311,16 @@ int cmd_matrix(int argc, char **argv)
 				return 2;
 			i++;
 		} else if (strcmp(a, "--rows") == 0 || strcmp(a, "--columns") == 0 ||
-		           strcmp(a, "--workloads") == 0 || strcmp(a, "--vm-workloads") == 0) {
+		           strcmp(a, "--workloads") == 0 || strcmp(a, "--vm-workloads") == 0 ||
+		           strcmp(a, "--vm-apps") == 0) {
 			if (!v || !*v)
 				return cli_usage_error("matrix", "%s needs a comma-separated list",
 				                       a);
-			*(a[2] == 'r'   ? &o.rows
-			  : a[2] == 'c' ? &o.cols
-			  : a[2] == 'w' ? &o.workloads
-			                : &o.vm_workloads) = v;
+			*(a[2] == 'r'                   ? &o.rows
+			  : a[2] == 'c'                 ? &o.cols
+			  : a[2] == 'w'                 ? &o.workloads
+			  : strcmp(a, "--vm-apps") == 0 ? &o.vm_apps
+			                                : &o.vm_workloads) = v;
 			i++;
 		} else if (strcmp(a, "--out") == 0) {
 			if (!v)
@@ -322,8 +353,12 @@ int cmd_matrix(int argc, char **argv)
 		return merge(parts, nparts, out, json, json_file);
 	if (shard && json == 1)
 		return cli_usage_error("matrix", "--shard writes a part: --json needs a FILE");
-	if (o.vm_workloads && !o.vm)
-		return cli_usage_error("matrix", "--vm-workloads needs --vm");
+	if ((o.vm_workloads || o.vm_apps) && !o.vm)
+		return cli_usage_error("matrix", "%s needs --vm",
+		                       o.vm_apps ? "--vm-apps" : "--vm-workloads");
+	struct bo_err aerr = {{0}};
+	if (matrix_apps_check(o.vm_apps, &aerr))
+		return cli_usage_error("matrix", "%s", bo_errstr(&aerr, -EINVAL));
 	o.jobs = (unsigned)jobs;
 	o.max_states = maxs ? maxs : o.full ? 3000 : 300;
 	/* a real-kernel state costs about a second of a guest: quick cells get a sample */

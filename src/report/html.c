@@ -10,6 +10,7 @@
 
 #include "blackout/matrix.h"
 #include "report/html_parts.h"
+#include "report/matrix_run.h"
 
 static void text(FILE *f, const char *s)
 {
@@ -267,6 +268,7 @@ int matrix_write_html(const struct matrix *m, FILE *f)
 	table(m, worst, f);
 	if (m->nrows && m->ncols)
 		drill(m, worst, f);
+	matrix_apps_html(m, f);
 	fputs("<pre id=\"selftest-result\"></pre>\n"
 	      "<script type=\"application/json\" id=\"data\">\n",
 	      f);

@@ -219,6 +219,7 @@ void matrix_print_table(const struct matrix *m, FILE *f, bool color)
 	}
 	if (nv == 0)
 		fputs("  (no row pair in this run allows a verdict)\n", f);
+	matrix_apps_print(m, f);
 }
 
 /* ---- JSON (through jansson; bo_json_text keeps names exact) ------------------------ */
@@ -325,10 +326,13 @@ static json_t *matrix_json(const struct matrix *m)
 		                                "text", bo_json_text(v[i].text), "cells", vc));
 	}
 	/* no timings: a merged run's JSON is the unsharded run's, byte for byte */
-	return json_pack("{s:s,s:s,s:I,s:o,s:o,s:o,s:o,s:o,s:o}", "schema", "blackout-matrix/1",
-	                 "mode", m->mode, "seed", (json_int_t)m->seed, "workloads", wl,
-	                 "invariants", inv, "rows", rows, "columns", cols, "cells", cells,
-	                 "verdicts", verd);
+	json_t *top =
+	    json_pack("{s:s,s:s,s:I,s:o,s:o,s:o,s:o,s:o,s:o}", "schema", "blackout-matrix/1",
+	              "mode", m->mode, "seed", (json_int_t)m->seed, "workloads", wl, "invariants",
+	              inv, "rows", rows, "columns", cols, "cells", cells, "verdicts", verd);
+	if (top && m->apps) /* --vm's application section (matrix_apps.c) */
+		json_object_set_new(top, "apps", matrix_apps_json(m));
+	return top;
 }
 
 int matrix_write_json(const struct matrix *m, FILE *f)
@@ -389,6 +393,7 @@ int matrix_write_md(const struct matrix *m, FILE *f)
 	size_t nv = matrix_verdicts(m, v, MATRIX_MAX_VERDICTS);
 	for (size_t i = 0; i < nv; i++)
 		fprintf(f, "- **%s**: %s\n", v[i].expectation, v[i].text);
+	matrix_apps_md(m, f);
 	return ferror(f) ? -EIO : 0;
 }
 
@@ -437,4 +442,6 @@ void matrix_free_cells(struct matrix *m)
 	}
 	free(m->owned);
 	m->owned = NULL;
+	matrix_apps_free(m->apps);
+	m->apps = NULL;
 }

@@ -104,6 +104,17 @@ int matrix_vm_cell(const struct matrix_run_opts *o, const char *stack, const cha
                    const char *workload, unsigned budget, const char *dir,
                    struct crash_result **out, struct bo_err *err);
 
+/* A real-kernel run's result (the explorer's format), refused when its counts do not
+ * add up. */
+int matrix_vm_result_load(const char *path, struct crash_result **out, struct bo_err *err);
+
+/* matrix_apps.c: the application section's renderers (matrix_write_*'s hooks). */
+void matrix_apps_print(const struct matrix *m, FILE *f);
+void *matrix_apps_json(const struct matrix *m); /* json_t * */
+void matrix_apps_md(const struct matrix *m, FILE *f);
+void matrix_apps_html(const struct matrix *m, FILE *f);
+void matrix_apps_free(struct matrix_apps *a);
+
 /* matrix_part.c */
 struct matrix_part {
 	struct matrix m; /* planned; cells empty */

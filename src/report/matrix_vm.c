@@ -162,7 +162,7 @@ static void last_line(const char *path, char *buf, size_t len)
 
 /* vmtest's result in the explorer's format, read by the explorer's own reader; counts
  * that do not add up are refused. */
-static int read_result(const char *path, struct crash_result **out, struct bo_err *err)
+int matrix_vm_result_load(const char *path, struct crash_result **out, struct bo_err *err)
 {
 	struct crash_result *r = NULL;
 	int rc = crash_result_load(path, &r, err);
@@ -229,5 +229,5 @@ int matrix_vm_cell(const struct matrix_run_opts *o, const char *stack, const cha
 			               VM_RUN_SECONDS(budget));
 		return bo_errf(err, -EIO, "vmtest failed (exit %d): %s", code, last);
 	}
-	return read_result(json, out, err);
+	return matrix_vm_result_load(json, out, err);
 }

@@ -40,7 +40,8 @@ run() { # OUT [ENV=...]: the small matrix with the stand-in
 	out=$1
 	shift
 	env "$@" BLACKOUT_VM_CELL="$fake/vmcell" "$BLACKOUT" matrix --rows $ROWS --columns $COLS \
-		--workloads append-fsync --max-states 10 --vm --vm-states 3 --out "$SCRATCH/$out" \
+		--workloads append-fsync --max-states 10 --vm --vm-states 3 --vm-apps none \
+		--out "$SCRATCH/$out" \
 		>"$SCRATCH/$out.txt" 2>"$SCRATCH/$out.err"
 }
 

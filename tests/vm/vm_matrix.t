@@ -3,11 +3,14 @@
 # row, blackout's ext3 beside Linux ext4 (barrier=1), 10 crash states of one recorded
 # run, run as 2 shards and merged. The Linux cell ran in qemu and judged its states,
 # nothing lost synced data,
-# the REAL-KERNEL line compares the two, and the merge equals the unsharded run.
+# the REAL-KERNEL line compares the two, and the merge equals the unsharded run. The
+# unsharded run's application section has one real cell: the append-only log example
+# under `blackout app` on the same honest cache (shards do not run the section).
 . "$(dirname "$0")/vm_lib.sh"
 
 ARGS="--rows cache --columns ext3-ordered-b1,linux-ext4-b1 --workloads append-fsync
-      --max-states 30 --vm --vm-states 10 --vm-workloads append-fsync --jobs 1"
+      --max-states 30 --vm --vm-states 10 --vm-workloads append-fsync --jobs 1
+      --vm-apps append-log"
 # shellcheck disable=SC2086
 timeout 600 "$BLACKOUT" matrix $ARGS --out "$T/whole" >"$T/whole.txt" 2>"$T/whole.err"
 ok $? "matrix --vm ran a real-kernel cell"
@@ -21,6 +24,13 @@ ok $? "the run's logs and result stay under DIR/vm/<row>-<column>-<workload>"
 jq -r '.verdicts[] | select(.expectation=="REAL-KERNEL") | .text' "$J" |
 	grep -q "^On write cache, flush honoured: with barrier=1 they agree"
 ok $? "REAL-KERNEL holds blackout's ext3 against Linux ext4 on the same stack"
+jq -e '.apps.cells == [.apps.cells[0]] and (.apps.cells[0] | .row == "cache" and
+  .col == "append-log" and .ran and .states >= 1 and .states <= 10 and .lost == 0 and
+  .ok == .states)' "$J" >/dev/null &&
+	[ -s "$T/whole/vm/apps/cache-applog/app.json" ]
+ok $? "the application cell ran blackout app in qemu: the append log lost no acknowledged record"
+jq -c '.apps.cells[0]' "$J" | sed 's/^/# /'
+jq -r '.apps.verdicts[0].text' "$J" | sed 's/^/# /'
 
 for i in 0 1; do
 	# shellcheck disable=SC2086
@@ -30,7 +40,7 @@ done
 "$BLACKOUT" matrix --merge "$T/part-0.json" "$T/part-1.json" --out "$T/merged" >/dev/null 2>&1
 # the guest's timing moves its writes a little between recordings (docs/vmtest.md), so
 # the real-kernel cell is compared by where it is and that it ran, the rest byte for byte
-jq -S 'del(.cells[] | select(.col=="linux-ext4-b1") | .violations, .ok, .silent, .detected, .states, .coverage, .exhaustive, .allowed, .example) | del(.verdicts)' \
+jq -S 'del(.cells[] | select(.col=="linux-ext4-b1") | .violations, .ok, .silent, .detected, .states, .coverage, .exhaustive, .allowed, .example) | del(.verdicts) | del(.apps)' \
 	"$J" >"$T/a.json" &&
 	jq -S 'del(.cells[] | select(.col=="linux-ext4-b1") | .violations, .ok, .silent, .detected, .states, .coverage, .exhaustive, .allowed, .example) | del(.verdicts)' \
 		"$T/merged/matrix.json" >"$T/b.json" && cmp "$T/a.json" "$T/b.json"

@@ -1,0 +1,774 @@
+/* matrix_apps.c — the application section of `blackout matrix --vm`: the built-in
+ * examples of docs/apps.md (columns) on the stacks the Linux cells serve (rows), each
+ * cell one `blackout app` run read back from its result, and one verdict per example
+ * comparing stacks that honour flushes with the one that ignores them. */
+#include <errno.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "blackout/json.h"
+#include "blackout/matrix.h"
+#include "blackout/util.h"
+#include "report/matrix_run.h"
+
+/* Linux ext4 barrier=1: the configuration the examples' promises are meant for */
+#define APP_FS "ext4,barrier=1"
+/* the bound of one app run: a recording boot, a judging boot, a second or two a state */
+#define APP_RUN_SECONDS(budget) (600u + 10u * (unsigned)(budget))
+
+/* One `blackout app` run of an example; the rename example's one recording holds both
+ * updates, so two columns read it. */
+static const struct app_run {
+	const char *id, *prog, *checker;
+	bool sqlite; /* needs the host's sqlite3 carried with --with */
+	const char *args[3];
+} app_runs[] = {
+    {"sqlite-wal", "sqlite/run.sh", "sqlite/check.sh", true, {"wal", "full", "6"}},
+    {"sqlite-rollback", "sqlite/run.sh", "sqlite/check.sh", true, {"truncate", "full", "6"}},
+    {"rename", "rename/run.sh", "rename/check.sh", false, {"4", NULL, NULL}},
+    {"applog", "applog/run.sh", "applog/check.sh", false, {"8", NULL, NULL}},
+};
+#define NRUNS (sizeof(app_runs) / sizeof(app_runs[0]))
+
+/* file: the checker's first line names the file it judged ("config: lost ..."), so a
+ * column of the rename run counts only its own file's findings */
+static const struct app_col {
+	const char *id, *label, *abbr;
+	size_t run;
+	const char *file; /* the rename run: the file this column judges */
+	bool first;       /* ... which its checker judges first */
+} app_cols[] = {
+    {"sqlite-wal-full", "SQLite WAL, synchronous=FULL", "SQLite WAL FULL", 0, NULL},
+    {"sqlite-rollback-full", "SQLite rollback journal (truncate), synchronous=FULL",
+     "SQLite rollback FULL", 1, NULL},
+    {"config-rename-fsync", "config update: write, fsync, rename", "rename+fsync", 2, "config",
+     true},
+    {"config-rename-nofsync", "config update: write, rename (no fsync)", "rename, no fsync", 2,
+     "config-nofsync"},
+    {"append-log", "append-only log, fdatasync per record", "append log", 3, NULL},
+};
+#define NCOLS (sizeof(app_cols) / sizeof(app_cols[0]))
+
+/* The rows it runs: flushes honoured (no cache, an honest cache), ignored (a lying
+ * cache), and cheap flash; the other rows' faults are the filesystem's question. */
+enum app_class { HONEST, LYING, OTHER };
+static const struct {
+	enum matrix_row_key key;
+	enum app_class cls;
+} app_rows[] = {
+    {MR_NOCACHE, HONEST},
+    {MR_CACHE, HONEST},
+    {MR_CACHE_LYING, LYING},
+    {MR_FLASH_CHEAP_128K, OTHER},
+};
+#define MAX_ROWS (sizeof(app_rows) / sizeof(app_rows[0]))
+
+struct app_cell {
+	bool ran, failed;
+	char note[200];
+	/* every judged state in exactly one of ok, lost, detected, crash, hang, other */
+	uint64_t states, ok, lost, detected, crash, hang, other;
+	bool exhaustive;
+	double coverage;
+};
+
+struct matrix_apps {
+	size_t nrows, ncols;
+	size_t row[MAX_ROWS]; /* the matrix's row index */
+	enum app_class cls[MAX_ROWS];
+	const char *stack[MAX_ROWS];
+	size_t col[NCOLS]; /* index into app_cols */
+	struct app_cell cell[MAX_ROWS][NCOLS];
+};
+
+static const char *col_run_id(size_t c)
+{
+	return app_runs[app_cols[c].run].id;
+}
+
+static bool in_list(const char *list, const char *id)
+{
+	size_t n = strlen(id);
+	for (const char *p = list; p && *p;) {
+		const char *e = strchr(p, ',');
+		size_t l = e ? (size_t)(e - p) : strlen(p);
+		if (l == n && strncmp(p, id, n) == 0)
+			return true;
+		p = e ? e + 1 : NULL;
+	}
+	return false;
+}
+
+int matrix_apps_check(const char *ids, struct bo_err *err)
+{
+	if (!ids || strcmp(ids, "none") == 0)
+		return 0;
+	for (const char *p = ids; p && *p;) {
+		const char *e = strchr(p, ',');
+		size_t l = e ? (size_t)(e - p) : strlen(p);
+		bool known = false;
+		for (size_t c = 0; c < NCOLS; c++)
+			known |= strlen(app_cols[c].id) == l && strncmp(p, app_cols[c].id, l) == 0;
+		if (!known)
+			return bo_errf(err, -EINVAL,
+			               "--vm-apps: no example '%.*s' (sqlite-wal-full, "
+			               "sqlite-rollback-full, config-rename-fsync, "
+			               "config-rename-nofsync, append-log or none)",
+			               (int)(l > 64 ? 64 : l), p);
+		p = e ? e + 1 : NULL;
+	}
+	return 0;
+}
+
+/* sqlite3 on this host's PATH, to carry into the guest */
+static bool find_sqlite3(char *buf, size_t len)
+{
+	const char *path = getenv("PATH");
+	for (const char *p = path; p && *p;) {
+		const char *e = strchr(p, ':');
+		size_t l = e ? (size_t)(e - p) : strlen(p);
+		snprintf(buf, len, "%.*s/sqlite3", (int)l, p);
+		if (l && access(buf, X_OK) == 0)
+			return true;
+		p = e ? e + 1 : NULL;
+	}
+	return false;
+}
+
+/* Starts one app run of run `k` on `stack` with its logs in dir; returns its pid. */
+static pid_t start_run(const struct matrix_run_opts *o, size_t k, const char *stack,
+                       const char *dir, const char *sqlite3)
+{
+	const struct app_run *a = &app_runs[k];
+	char prog[4200], checker[4200], states[16], seed[24], limit[24], log[4200], json[4200];
+	const char *top = o->apps_dir ? o->apps_dir : "apps";
+	snprintf(prog, sizeof(prog), "%s/%s", top, a->prog);
+	snprintf(checker, sizeof(checker), "%s/%s", top, a->checker);
+	snprintf(states, sizeof(states), "%u", o->vm_states);
+	snprintf(limit, sizeof(limit), "%u", APP_RUN_SECONDS(o->vm_states));
+	snprintf(seed, sizeof(seed), "%" PRIu64, o->seed);
+	snprintf(log, sizeof(log), "%s/app.log", dir);
+	snprintf(json, sizeof(json), "%s/app.json", dir);
+	unlink(json); /* an earlier run's result must not stand for this one */
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid != 0)
+		return pid;
+	FILE *l = freopen(log, "w", stdout);
+	if (!l || dup2(fileno(stdout), 2) < 0)
+		_exit(127);
+	const char *argv[40];
+	size_t n = 0;
+	const char *head[] = {"timeout",      "-k",    "30",      limit, o->vm_cmd, "app",
+	                      "--checker",    checker, "--stack", stack, "--fs",    APP_FS,
+	                      "--max-states", states,  "--seed",  seed,  "--jobs",  "1",
+	                      "--out",        dir,     "--json",  json};
+	for (size_t i = 0; i < sizeof(head) / sizeof(head[0]); i++)
+		argv[n++] = head[i];
+	if (a->sqlite) {
+		argv[n++] = "--with";
+		argv[n++] = sqlite3;
+	}
+	argv[n++] = prog;
+	for (size_t i = 0; i < 3 && a->args[i]; i++)
+		argv[n++] = a->args[i];
+	argv[n] = NULL;
+	execvp("timeout", (char *const *)argv);
+	_exit(127);
+}
+
+/* The last line of a log that says something, for a failed run's cell. */
+static void last_line(const char *path, char *buf, size_t len)
+{
+	snprintf(buf, len, "(no output)");
+	FILE *f = fopen(path, "r");
+	char line[512];
+	while (f && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (line[0])
+			snprintf(buf, len, "%.100s", line);
+	}
+	if (f)
+		fclose(f);
+}
+
+/* The checker's finding in a failing state's detail: "app: lost acknowledged work:
+ * LINE" and the like (src/crash/judge.c), or NULL when the checker found nothing. */
+static const char *app_finding(const char *detail, const char **line)
+{
+	static const char *const kinds[] = {
+	    "app: lost acknowledged work: ", "app: corruption detected: ", "app: the checker hung",
+	    "app: the checker crashed", "app: the checker failed"};
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		const char *p = strstr(detail, kinds[i]);
+		if (p) {
+			*line = i < 2 ? p + strlen(kinds[i]) : "";
+			return kinds[i];
+		}
+	}
+	return NULL;
+}
+
+/* One column's counts from its run's result. The rename checker judges `config`, then
+ * `config-nofsync`, and reports its first finding only: a state failed by the checker
+ * on `config-nofsync` alone has a whole `config`; one failed on `config` says nothing
+ * of `config-nofsync`, whose column leaves that state out. */
+static void count_col(const struct crash_result *r, const struct app_col *col, struct app_cell *x)
+{
+	x->states = r->judged;
+	x->ok = r->ok;
+	x->exhaustive = r->exhaustive;
+	x->coverage = round(r->coverage * 1e4) / 1e4;
+	for (size_t i = 0; i < r->nfail; i++) {
+		const struct crash_state *s = &r->fail[i];
+		const char *line = "";
+		const char *k = app_finding(s->detail, &line);
+		/* lost or corruption: a finding about one file */
+		if (k && col->file && (k[5] == 'l' || k[5] == 'c')) {
+			size_t n = strlen(col->file);
+			bool mine = strncmp(line, col->file, n) == 0 && line[n] == ':';
+			bool alone = strchr(s->detail, ';') == NULL; /* nothing but the checker */
+			if (!mine && alone) {
+				if (col->first)
+					x->ok++;
+				else
+					x->states--;
+				continue;
+			}
+			if (!mine)
+				k = NULL; /* the filesystem's own finding still counts */
+		}
+		if (k && strstr(k, "hung"))
+			x->hang++;
+		else if (k && (strstr(k, "crashed") || strstr(k, "failed")))
+			x->crash++;
+		else if (k && strstr(k, "lost"))
+			x->lost++;
+		else if (k || s->detected)
+			x->detected++;
+		else
+			x->other++;
+	}
+}
+
+/* An app run's result: the explorer's format with counts that add up, of the app
+ * workload, listing every failing state (the columns are counted from them). */
+static int read_run(const char *path, struct crash_result **out, struct bo_err *err)
+{
+	struct crash_result *r = NULL;
+	int rc = matrix_vm_result_load(path, &r, err);
+	if (rc)
+		return rc;
+	if (strcmp(r->workload, "app") != 0)
+		rc = bo_errf(err, -EPROTO, "%s: workload '%.40s', not an app run's", path,
+		             r->workload);
+	else if (r->nfail != r->judged - r->ok)
+		rc = bo_errf(err, -EPROTO,
+		             "%s: %zu failing states listed, but %" PRIu64 " of %" PRIu64
+		             " states failed",
+		             path, r->nfail, r->judged - r->ok, r->judged);
+	if (rc) {
+		crash_result_free(r);
+		return rc;
+	}
+	*out = r;
+	return 0;
+}
+
+/* In a cell's note the run's own log directory reads "apps": the same note wherever
+ * the logs went. */
+static void note_err(struct app_cell *x, const char *msg, const char *base)
+{
+	snprintf(x->note, sizeof(x->note), "%.199s", msg);
+	size_t n = strlen(base);
+	char *p = strstr(x->note, base);
+	if (n && p) {
+		memmove(p + 4, p + n, strlen(p + n) + 1);
+		memcpy(p, "apps", 4);
+	}
+}
+
+/* Reads run k of row r into its columns' cells once the run ended with status st. */
+static void take_run(struct matrix_apps *a, size_t r, size_t k, const char *dir, const char *base,
+                     int st, unsigned limit)
+{
+	char log[4200], json[4200], msg[300];
+	snprintf(log, sizeof(log), "%s/app.log", dir);
+	snprintf(json, sizeof(json), "%s/app.json", dir);
+	struct crash_result *res = NULL;
+	struct bo_err err = {{0}};
+	int rc = 0;
+	/* 3: some state failed, which is a result */
+	if (!WIFEXITED(st) || (WEXITSTATUS(st) != 0 && WEXITSTATUS(st) != 3)) {
+		int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+		char last[120];
+		last_line(log, last, sizeof(last));
+		fprintf(stderr, "matrix --vm: app run %s failed; log: %s\n", app_runs[k].id, log);
+		if (code == 124 || code == 137)
+			snprintf(msg, sizeof(msg), "app did not finish in %u s", limit);
+		else
+			snprintf(msg, sizeof(msg), "app failed (exit %d): %s", code, last);
+		rc = -EIO;
+	} else if ((rc = read_run(json, &res, &err)) != 0) {
+		snprintf(msg, sizeof(msg), "%s", bo_errstr(&err, rc));
+	}
+	for (size_t c = 0; c < a->ncols; c++) {
+		if (app_cols[a->col[c]].run != k)
+			continue;
+		struct app_cell *x = &a->cell[r][c];
+		if (rc) {
+			x->failed = true;
+			note_err(x, msg, base);
+			continue;
+		}
+		x->ran = true;
+		count_col(res, &app_cols[a->col[c]], x);
+		snprintf(x->note, sizeof(x->note), "blackout app %s on Linux %s", app_runs[k].id,
+		         APP_FS);
+	}
+	crash_result_free(res);
+}
+
+/* The section's rows and columns from the run's rows and --vm-apps. */
+static void plan(const struct matrix_run_opts *o, const struct matrix *m, struct matrix_apps *a)
+{
+	const struct matrix_plan *p = matrix_plan_of(m);
+	for (size_t i = 0; i < MAX_ROWS; i++)
+		for (size_t r = 0; r < m->nrows; r++) {
+			if (m->rows[r].key != app_rows[i].key)
+				continue;
+			char why[128];
+			const char *stack = matrix_vm_stack(p->spec[r], why, sizeof(why));
+			if (!stack)
+				continue;
+			a->row[a->nrows] = r;
+			a->cls[a->nrows] = app_rows[i].cls;
+			a->stack[a->nrows++] = stack;
+		}
+	for (size_t c = 0; c < NCOLS; c++)
+		if (!o->vm_apps || in_list(o->vm_apps, app_cols[c].id))
+			a->col[a->ncols++] = c;
+}
+
+static int mkdir_p(const char *path)
+{
+	char p[4200];
+	snprintf(p, sizeof(p), "%s", path);
+	for (char *s = p + 1; *s; s++)
+		if (*s == '/') {
+			*s = '\0';
+			if (mkdir(p, 0755) < 0 && errno != EEXIST)
+				return -errno;
+			*s = '/';
+		}
+	return mkdir(p, 0755) < 0 && errno != EEXIST ? -errno : 0;
+}
+
+/* Whether run k can start here; else why its cells are not applicable: an installation
+ * without the source tree's examples, a host without sqlite3 to carry. */
+static bool runnable(const struct matrix_run_opts *o, size_t k, bool have_sql, char *why,
+                     size_t len)
+{
+	char prog[4200];
+	snprintf(prog, sizeof(prog), "%s/%s", o->apps_dir ? o->apps_dir : "apps", app_runs[k].prog);
+	if (access(prog, X_OK) != 0)
+		snprintf(why, len, "the example apps/%s is not here (the source tree's)",
+		         app_runs[k].prog);
+	else if (app_runs[k].sqlite && !have_sql)
+		snprintf(why, len, "no sqlite3 on this host's PATH to carry");
+	else
+		return true;
+	return false;
+}
+
+int matrix_apps_run(const struct matrix_run_opts *o, struct matrix *m, struct bo_err *err)
+{
+	if (o->vm_apps && strcmp(o->vm_apps, "none") == 0)
+		return 0;
+	struct matrix_apps *a = calloc(1, sizeof(*a));
+	if (!a)
+		return bo_errf(err, -ENOMEM, "out of memory");
+	plan(o, m, a);
+	if (a->nrows == 0 || a->ncols == 0) {
+		free(a);
+		return 0;
+	}
+	m->apps = a;
+	char sqlite3[4200], base[4200];
+	bool have_sql = find_sqlite3(sqlite3, sizeof(sqlite3));
+	snprintf(base, sizeof(base), "%s/apps", o->vm_out ? o->vm_out : "build/vm-matrix");
+	/* the runs (row, example run) that some column needs, side by side up to --jobs */
+	struct {
+		size_t r, k;
+		pid_t pid;
+		char dir[4200 + 64];
+	} runs[MAX_ROWS * NRUNS];
+	size_t nrun = 0, running = 0, next = 0, done = 0;
+	for (size_t r = 0; r < a->nrows; r++)
+		for (size_t k = 0; k < NRUNS; k++) {
+			bool need = false;
+			for (size_t c = 0; c < a->ncols; c++)
+				need |= app_cols[a->col[c]].run == k;
+			if (!need)
+				continue;
+			char why[100];
+			if (!runnable(o, k, have_sql, why, sizeof(why))) {
+				for (size_t c = 0; c < a->ncols; c++)
+					if (app_cols[a->col[c]].run == k)
+						snprintf(a->cell[r][c].note,
+						         sizeof(a->cell[r][c].note), "%s", why);
+				continue;
+			}
+			runs[nrun].r = r, runs[nrun].k = k, runs[nrun].pid = 0;
+			snprintf(runs[nrun].dir, sizeof(runs[nrun].dir), "%s/%s-%s", base,
+			         m->rows[a->row[r]].id, app_runs[k].id);
+			int rc = mkdir_p(runs[nrun].dir);
+			if (rc)
+				return bo_errf(err, rc, "cannot create %s: %s", runs[nrun].dir,
+				               strerror(-rc));
+			nrun++;
+		}
+	unsigned jobs = o->jobs ? o->jobs : 1;
+	double t0 = bo_now();
+	while (done < nrun) {
+		while (next < nrun && running < jobs) {
+			runs[next].pid = start_run(o, runs[next].k, a->stack[runs[next].r],
+			                           runs[next].dir, sqlite3);
+			if (runs[next].pid < 0)
+				return bo_errf(err, -errno, "fork: %s", strerror(errno));
+			next++, running++;
+		}
+		int st;
+		pid_t pid = waitpid(-1, &st, 0);
+		if (pid < 0 && errno == EINTR)
+			continue;
+		if (pid < 0)
+			return bo_errf(err, -errno, "waitpid: %s", strerror(errno));
+		for (size_t i = 0; i < next; i++)
+			if (runs[i].pid == pid) {
+				runs[i].pid = 0;
+				take_run(a, runs[i].r, runs[i].k, runs[i].dir, base, st,
+				         APP_RUN_SECONDS(o->vm_states));
+				running--, done++;
+				fprintf(stderr,
+				        "matrix: application section: %zu of %zu app runs done, "
+				        "%.0f s\n",
+				        done, nrun, bo_now() - t0);
+			}
+	}
+	return 0;
+}
+
+size_t matrix_apps_failed(const struct matrix *m)
+{
+	size_t n = 0;
+	const struct matrix_apps *a = m->apps;
+	for (size_t r = 0; a && r < a->nrows; r++)
+		for (size_t c = 0; c < a->ncols; c++)
+			n += a->cell[r][c].failed;
+	return n;
+}
+
+void matrix_apps_free(struct matrix_apps *a)
+{
+	free(a);
+}
+
+/* ---- verdicts: per example, stacks that honour flushes against the one that does not */
+
+struct tally {
+	size_t cells;
+	uint64_t states, lost, damaged, failed_checker;
+	bool sampled;
+	char rows[160];
+};
+
+static void tally_add(struct tally *t, const struct app_cell *x, const char *row)
+{
+	if (!x->ran)
+		return;
+	t->cells++;
+	t->states += x->states;
+	t->lost += x->lost;
+	t->damaged += x->detected + x->other;
+	t->failed_checker += x->crash + x->hang;
+	t->sampled |= !x->exhaustive;
+	size_t l = strlen(t->rows);
+	snprintf(t->rows + l, sizeof(t->rows) - l, "%s%s", l ? ", " : "", row);
+}
+
+static size_t tally_say(const struct tally *t, const char *what, char *buf, size_t len)
+{
+	if (!t->cells)
+		return (size_t)snprintf(buf, len, "%s: not in this run", what);
+	int n =
+	    snprintf(buf, len,
+	             "%s (%s): %" PRIu64 " of %" PRIu64 " states%s lost acknowledged work, %" PRIu64
+	             " were damaged or did not mount",
+	             what, t->rows, t->lost, t->states, t->sampled ? " (sampled)" : "", t->damaged);
+	if (n > 0 && (size_t)n < len && t->failed_checker)
+		n += snprintf(buf + n, len - (size_t)n,
+		              ", %" PRIu64 " the checker crashed or hung on", t->failed_checker);
+	return n > 0 ? (size_t)n : 0;
+}
+
+static void verdict(const struct matrix *m, size_t c, char *buf, size_t len)
+{
+	const struct matrix_apps *a = m->apps;
+	struct tally t[3] = {{0}};
+	for (size_t r = 0; r < a->nrows; r++)
+		tally_add(&t[a->cls[r]], &a->cell[r][c], m->rows[a->row[r]].id);
+	size_t o =
+	    (size_t)snprintf(buf, len, "%s on Linux %s: ", app_cols[a->col[c]].label, APP_FS);
+	o += tally_say(&t[HONEST], "flushes honoured", buf + o, o < len ? len - o : 0);
+	if (o < len)
+		o += (size_t)snprintf(buf + o, len - o, "; ");
+	if (o < len)
+		o += tally_say(&t[LYING], "flushes ignored", buf + o, len - o);
+	const char *sum = NULL;
+	if (t[HONEST].cells && t[LYING].cells) {
+		bool hl = t[HONEST].lost || t[HONEST].damaged || t[HONEST].failed_checker;
+		bool ll = t[LYING].lost || t[LYING].damaged || t[LYING].failed_checker;
+		sum = !hl && ll ? "its promises hold only where the device honours flushes"
+		      : hl      ? "it fails even where flushes are honoured: the program's own "
+		                  "discipline does not make its work durable"
+		                : "no failing state on either in the states judged";
+	}
+	if (o < len && sum)
+		o += (size_t)snprintf(buf + o, len - o, " — %s", sum);
+	if (o < len && t[OTHER].cells) {
+		o += (size_t)snprintf(buf + o, len - o, "; elsewhere ");
+		if (o < len)
+			tally_say(&t[OTHER], "cheap flash", buf + o, len - o);
+	}
+}
+
+/* ---- renderers ---------------------------------------------------------------- */
+
+static void cell_text(const struct app_cell *x, char *buf, size_t len)
+{
+	const char *s = x->exhaustive ? "" : "~";
+	if (!x->ran)
+		snprintf(buf, len, x->failed ? "failed" : "n/a");
+	else if (x->ok == x->states)
+		snprintf(buf, len, "ok %" PRIu64 "%s", x->states, s);
+	else
+		snprintf(buf, len, "L%" PRIu64 " D%" PRIu64 " C%" PRIu64 "/%" PRIu64 "%s", x->lost,
+		         x->detected + x->other, x->crash + x->hang, x->states, s);
+}
+
+/* text after prefix, wrapped within 98 bytes (a multi-byte dash counts as more than
+ * its one column, so lines only get shorter) */
+static void print_wrapped(FILE *f, const char *prefix, const char *text)
+{
+	size_t col = (size_t)fprintf(f, "%s", prefix);
+	size_t indent = col;
+	while (*text) {
+		size_t w = strcspn(text, " ");
+		if (col > indent && col + 1 + w > 98) {
+			fprintf(f, "\n%*s", (int)indent, "");
+			col = indent;
+		} else if (col > indent) {
+			fputc(' ', f);
+			col++;
+		}
+		fwrite(text, 1, w, f);
+		col += w;
+		text += w;
+		while (*text == ' ')
+			text++;
+	}
+	fputc('\n', f);
+}
+
+void matrix_apps_print(const struct matrix *m, FILE *f)
+{
+	const struct matrix_apps *a = m->apps;
+	if (!a)
+		return;
+	fprintf(f, "\napplication section: blackout app on Linux %s (docs/apps.md)\n", APP_FS);
+	fprintf(f, "%-20s", "stack \\ example");
+	for (size_t c = 0; c < a->ncols; c++)
+		fprintf(f, " %-14c", (int)('A' + c));
+	fputc('\n', f);
+	for (size_t r = 0; r < a->nrows; r++) {
+		fprintf(f, "%-20.20s", m->rows[a->row[r]].id);
+		for (size_t c = 0; c < a->ncols; c++) {
+			char t[48];
+			cell_text(&a->cell[r][c], t, sizeof(t));
+			fprintf(f, " %-14s", t);
+		}
+		fputc('\n', f);
+	}
+	for (size_t c = 0; c < a->ncols; c++)
+		fprintf(f, "  %c = %s\n", (int)('A' + c), app_cols[a->col[c]].label);
+	fputs("  ok N: N states judged, all ok; L lost acknowledged work (silent), D damaged\n"
+	      "  (the checker's corruption, mount or fsck), C the checker crashed or hung, of\n"
+	      "  N states; ~ sampled; a failed run's cell: see matrix.json\n",
+	      f);
+	for (size_t r = 0; r < a->nrows; r++)
+		for (size_t c = 0; c < a->ncols; c++)
+			if (!a->cell[r][c].ran && a->cell[r][c].note[0])
+				fprintf(f, "  %s %c: %s\n", m->rows[a->row[r]].id, (int)('A' + c),
+				        a->cell[r][c].note);
+	fputs("application verdicts:\n", f);
+	for (size_t c = 0; c < a->ncols; c++) {
+		char v[1024];
+		verdict(m, c, v, sizeof(v));
+		print_wrapped(f, "  [APP] ", v);
+	}
+}
+
+void *matrix_apps_json(const struct matrix *m)
+{
+	const struct matrix_apps *a = m->apps;
+	json_t *rows = json_array(), *cols = json_array(), *cells = json_array(),
+	       *verd = json_array();
+	static const char *const cls[] = {"flushes honoured", "flushes ignored", "other"};
+	for (size_t r = 0; r < a->nrows; r++)
+		json_array_append_new(
+		    rows, json_pack("{s:o,s:o,s:s}", "id", bo_json_text(m->rows[a->row[r]].id),
+		                    "stack", bo_json_text(a->stack[r]), "class", cls[a->cls[r]]));
+	for (size_t c = 0; c < a->ncols; c++) {
+		const struct app_col *k = &app_cols[a->col[c]];
+		json_array_append_new(cols, json_pack("{s:s,s:s,s:s}", "id", k->id, "label",
+		                                      k->label, "run", col_run_id(a->col[c])));
+		char v[1024];
+		verdict(m, c, v, sizeof(v));
+		json_array_append_new(
+		    verd, json_pack("{s:s,s:o}", "example", k->id, "text", bo_json_text(v)));
+	}
+	for (size_t r = 0; r < a->nrows; r++)
+		for (size_t c = 0; c < a->ncols; c++) {
+			const struct app_cell *x = &a->cell[r][c];
+			json_t *o = json_pack(
+			    "{s:o,s:s,s:b,s:o}", "row", bo_json_text(m->rows[a->row[r]].id), "col",
+			    app_cols[a->col[c]].id, "ran", x->ran, "note", bo_json_text(x->note));
+			if (x->ran)
+				json_object_update_new(
+				    o, json_pack(
+				           "{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:b,s:f}", "states",
+				           (json_int_t)x->states, "ok", (json_int_t)x->ok, "lost",
+				           (json_int_t)x->lost, "detected", (json_int_t)x->detected,
+				           "checker_crash", (json_int_t)x->crash, "checker_hang",
+				           (json_int_t)x->hang, "other", (json_int_t)x->other,
+				           "exhaustive", x->exhaustive, "coverage", x->coverage));
+			json_array_append_new(cells, o);
+		}
+	return json_pack("{s:s,s:o,s:o,s:o,s:o}", "fs", APP_FS, "rows", rows, "columns", cols,
+	                 "cells", cells, "verdicts", verd);
+}
+
+void matrix_apps_md(const struct matrix *m, FILE *f)
+{
+	const struct matrix_apps *a = m->apps;
+	if (!a)
+		return;
+	fprintf(f,
+	        "\n## Applications (blackout app on Linux %s)\n\nEach cell: states judged, ok, "
+	        "lost acknowledged work (silent), damaged (the checker's corruption, mount or "
+	        "fsck), checker crashed or hung; ~ = sampled.\n\n| stack |",
+	        APP_FS);
+	for (size_t c = 0; c < a->ncols; c++)
+		fprintf(f, " %s |", app_cols[a->col[c]].abbr);
+	fputs("\n|---|", f);
+	for (size_t c = 0; c < a->ncols; c++)
+		fputs("---|", f);
+	fputc('\n', f);
+	for (size_t r = 0; r < a->nrows; r++) {
+		fprintf(f, "| %s |", m->rows[a->row[r]].id);
+		for (size_t c = 0; c < a->ncols; c++) {
+			const struct app_cell *x = &a->cell[r][c];
+			if (!x->ran)
+				fprintf(f, " n/a: %s |", x->note);
+			else
+				fprintf(f,
+				        " %" PRIu64 "%s states: %" PRIu64 " ok, %s%" PRIu64
+				        " lost%s, %" PRIu64 " damaged, %" PRIu64
+				        " checker crash/hang |",
+				        x->states, x->exhaustive ? "" : "~", x->ok,
+				        x->lost ? "**" : "", x->lost, x->lost ? "**" : "",
+				        x->detected + x->other, x->crash + x->hang);
+		}
+		fputc('\n', f);
+	}
+	fputc('\n', f);
+	for (size_t c = 0; c < a->ncols; c++) {
+		char v[1024];
+		verdict(m, c, v, sizeof(v));
+		fprintf(f, "- **APP %s**: %s\n", app_cols[a->col[c]].id, v);
+	}
+}
+
+static void html_text(FILE *f, const char *s)
+{
+	for (; *s; s++)
+		switch (*s) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		default: fputc(*s, f);
+		}
+}
+
+void matrix_apps_html(const struct matrix *m, FILE *f)
+{
+	const struct matrix_apps *a = m->apps;
+	if (!a)
+		return;
+	fprintf(f,
+	        "<h2>Applications: blackout app on Linux %s</h2>\n<p class=\"legend\">Each cell: "
+	        "states judged (~ sampled); ok; lost acknowledged work (silent); damaged (the "
+	        "checker's corruption, mount or fsck); the checker crashed or hung.</p>\n"
+	        "<table class=\"m\" id=\"apps-table\"><tr><th class=\"row\">stack</th>",
+	        APP_FS);
+	for (size_t c = 0; c < a->ncols; c++) {
+		fputs("<th>", f);
+		html_text(f, app_cols[a->col[c]].label);
+		fputs("</th>", f);
+	}
+	fputs("</tr>\n", f);
+	for (size_t r = 0; r < a->nrows; r++) {
+		fputs("<tr><th class=\"row\">", f);
+		html_text(f, m->rows[a->row[r]].id);
+		fputs("<br><code>", f);
+		html_text(f, a->stack[r]);
+		fputs("</code></th>", f);
+		for (size_t c = 0; c < a->ncols; c++) {
+			const struct app_cell *x = &a->cell[r][c];
+			const char *bg = !x->ran              ? "#bbb"
+			                 : x->lost            ? "rgb(160,20,20)"
+			                 : x->ok != x->states ? "#e0a030"
+			                                      : "#3a8f3a";
+			fprintf(f, "<td class=\"cell\" style=\"background:%s\">", bg);
+			if (!x->ran)
+				html_text(f, x->note[0] ? x->note : "n/a");
+			else
+				fprintf(f,
+				        "%" PRIu64 "%s states<small>%" PRIu64 " ok, %" PRIu64
+				        " lost, %" PRIu64 " damaged, %" PRIu64
+				        " checker crash/hang</small>",
+				        x->states, x->exhaustive ? "" : "~", x->ok, x->lost,
+				        x->detected + x->other, x->crash + x->hang);
+			fputs("</td>", f);
+		}
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n<ul class=\"verdicts\" id=\"app-verdicts\">\n", f);
+	for (size_t c = 0; c < a->ncols; c++) {
+		char v[1024];
+		verdict(m, c, v, sizeof(v));
+		fputs("<li><span class=\"tag\">APP</span>", f);
+		html_text(f, v);
+		fputs("</li>\n", f);
+	}
+	fputs("</ul>\n", f);
+}
