@@ -12,7 +12,8 @@
 # stripe's data and parity landing apart, so the missing member's chunk is rebuilt
 # wrong) breaks ext4's metadata, which fsck or the mount finds; over one honest disk the
 # same run has no such state (vm_realkernel.t). With md's write journal on a fifth
-# export, 200+ distinct states and none damaged; a healthy array loses nothing synced.
+# export, none of its states damaged (80 here; 210 and 260 measured, docs/md.md); a
+# healthy array loses nothing synced.
 . "$(dirname "$0")/../test-lib.sh"
 need_tool jq
 SRC=${BLACKOUT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -67,14 +68,16 @@ is "$("$BLACKOUT" log dump --json "$T/rj/io.log" |
 	jq '[.ops[] | select(.dev == 4 and .op == "write")] | length > 0')" true \
 	"md wrote its journal member"
 timeout 900 "$BLACKOUT" vmtest --stack "$J5" --fs ext4,barrier=1 --workload append-fsync \
-	--log "$T/rj/io.log" --jobs 2 --max-states 210 --out "$T/jj" --json "$T/jj.json" \
+	--log "$T/rj/io.log" --jobs 2 --max-states 80 --out "$T/jj" --json "$T/jj.json" \
 	>"$T/jj.log" 2>&1
 rc=$?
 grep -v '^vmtest: judged in guests' "$T/jj.log" | head -n 3 | sed 's/^/# /'
 [ $rc = 0 ] || [ $rc = 3 ]
 ok $? "judged in guests through md with its journal (exit $rc)"
 jj() { jq -r "$1" "$T/jj.json"; }
-[ "$(jj .judged)" -ge 200 ]
+# 80 here to keep the vm suite in its time; 210 and 260 distinct states, none damaged,
+# were measured with --max-states 210 and 300 (docs/md.md)
+[ "$(jj .judged)" -ge 60 ]
 ok $? "$(jj .judged) distinct states judged (of $(jj .built) built)"
 # a guest that stopped answering within the state timeout (60 s) is judged broken
 # consistency, detected, "hung": seen once in one run of several on a loaded machine,
