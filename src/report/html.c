@@ -12,7 +12,7 @@
 #include "report/html_parts.h"
 #include "report/matrix_run.h"
 
-static void text(FILE *f, const char *s)
+void html_text(FILE *f, const char *s)
 {
 	for (; *s; s++)
 		switch (*s) {
@@ -97,9 +97,9 @@ static void cell_td(const struct matrix *m, size_t r, size_t c, bool worst, FILE
 	fputs(x->ran ? "" : " na", f);
 	fputs(worst ? " worst\"" : "\"", f);
 	fputs(" data-row=\"", f);
-	text(f, m->rows[r].id);
+	html_text(f, m->rows[r].id);
 	fputs("\" data-col=\"", f);
-	text(f, m->cols[c].id);
+	html_text(f, m->cols[c].id);
 	fprintf(f, "\" style=\"background:%s\">", bg);
 	const char *mark = x->exhaustive ? "" : "~";
 	if (!x->ran)
@@ -123,15 +123,15 @@ static void table(const struct matrix *m, size_t worst, FILE *f)
 	      f);
 	for (size_t c = 0; c < m->ncols; c++) {
 		fputs("<th>", f);
-		text(f, m->cols[c].label);
+		html_text(f, m->cols[c].label);
 		fputs("</th>", f);
 	}
 	fputs("</tr>\n", f);
 	for (size_t r = 0; r < m->nrows; r++) {
 		fputs("<tr><th class=\"row\">", f);
-		text(f, m->rows[r].label);
+		html_text(f, m->rows[r].label);
 		fputs("<br><code>", f);
-		text(f, m->rows[r].stack);
+		html_text(f, m->rows[r].stack);
 		fputs("</code></th><td>", f);
 		row_chart(m, r, f);
 		fputs("</td>", f);
@@ -149,17 +149,17 @@ static void drill(const struct matrix *m, size_t i, FILE *f)
 	const struct matrix_col *c = &m->cols[i % m->ncols];
 	const struct matrix_cell *x = &m->cells[i];
 	fputs("<div id=\"drill\" class=\"open\"><h2>", f);
-	text(f, r->label);
+	html_text(f, r->label);
 	fputs(" \xc3\x97 ", f);
-	text(f, c->label);
+	html_text(f, c->label);
 	fputs("</h2><p>stack <code>", f);
-	text(f, r->stack);
+	html_text(f, r->stack);
 	fputs("</code> \xe2\x80\x94 mkfs ", f);
-	text(f, c->mkfs);
+	html_text(f, c->mkfs);
 	fputs(", mount ", f);
-	text(f, c->mount);
+	html_text(f, c->mount);
 	fputs(". ", f);
-	text(f, r->what);
+	html_text(f, r->what);
 	fprintf(f,
 	        "</p><p>%" PRIu64 " crash states judged (%s), %" PRIu64
 	        " kept every invariant, %" PRIu64 " broke one silently, %" PRIu64
@@ -175,13 +175,13 @@ static void drill(const struct matrix *m, size_t i, FILE *f)
 	if (e) {
 		fprintf(f, "<h2>Example failing state (%s)</h2><p>Workload ",
 		        e->silent ? "silent" : "detected");
-		text(f, e->workload);
+		html_text(f, e->workload);
 		fputs(", state ", f);
-		text(f, e->state_id);
+		html_text(f, e->state_id);
 		fputs(": ", f);
-		text(f, e->broken);
+		html_text(f, e->broken);
 		fputs("</p><p>Rebuild: <code>", f);
-		text(f, e->rebuild);
+		html_text(f, e->rebuild);
 		fputs("</code></p>\n", f);
 		if (e->ndamage)
 			fputs("<h2>Blocks lost or damaged</h2><table class=\"d\" id=\"damage\"><tr>"
@@ -189,9 +189,9 @@ static void drill(const struct matrix *m, size_t i, FILE *f)
 			      f);
 		for (size_t k = 0; k < e->ndamage; k++) {
 			fprintf(f, "<tr><td>%" PRIu64 "</td><td>", e->damage[k].block);
-			text(f, e->damage[k].what);
+			html_text(f, e->damage[k].what);
 			fprintf(f, "</td><td>%u</td><td>", e->damage[k].ino);
-			text(f, e->damage[k].owner);
+			html_text(f, e->damage[k].owner);
 			fputs("</td></tr>", f);
 		}
 		if (e->ndamage)
@@ -249,7 +249,7 @@ int matrix_write_html(const struct matrix *m, FILE *f)
 	        html_style, m->mode, m->seed, m->seconds);
 	for (size_t i = 0; i < m->nworkloads; i++) {
 		fputs(i ? ", " : "", f);
-		text(f, m->workloads[i]);
+		html_text(f, m->workloads[i]);
 	}
 	fputs("</div>\n<h2>What the measurements say</h2><ul class=\"verdicts\" "
 	      "id=\"verdicts\">\n",
@@ -258,7 +258,7 @@ int matrix_write_html(const struct matrix *m, FILE *f)
 	size_t nv = matrix_verdicts(m, v, MATRIX_MAX_VERDICTS);
 	for (size_t i = 0; i < nv; i++) {
 		fprintf(f, "<li><span class=\"tag\">%s</span>", v[i].expectation);
-		text(f, v[i].text);
+		html_text(f, v[i].text);
 		fputs("</li>\n", f);
 	}
 	if (nv == 0)

@@ -3,7 +3,11 @@
 #ifndef BLACKOUT_REPORT_HTML_PARTS_H
 #define BLACKOUT_REPORT_HTML_PARTS_H
 
+#include <stdio.h>
+
 extern const char html_style[];
 extern const char html_script[];
+/* Writes s with & < > " escaped for HTML text and attribute values (html.c). */
+void html_text(FILE *f, const char *s);
 
 #endif

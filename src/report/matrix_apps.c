@@ -16,6 +16,7 @@
 #include "blackout/json.h"
 #include "blackout/matrix.h"
 #include "blackout/util.h"
+#include "report/html_parts.h"
 #include "report/matrix_run.h"
 
 /* Linux ext4 barrier=1: the configuration the examples' promises are meant for */
@@ -184,21 +185,6 @@ static pid_t start_run(const struct matrix_run_opts *o, size_t k, const char *st
 	_exit(127);
 }
 
-/* The last line of a log that says something, for a failed run's cell. */
-static void last_line(const char *path, char *buf, size_t len)
-{
-	snprintf(buf, len, "(no output)");
-	FILE *f = fopen(path, "r");
-	char line[512];
-	while (f && fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = '\0';
-		if (line[0])
-			snprintf(buf, len, "%.100s", line);
-	}
-	if (f)
-		fclose(f);
-}
-
 /* The checker's finding in a failing state's detail: "app: lost acknowledged work:
  * LINE" and the like (src/crash/judge.c), or NULL when the checker found nothing. */
 static const char *app_finding(const char *detail, const char **line)
@@ -309,7 +295,7 @@ static void take_run(struct matrix_apps *a, size_t r, size_t k, const char *dir,
 	if (!WIFEXITED(st) || (WEXITSTATUS(st) != 0 && WEXITSTATUS(st) != 3)) {
 		int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 		char last[120];
-		last_line(log, last, sizeof(last));
+		matrix_vm_last_line(log, last, sizeof(last));
 		fprintf(stderr, "matrix --vm: app run %s failed; log: %s\n", app_runs[k].id, log);
 		if (code == 124 || code == 137)
 			snprintf(msg, sizeof(msg), "app did not finish in %u s", limit);
@@ -705,18 +691,6 @@ void matrix_apps_md(const struct matrix *m, FILE *f)
 		verdict(m, c, v, sizeof(v));
 		fprintf(f, "- **APP %s**: %s\n", app_cols[a->col[c]].id, v);
 	}
-}
-
-static void html_text(FILE *f, const char *s)
-{
-	for (; *s; s++)
-		switch (*s) {
-		case '&': fputs("&amp;", f); break;
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '"': fputs("&quot;", f); break;
-		default: fputc(*s, f);
-		}
 }
 
 void matrix_apps_html(const struct matrix *m, FILE *f)

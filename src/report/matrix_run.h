@@ -107,6 +107,9 @@ int matrix_vm_cell(const struct matrix_run_opts *o, const char *stack, const cha
 /* A real-kernel run's result (the explorer's format), refused when its counts do not
  * add up. */
 int matrix_vm_result_load(const char *path, struct crash_result **out, struct bo_err *err);
+/* The last line of the log at path that says something ("(no output)" when none), at
+ * most 100 bytes: what a failed run's cell shows (matrix_vm.c). */
+void matrix_vm_last_line(const char *path, char *buf, size_t len);
 
 /* matrix_apps.c: the application section's renderers (matrix_write_*'s hooks). */
 void matrix_apps_print(const struct matrix *m, FILE *f);

@@ -145,8 +145,7 @@ static int mkdir_p(const char *path)
 	return mkdir(p, 0755) < 0 && errno != EEXIST ? -errno : 0;
 }
 
-/* The last line of a log that says something, for a failed run's cell. */
-static void last_line(const char *path, char *buf, size_t len)
+void matrix_vm_last_line(const char *path, char *buf, size_t len)
 {
 	snprintf(buf, len, "(no output)");
 	FILE *f = fopen(path, "r");
@@ -219,7 +218,7 @@ int matrix_vm_cell(const struct matrix_run_opts *o, const char *stack, const cha
 	/* 3: the run found states that broke an invariant, which is a result */
 	if (!WIFEXITED(st) || (WEXITSTATUS(st) != 0 && WEXITSTATUS(st) != 3)) {
 		char last[120];
-		last_line(log, last, sizeof(last));
+		matrix_vm_last_line(log, last, sizeof(last));
 		fprintf(stderr, "matrix --vm: vmtest --stack '%s' --fs %s failed; log: %s\n", sized,
 		        fs, log);
 		/* no path in the message: it goes into a cell, the same in every shard */
