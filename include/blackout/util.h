@@ -71,6 +71,12 @@ int bo_parse_file(const char *path, size_t max, bo_parse_fn parse, void *out, st
  * would overflow (arr is then unchanged, and still the caller's to free). */
 void *bo_grow(void *arr, size_t *cap, size_t n, size_t elem, size_t first);
 
+/* mkdir -p: path and every missing directory above it, 0755 (src/util/mkdir.c);
+ * bo_mkdir_parent does the same for the directory that will hold the file at path.
+ * 0 or -errno (-ENAMETOOLONG past 4 KiB). */
+int bo_mkdir_p(const char *path);
+int bo_mkdir_parent(const char *path);
+
 /* monotonic seconds, for benchmarks and progress */
 double bo_now(void);
 

@@ -211,19 +211,6 @@ int app_sh(const char *script, char *const args[], struct bo_err *err)
 	return 0;
 }
 
-/* mkdir -p of the directory part of path. */
-static int mkdirs(char *path)
-{
-	for (char *s = strchr(path + 1, '/'); s; s = strchr(s + 1, '/')) {
-		*s = '\0';
-		int rc = mkdir(path, 0755) && errno != EEXIST ? -errno : 0;
-		*s = '/';
-		if (rc)
-			return rc;
-	}
-	return 0;
-}
-
 /* FILE under DIR with TEXT. */
 static int put_text(const char *dir, const char *name, const char *text, struct bo_err *err)
 {
@@ -267,7 +254,7 @@ static int stage_files(const struct app_spec *s, const char *dir, const struct a
 	char p[4096];
 	int rc = 0;
 	snprintf(p, sizeof(p), "%s/app/bin/x", dir);
-	if ((rc = mkdirs(p)))
+	if ((rc = bo_mkdir_parent(p)))
 		return bo_errf(err, rc, "cannot make %s: %s", p, strerror(-rc));
 	snprintf(p, sizeof(p), "%s/app/prog", dir);
 	if ((rc = copy_file(s->prog, p, 0755, err)))
@@ -286,7 +273,7 @@ static int stage_files(const struct app_spec *s, const char *dir, const struct a
 	for (size_t i = 0; i < libs->n && rc == 0; i++) {
 		if (snprintf(p, sizeof(p), "%s%s", dir, libs->path[i]) >= (int)sizeof(p))
 			return bo_errf(err, -ENAMETOOLONG, "a path is too long: %s", libs->path[i]);
-		if ((rc = mkdirs(p)))
+		if ((rc = bo_mkdir_parent(p)))
 			return bo_errf(err, rc, "cannot make the directory of %s", p);
 		rc = copy_file(libs->path[i], p, 0755, err);
 	}

@@ -343,20 +343,6 @@ static void plan(const struct matrix_run_opts *o, const struct matrix *m, struct
 			a->col[a->ncols++] = c;
 }
 
-static int mkdir_p(const char *path)
-{
-	char p[4200];
-	snprintf(p, sizeof(p), "%s", path);
-	for (char *s = p + 1; *s; s++)
-		if (*s == '/') {
-			*s = '\0';
-			if (mkdir(p, 0755) < 0 && errno != EEXIST)
-				return -errno;
-			*s = '/';
-		}
-	return mkdir(p, 0755) < 0 && errno != EEXIST ? -errno : 0;
-}
-
 /* Whether run k can start here; else why its cells are not applicable: an installation
  * without the source tree's examples, a host without sqlite3 to carry. */
 static bool runnable(const struct matrix_run_opts *o, size_t k, bool have_sql, char *why,
@@ -415,7 +401,7 @@ int matrix_apps_run(const struct matrix_run_opts *o, struct matrix *m, struct bo
 			runs[nrun].r = r, runs[nrun].k = k, runs[nrun].pid = 0;
 			snprintf(runs[nrun].dir, sizeof(runs[nrun].dir), "%s/%s-%s", base,
 			         m->rows[a->row[r]].id, app_runs[k].id);
-			int rc = mkdir_p(runs[nrun].dir);
+			int rc = bo_mkdir_p(runs[nrun].dir);
 			if (rc)
 				return bo_errf(err, rc, "cannot create %s: %s", runs[nrun].dir,
 				               strerror(-rc));

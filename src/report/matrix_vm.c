@@ -131,20 +131,6 @@ static int vm_sized_stack(const char *fs, const char *stack, char *buf, size_t l
 	return 0;
 }
 
-static int mkdir_p(const char *path)
-{
-	char p[4096];
-	snprintf(p, sizeof(p), "%s", path);
-	for (char *s = p + 1; *s; s++)
-		if (*s == '/') {
-			*s = '\0';
-			if (mkdir(p, 0755) < 0 && errno != EEXIST)
-				return -errno;
-			*s = '/';
-		}
-	return mkdir(p, 0755) < 0 && errno != EEXIST ? -errno : 0;
-}
-
 void matrix_vm_last_line(const char *path, char *buf, size_t len)
 {
 	snprintf(buf, len, "(no output)");
@@ -183,7 +169,7 @@ int matrix_vm_cell(const struct matrix_run_opts *o, const char *stack, const cha
                    const char *workload, unsigned budget, const char *dir,
                    struct crash_result **out, struct bo_err *err)
 {
-	int rc = mkdir_p(dir);
+	int rc = bo_mkdir_p(dir);
 	if (rc)
 		return bo_errf(err, rc, "cannot create %s: %s", dir, strerror(-rc));
 	char sized[1024];
