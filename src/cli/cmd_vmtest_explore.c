@@ -37,7 +37,7 @@ __attribute__((format(printf, 3, 4))) static bool path(char *buf, size_t len, co
 }
 
 struct vx {
-	const char *stack, *fs, *workload, *log, *out, *json, *keep;
+	const char *stack, *fs, *workload, *log, *out, *json, *keep, *md, *mdchunk;
 	unsigned files, jobs;
 	struct crash_config cfg;
 	char src[PATH_MAX], build[PATH_MAX], outdir[PATH_MAX], vmdir[PATH_MAX + 8];
@@ -81,6 +81,10 @@ static int parse(struct vx *v, int argc, char **argv)
 			v->json = val;
 		} else if (!strcmp(a, "--keep")) {
 			v->keep = val;
+		} else if (!strcmp(a, "--md")) {
+			v->md = val;
+		} else if (!strcmp(a, "--md-chunk")) {
+			v->mdchunk = val;
 		} else {
 			return cli_usage_error(CMD, "unknown argument '%s'", a);
 		}
@@ -105,6 +109,10 @@ static int parse(struct vx *v, int argc, char **argv)
 	if (!strncmp(v->workload, "sh:", 3))
 		return cli_usage_error(CMD, "--workload sh:FILE is gone: write the steps as a "
 		                            "workload file (docs/workloads.md)");
+	if ((v->md || v->mdchunk) && v->log)
+		return cli_usage_error(CMD, "--md shapes the recording boot; --log gives a recording");
+	if (v->mdchunk && !v->md)
+		return cli_usage_error(CMD, "--md-chunk needs --md");
 	if (v->keep && !v->cfg.state_id)
 		return cli_usage_error(CMD, "--keep writes one state: give --state ID");
 	struct dev_spec *spec = NULL;
@@ -183,7 +191,22 @@ static int record(struct vx *v)
 	                files,
 	                "--out",
 	                dir,
+	                NULL,
+	                NULL,
+	                NULL,
+	                NULL,
 	                NULL};
+	/* md over the stack's members (scripts/vmrecord --md, docs/md.md): the rest of
+	 * the pipeline learns of them from the log's device table */
+	size_t k = 13;
+	if (v->md) {
+		argv[k++] = "--md";
+		argv[k++] = (char *)v->md;
+	}
+	if (v->mdchunk) {
+		argv[k++] = "--md-chunk";
+		argv[k++] = (char *)v->mdchunk;
+	}
 	if (!ok)
 		return cli_fail(CMD, "a path is too long");
 	printf("vmtest: recording %s on %s (%s) in one boot\n", v->workload, v->fs, v->stack);

@@ -3,7 +3,8 @@
 # members as exports m0..m<N-1> (members=yes) and the marker export; the guest attaches
 # each present member with the kernel's own NBD client (/dev/nbd<I>, real FUA and a
 # flush per member), the marker as /dev/nbd<N>, and creates md RAID LEVEL over them with
-# member MISSING left out ("-": none), as a user would with mdadm; with ":j" one more
+# member MISSING left out ("-": none), chunks of bo.mdchunk KiB (default 64), as a user
+# would with mdadm; with ":j" one more
 # export, m<N>, is md's write journal (--write-journal) and the marker is /dev/nbd<N+1>.
 # The filesystem then goes on /dev/md0. Not a general-purpose script: busybox sh, no udev.
 
@@ -19,6 +20,9 @@ md_attach() {
 	[0-9]:[0-9]:[0-9-] | [0-9]:[0-9][0-9]:[0-9-] | [0-9]:[0-9][0-9]:[0-9][0-9]) ;;
 	[0-9]:[0-9]:[0-9-]:j | [0-9]:[0-9][0-9]:[0-9-]:j | [0-9]:[0-9][0-9]:[0-9][0-9]:j) ;;
 	*) die "bo.md=$BO_md: LEVEL:N:MISSING[:j] (e.g. 5:4:3)" ;;
+	esac
+	case "$BO_mdchunk" in 4 | 8 | 16 | 32 | 64 | 128 | 256 | 512) ;;
+	*) die "bo.mdchunk=$BO_mdchunk: a chunk of 4 to 512 KiB, a power of two" ;;
 	esac
 	for m in $(cat /lib/modules/load-md); do
 		insmod "/lib/modules/$m" 2>/dev/null
@@ -59,7 +63,7 @@ md_attach() {
 	mkdir -p /run/mdadm
 	# --run: start even though a member is missing; the array is new, so nothing to resync
 	# on a degraded RAID5, and a healthy one's resync is set-up I/O (before step 0)
-	/sbin/mdadm --create /dev/md0 --level="$level" --raid-devices="$n" --chunk=64 \
+	/sbin/mdadm --create /dev/md0 --level="$level" --raid-devices="$n" --chunk="$BO_mdchunk" \
 		--metadata=1.2 --run --force $jopt $devs >/dev/console 2>&1 || die "mdadm --create failed"
 	/sbin/mdadm --wait /dev/md0 >/dev/null 2>&1
 	D=/dev/md0
