@@ -116,6 +116,7 @@ enum matrix_col_key {
 	MC_LINUX_EXT4_B0,
 	MC_LINUX_XFS,
 	MC_LINUX_BTRFS,
+	MC_LINUX_MD_EXT4, /* Linux md over the RAID row's members, ext4 b=1 on it */
 	MC_N
 };
 
@@ -172,7 +173,7 @@ struct matrix_verdict {
 		const char *row, *col;
 	} cells[MATRIX_VERDICT_CELLS];
 };
-#define MATRIX_MAX_VERDICTS 48 /* the rules' and one REAL-KERNEL line per row */
+#define MATRIX_MAX_VERDICTS 64 /* the rules', one REAL-KERNEL line per row, REAL-MD's */
 size_t matrix_verdicts(const struct matrix *m, struct matrix_verdict *out, size_t max);
 
 void matrix_print_table(const struct matrix *m, FILE *f, bool color);

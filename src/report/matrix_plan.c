@@ -518,6 +518,11 @@ static int plan_tasks(struct matrix_plan *p, struct matrix *m)
 		for (size_t c = 0; c < nc && !served[r]; c++)
 			if (p->cols[c].vm)
 				snprintf(p->na[r * nc + c], sizeof(*p->na), "%s", why);
+		struct matrix_vm_md md;
+		for (size_t c = 0; c < nc && served[r]; c++)
+			if (p->cols[c].key == MC_LINUX_MD_EXT4 &&
+			    matrix_vm_md_of(p->spec[r], &md, why, sizeof(why)))
+				snprintf(p->na[r * nc + c], sizeof(*p->na), "%s", why);
 	}
 	for (size_t r = 0; r < nr; r++)
 		for (size_t c = 0; c < nc && !p->opts.full && p->spec[r]->quick_cols; c++)
@@ -528,7 +533,7 @@ static int plan_tasks(struct matrix_plan *p, struct matrix *m)
 	for (size_t w = 0; w < p->nvm_wls; w++)
 		for (size_t r = 0; r < nr; r++)
 			for (size_t c = 0; c < nc; c++)
-				if (p->cols[c].vm && served[r])
+				if (p->cols[c].vm && served[r] && !p->na[r * nc + c][0])
 					p->tasks[k++] = (struct matrix_task){
 					    (uint32_t)r, (uint32_t)c, (uint32_t)w};
 	for (size_t w = nw; w-- > 0;)

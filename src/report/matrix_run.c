@@ -206,6 +206,10 @@ static int run_vm_task(const struct matrix_run_opts *o, const struct matrix *m,
 	const struct matrix_plan *p = matrix_plan_of(m);
 	char why[128], dir[4096];
 	const char *stack = matrix_vm_stack(p->spec[tk->row], why, sizeof(why));
+	struct matrix_vm_md md;
+	bool over_md = m->cols[tk->col].key == MC_LINUX_MD_EXT4;
+	if (over_md)
+		stack = matrix_vm_md_of(p->spec[tk->row], &md, why, sizeof(why)) ? NULL : md.stack;
 	const char *wl = matrix_task_workload(m, tk);
 	const char *base = o->vm_out ? o->vm_out : "build/vm-matrix";
 	snprintf(dir, sizeof(dir), "%s/%s-%s-%s", base, m->rows[tk->row].id, m->cols[tk->col].id,
@@ -214,7 +218,8 @@ static int run_vm_task(const struct matrix_run_opts *o, const struct matrix *m,
 	struct crash_result *r = NULL;
 	double t0 = bo_now();
 	int rc =
-	    stack ? matrix_vm_cell(o, stack, p->cspec[tk->col]->fs, wl, o->vm_states, dir, &r, &err)
+	    stack ? matrix_vm_cell(o, stack, p->cspec[tk->col]->fs, over_md ? &md : NULL, wl,
+	                           o->vm_states, dir, &r, &err)
 	          : bo_errf(&err, -EINVAL, "%s", why);
 	t->seconds = bo_now() - t0;
 	if (rc) {

@@ -98,11 +98,22 @@ const struct matrix_colspec *matrix_vm_col(size_t i);
 /* The row's stack as served to Linux (its media grown to hold a 64 MiB filesystem), or
  * NULL with why not in `why`. */
 const char *matrix_vm_stack(const struct matrix_rowspec *row, char *why, size_t len);
+/* Linux md's counterpart of a RAID row (the linux-md-ext4 column): the row's members
+ * under a concat, served as member exports, and vmtest's --md and --md-chunk. */
+struct matrix_vm_md {
+	char stack[256];
+	char md[24];    /* "5:4:1" or "5:4:1:j" */
+	char chunk[12]; /* KiB */
+};
+/* The md counterpart of the row's guest-sized stack; -EINVAL with why not in `why`
+ * (not a RAID row, two members missing, a model of md before it passed flushes). */
+int matrix_vm_md_of(const struct matrix_rowspec *row, struct matrix_vm_md *md, char *why,
+                    size_t len);
 /* One real-kernel exploration: the workload under Linux's `fs` on `stack`, within
- * `budget` (today: seeded power cuts of scripts/vmtest), logs under dir. */
+ * `budget`, logs under dir; md: over Linux md (NULL: on the stack itself). */
 int matrix_vm_cell(const struct matrix_run_opts *o, const char *stack, const char *fs,
-                   const char *workload, unsigned budget, const char *dir,
-                   struct crash_result **out, struct bo_err *err);
+                   const struct matrix_vm_md *md, const char *workload, unsigned budget,
+                   const char *dir, struct crash_result **out, struct bo_err *err);
 
 /* A real-kernel run's result (the explorer's format), refused when its counts do not
  * add up. */

@@ -33,6 +33,10 @@ static const struct matrix_colspec vm_cols[] = {
      VM_COST},
     {{"linux-xfs", "Linux xfs", "xfs", "defaults", MC_LINUX_XFS, true}, "xfs", VM_COST},
     {{"linux-btrfs", "Linux btrfs", "btrfs", "defaults", MC_LINUX_BTRFS, true}, "btrfs", VM_COST},
+    /* md assembles in every judging guest: a little dearer than a plain disk's cell */
+    {{"linux-md-ext4", "Linux md + ext4 b=1", "ext4", "barrier=1", MC_LINUX_MD_EXT4, true},
+     "ext4,barrier=1",
+     VM_COST + VM_COST / 2},
 };
 
 size_t matrix_vm_ncols(void)
@@ -50,6 +54,8 @@ const struct matrix_colspec *matrix_vm_col(size_t i)
  * give 66 MiB). */
 #define R5V(extra) "raid5(chunk=4k" extra ") > [disk > mem(size=22M)] x4"
 #define DMV        "disk > mem(size=22M)"
+#define R5CV(extra, flush)                                                                         \
+	"raid5(chunk=4k" extra ") > [cache(size=64k,flush=" flush ") > disk > mem(size=22M)] x4"
 static const struct {
 	enum matrix_row_key row;
 	const char *stack;
@@ -66,6 +72,9 @@ static const struct {
     {MR_RAID5_DEGRADED_JOURNAL, "raid5(chunk=4k,missing=1,journal=true) > [" DMV " ; " DMV " ; " DMV
                                 " ; " DMV " ; mem(size=4M)]"},
     {MR_RAID6_2MISSING, "raid6(chunk=4k,missing=1:2) > [" DMV "] x5"},
+    {MR_RAID5_CACHE, R5CV("", "honor")},
+    {MR_RAID5_CACHE_LYING, R5CV("", "ignore")},
+    {MR_RAID5_NOBARRIER, R5CV(",flush=drop", "honor")},
 };
 
 const char *matrix_vm_stack(const struct matrix_rowspec *row, char *why, size_t len)
@@ -104,6 +113,84 @@ const char *matrix_vm_stack(const struct matrix_rowspec *row, char *why, size_t 
 		return NULL;
 	}
 	return stack;
+}
+
+/* One parameter of the row's RAID model, as md's counterpart: chunk (KiB), missing
+ * (one member), journal; 0, or -EINVAL with why md has none. */
+static int md_param(const char *p, size_t n, struct matrix_vm_md *md, char miss[4], bool *journal,
+                    char *why, size_t len)
+{
+	char v[32];
+	const char *eq = memchr(p, '=', n);
+	size_t k = eq ? (size_t)(eq - p) : n;
+	snprintf(v, sizeof(v), "%.*s", eq ? (int)(n - k - 1) : 0, eq ? eq + 1 : "");
+	uint64_t bytes;
+	struct bo_err err = {{0}};
+	if (k == 5 && !strncmp(p, "chunk", 5) && bo_parse_size(v, &bytes, &err) == 0 &&
+	    bytes >= 4096 && bytes <= (512u << 10) && !(bytes & (bytes - 1))) {
+		snprintf(md->chunk, sizeof(md->chunk), "%" PRIu64, bytes >> 10);
+		return 0;
+	}
+	if (k == 7 && !strncmp(p, "missing", 7) && v[0] && strspn(v, "0123456789") == strlen(v) &&
+	    strlen(v) <= 2) {
+		memcpy(miss, v, strlen(v) + 1);
+		return 0;
+	}
+	if (k == 7 && !strncmp(p, "journal", 7) && !strcmp(v, "true")) {
+		*journal = true;
+		return 0;
+	}
+	if (k == 7 && !strncmp(p, "missing", 7))
+		snprintf(why, len, "missing=%s: md's counterpart here leaves out one member", v);
+	else if (k == 5 && !strncmp(p, "flush", 5) && !strcmp(v, "drop"))
+		snprintf(why, len, "Linux md passes flushes to its members; this row models md "
+		                   "before it did");
+	else
+		snprintf(why, len, "md has no counterpart of the model's %.*s", (int)n, p);
+	return -EINVAL;
+}
+
+int matrix_vm_md_of(const struct matrix_rowspec *row, struct matrix_vm_md *md, char *why,
+                    size_t len)
+{
+	memset(md, 0, sizeof(*md));
+	const char *stack = matrix_vm_stack(row, why, len);
+	if (!stack)
+		return -EINVAL;
+	int level = !strncmp(stack, "raid5(", 6) ? 5 : !strncmp(stack, "raid6(", 6) ? 6 : 0;
+	const char *close = strchr(stack, ')');
+	const char *lowers = close ? close + 4 : NULL;
+	if (!level || strncmp(close, ") > [", 5)) {
+		snprintf(why, len, "not a RAID row: Linux md needs the row's members");
+		return -EINVAL;
+	}
+	/* "[M] xN" or "[A ; B ; ...]" */
+	unsigned n = 1;
+	const char *times = strstr(lowers, "] x");
+	if (times)
+		n = (unsigned)strtoul(times + 3, NULL, 10);
+	else
+		for (const char *q = lowers; *q; q++)
+			n += *q == ';';
+	bool journal = false;
+	char miss[4] = "";
+	snprintf(md->chunk, sizeof(md->chunk), "512"); /* the model's default and md's */
+	for (const char *p = stack + 6; p < close;) {
+		size_t k = strcspn(p, ",)");
+		int rc = md_param(p, k, md, miss, &journal, why, len);
+		if (rc)
+			return rc;
+		p += k + (p[k] == ',');
+	}
+	unsigned members = journal ? n - 1 : n;
+	if (snprintf(md->stack, sizeof(md->stack), "concat > %s", lowers) >= (int)sizeof(md->stack) ||
+	    members < 3 || members > 19) {
+		snprintf(why, len, "md's counterpart of this row does not fit vmrecord --md");
+		return -EINVAL;
+	}
+	snprintf(md->md, sizeof(md->md), "%d:%u:%s%s", level, members, miss[0] ? miss : "-",
+	         journal ? ":j" : "");
+	return 0;
 }
 
 /* xfs refuses filesystems under 300 MiB (mkfs.xfs 6.1): its cells get the row's stack
@@ -166,8 +253,8 @@ int matrix_vm_result_load(const char *path, struct crash_result **out, struct bo
 }
 
 int matrix_vm_cell(const struct matrix_run_opts *o, const char *stack, const char *fs,
-                   const char *workload, unsigned budget, const char *dir,
-                   struct crash_result **out, struct bo_err *err)
+                   const struct matrix_vm_md *md, const char *workload, unsigned budget,
+                   const char *dir, struct crash_result **out, struct bo_err *err)
 {
 	int rc = bo_mkdir_p(dir);
 	if (rc)
@@ -192,9 +279,16 @@ int matrix_vm_cell(const struct matrix_run_opts *o, const char *stack, const cha
 			_exit(127);
 		/* one guest per cell: the matrix already runs --jobs cells side by side.
 		 * Bounded like every process here: vmtest bounds each qemu, this the whole run */
-		execlp("timeout", "timeout", "-k", "30", limit, o->vm_cmd, "vmtest", "--stack",
-		       sized, "--fs", fs, "--workload", workload, "--max-states", states, "--seed",
-		       seed, "--jobs", "1", "--out", dir, "--json", json, (char *)NULL);
+		if (md)
+			execlp("timeout", "timeout", "-k", "30", limit, o->vm_cmd, "vmtest", "--stack",
+			       sized, "--md", md->md, "--md-chunk", md->chunk, "--fs", fs,
+			       "--workload", workload, "--max-states", states, "--seed", seed,
+			       "--jobs", "1", "--out", dir, "--json", json, (char *)NULL);
+		else
+			execlp("timeout", "timeout", "-k", "30", limit, o->vm_cmd, "vmtest", "--stack",
+			       sized, "--fs", fs, "--workload", workload, "--max-states", states,
+			       "--seed", seed, "--jobs", "1", "--out", dir, "--json", json,
+			       (char *)NULL);
 		_exit(127);
 	}
 	int st;
