@@ -636,15 +636,19 @@ static bool holed(const struct matrix_cell *c)
 	return c->viol[MI_BYSTANDER] > 0 || c->viol[MI_CONSISTENT] > 0;
 }
 
-/* "the hole in 36 of 67 states (bystanders 0), synced data lost in 0" */
+/* "fsck damage or a damaged bystander in at least 36 of 67 states (bystanders 2), no
+ * synced data lost": a state can break both, so the larger count is a lower bound. */
 static void md_side(const struct matrix_cell *c, char *buf, size_t len)
 {
-	uint64_t h = c->viol[MI_BYSTANDER] > c->viol[MI_CONSISTENT] ? c->viol[MI_BYSTANDER]
-	                                                             : c->viol[MI_CONSISTENT];
-	snprintf(buf, len,
-	         "fsck or a bystander broken in at least %" PRIu64 " of %" PRIu64
-	         " states (bystanders %" PRIu64 "), synced data lost in %" PRIu64,
-	         h, c->states, c->viol[MI_BYSTANDER], c->viol[MI_DURABLE]);
+	uint64_t b = c->viol[MI_BYSTANDER], k = c->viol[MI_CONSISTENT], d = c->viol[MI_DURABLE];
+	int o = holed(c) ? snprintf(buf, len,
+	                            "fsck damage or a damaged bystander in at least %" PRIu64
+	                            " of %" PRIu64 " states (bystanders %" PRIu64 ")",
+	                            b > k ? b : k, c->states, b)
+	                 : snprintf(buf, len, "neither in %" PRIu64 " states", c->states);
+	if (o > 0 && (size_t)o < len)
+		snprintf(buf + o, len - (size_t)o,
+		         d ? ", synced data lost in %" PRIu64 : ", no synced data lost", d);
 }
 
 /* REAL-MD: per RAID row, Linux ext4 on blackout's RAID model against Linux ext4 on Linux

@@ -66,6 +66,9 @@ md_attach() {
 	/sbin/mdadm --create /dev/md0 --level="$level" --raid-devices="$n" --chunk="$BO_mdchunk" \
 		--metadata=1.2 --run --force $jopt $devs >/dev/console 2>&1 || die "mdadm --create failed"
 	/sbin/mdadm --wait /dev/md0 >/dev/null 2>&1
+	# the kernel's own account of the array (level, chunk, layout as "algorithm N",
+	# members present) for the record's console
+	grep -A1 '^md0 :' /proc/mdstat >/dev/console
 	D=/dev/md0
 }
 

@@ -5,7 +5,8 @@
 # nothing lost synced data,
 # the REAL-KERNEL line compares the two, and the merge equals the unsharded run. The
 # unsharded run's application section has one real cell: the append-only log example
-# under `blackout app` on the same honest cache (shards do not run the section).
+# under `blackout app` on the same honest cache (shards do not run the section). Then one
+# Linux md cell: md RAID5 over the degraded RAID5 row's members, 6 states.
 . "$(dirname "$0")/vm_lib.sh"
 
 ARGS="--rows cache --columns ext3-ordered-b1,linux-ext4-b1 --workloads append-fsync
@@ -31,6 +32,20 @@ jq -e '.apps.cells == [.apps.cells[0]] and (.apps.cells[0] | .row == "cache" and
 ok $? "the application cell ran blackout app in qemu: the append log lost no acknowledged record"
 jq -c '.apps.cells[0]' "$J" | sed 's/^/# /'
 jq -r '.apps.verdicts[0].text' "$J" | sed 's/^/# /'
+
+# Linux md over the degraded RAID5 row's own members (docs/matrix.md): one md cell
+timeout 600 "$BLACKOUT" matrix --rows raid5-degraded --columns linux-md-ext4 --workloads append-fsync \
+	--vm --vm-states 6 --vm-workloads append-fsync --jobs 1 --vm-apps none --out "$T/md" \
+	>"$T/md.txt" 2>"$T/md.err"
+ok $? "matrix --vm ran a Linux md cell"
+MD="$T/md/vm/raid5-degraded-linux-md-ext4-append-fsync"
+jq -e '.cells[] | select(.col=="linux-md-ext4") | .ran and .states >= 1 and .states <= 6' \
+	"$T/md/matrix.json" >/dev/null &&
+	grep -q 'stack:    concat > \[disk > mem(size=22M)\] x4' "$MD/vmtest.log" &&
+	[ "$(grep -c '^m[0-9] ' "$MD/states/members")" -eq 4 ] &&
+	grep -q 'level 5, 4k chunk, algorithm 2 \[4/3\]' "$MD/record/console"
+ok $? "the md cell judged its states: md RAID5 over the row's 4 members, 4 KiB chunks, left-symmetric, one missing"
+jq -c '.cells[] | select(.col=="linux-md-ext4")' "$T/md/matrix.json" | cut -c1-300 | sed 's/^/# /'
 
 for i in 0 1; do
 	# shellcheck disable=SC2086
