@@ -110,7 +110,8 @@ static int parse(struct vx *v, int argc, char **argv)
 		return cli_usage_error(CMD, "--workload sh:FILE is gone: write the steps as a "
 		                            "workload file (docs/workloads.md)");
 	if ((v->md || v->mdchunk) && v->log)
-		return cli_usage_error(CMD, "--md shapes the recording boot; --log gives a recording");
+		return cli_usage_error(CMD,
+		                       "--md shapes the recording boot; --log gives a recording");
 	if (v->mdchunk && !v->md)
 		return cli_usage_error(CMD, "--md-chunk needs --md");
 	if (v->keep && !v->cfg.state_id)

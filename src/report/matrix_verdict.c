@@ -671,8 +671,8 @@ static size_t say_real_md(const struct matrix *m, struct matrix_verdict *out, si
 		nrows++;
 		nagree += agree;
 		if (!agree && od < sizeof(differ))
-			od += (size_t)snprintf(differ + od, sizeof(differ) - od, "%s%s", od ? ", " : "",
-			                       m->rows[r].id);
+			od += (size_t)snprintf(differ + od, sizeof(differ) - od, "%s%s",
+			                       od ? ", " : "", m->rows[r].id);
 		const char *w = NULL;
 		if (!agree) {
 			/* the side that saw nothing judged fewer states: sampling can explain it */
@@ -684,12 +684,13 @@ static size_t say_real_md(const struct matrix *m, struct matrix_verdict *out, si
 			        ? "the cell that saw nothing judged fewer states of a sample"
 			        : "no rule explains it: compare the two cells' examples";
 		}
-		snprintf(out[n].text, sizeof(out[n].text),
-		         "On %s, Linux ext4 over blackout's RAID model and over Linux md on the same "
-		         "members %s on %s: the model %s; md %s%s%s.",
-		         m->rows[r].label, agree ? "agree" : "differ",
-		         holed(mod) || holed(md) ? "the write hole" : "no write hole", a, b,
-		         w ? " — " : "", w ? w : "");
+		snprintf(
+		    out[n].text, sizeof(out[n].text),
+		    "On %s, Linux ext4 over blackout's RAID model and over Linux md on the same "
+		    "members %s on %s: the model %s; md %s%s%s.",
+		    m->rows[r].label, agree ? "agree" : "differ",
+		    holed(mod) || holed(md) ? "the write hole" : "no write hole", a, b,
+		    w ? " — " : "", w ? w : "");
 		const struct matrix_cell *cs[2] = {mod, md};
 		say_sampled(cs, 2, out[n].text, sizeof(out[n].text));
 		name_cells(m, cs, 2, &out[n]);

@@ -143,8 +143,9 @@ static int md_param(const char *p, size_t n, struct matrix_vm_md *md, char miss[
 	if (k == 7 && !strncmp(p, "missing", 7))
 		snprintf(why, len, "missing=%s: md's counterpart here leaves out one member", v);
 	else if (k == 5 && !strncmp(p, "flush", 5) && !strcmp(v, "drop"))
-		snprintf(why, len, "Linux md passes flushes to its members; this row models md "
-		                   "before it did");
+		snprintf(why, len,
+		         "Linux md passes flushes to its members; this row models md "
+		         "before it did");
 	else
 		snprintf(why, len, "md has no counterpart of the model's %.*s", (int)n, p);
 	return -EINVAL;
@@ -183,7 +184,8 @@ int matrix_vm_md_of(const struct matrix_rowspec *row, struct matrix_vm_md *md, c
 		p += k + (p[k] == ',');
 	}
 	unsigned members = journal ? n - 1 : n;
-	if (snprintf(md->stack, sizeof(md->stack), "concat > %s", lowers) >= (int)sizeof(md->stack) ||
+	if (snprintf(md->stack, sizeof(md->stack), "concat > %s", lowers) >=
+	        (int)sizeof(md->stack) ||
 	    members < 3 || members > 19) {
 		snprintf(why, len, "md's counterpart of this row does not fit vmrecord --md");
 		return -EINVAL;
@@ -280,14 +282,14 @@ int matrix_vm_cell(const struct matrix_run_opts *o, const char *stack, const cha
 		/* one guest per cell: the matrix already runs --jobs cells side by side.
 		 * Bounded like every process here: vmtest bounds each qemu, this the whole run */
 		if (md)
-			execlp("timeout", "timeout", "-k", "30", limit, o->vm_cmd, "vmtest", "--stack",
-			       sized, "--md", md->md, "--md-chunk", md->chunk, "--fs", fs,
-			       "--workload", workload, "--max-states", states, "--seed", seed,
+			execlp("timeout", "timeout", "-k", "30", limit, o->vm_cmd, "vmtest",
+			       "--stack", sized, "--md", md->md, "--md-chunk", md->chunk, "--fs",
+			       fs, "--workload", workload, "--max-states", states, "--seed", seed,
 			       "--jobs", "1", "--out", dir, "--json", json, (char *)NULL);
 		else
-			execlp("timeout", "timeout", "-k", "30", limit, o->vm_cmd, "vmtest", "--stack",
-			       sized, "--fs", fs, "--workload", workload, "--max-states", states,
-			       "--seed", seed, "--jobs", "1", "--out", dir, "--json", json,
+			execlp("timeout", "timeout", "-k", "30", limit, o->vm_cmd, "vmtest",
+			       "--stack", sized, "--fs", fs, "--workload", workload, "--max-states",
+			       states, "--seed", seed, "--jobs", "1", "--out", dir, "--json", json,
 			       (char *)NULL);
 		_exit(127);
 	}
