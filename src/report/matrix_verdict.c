@@ -629,26 +629,39 @@ static size_t say_real_kernel(const struct matrix *m, struct matrix_verdict *out
 	return n;
 }
 
-/* The write hole as a cell shows it: states where fsck found damage or a bystander
- * file was wrong. */
-static bool holed(const struct matrix_cell *c)
+/* The write hole as a cell shows it: blocks nobody wrote in the cut epoch read wrong,
+ * seen as fsck damage, a damaged bystander or a file holding bytes never written to it
+ * (a reconstructed chunk of its own). The largest of those counts: a lower bound on the
+ * states, as one state can break several. */
+static uint64_t holes(const struct matrix_cell *c)
 {
-	return c->viol[MI_BYSTANDER] > 0 || c->viol[MI_CONSISTENT] > 0;
+	uint64_t h = c->viol[MI_BYSTANDER];
+	h = c->viol[MI_CONSISTENT] > h ? c->viol[MI_CONSISTENT] : h;
+	return c->viol[MI_STALE] > h ? c->viol[MI_STALE] : h;
 }
 
-/* "fsck damage or a damaged bystander in at least 36 of 67 states (bystanders 2), no
- * synced data lost": a state can break both, so the larger count is a lower bound. */
-static void md_side(const struct matrix_cell *c, char *buf, size_t len)
+/* Why two cells differ on a property one of them saw and the other did not. */
+static const char *md_why(const struct matrix_cell *saw, const struct matrix_cell *quiet)
 {
-	uint64_t b = c->viol[MI_BYSTANDER], k = c->viol[MI_CONSISTENT], d = c->viol[MI_DURABLE];
-	int o = holed(c) ? snprintf(buf, len,
-	                            "fsck damage or a damaged bystander in at least %" PRIu64
-	                            " of %" PRIu64 " states (bystanders %" PRIu64 ")",
-	                            b > k ? b : k, c->states, b)
-	                 : snprintf(buf, len, "neither in %" PRIu64 " states", c->states);
-	if (o > 0 && (size_t)o < len)
-		snprintf(buf + o, len - (size_t)o,
-		         d ? ", synced data lost in %" PRIu64 : ", no synced data lost", d);
+	return quiet->states < saw->states && quiet->coverage < 1
+	           ? "the cell that saw nothing judged fewer states of a sample"
+	           : "no rule explains it: compare the two cells' examples";
+}
+
+/* One property of the pair, e.g. "the write hole: the model in 0 of 40 states, md in at
+ * least 2 of 47 (bystanders 2): they differ — <why>". Returns whether they agree. */
+static bool md_prop(const char *what, uint64_t a, const struct matrix_cell *mod, uint64_t b,
+                    const struct matrix_cell *md, bool bound, char *buf, size_t len)
+{
+	bool agree = (a > 0) == (b > 0);
+	int o = snprintf(buf, len,
+	                 "%s: the model in %s%" PRIu64 " of %" PRIu64 " states, md in %s%" PRIu64
+	                 " of %" PRIu64 ": they %s",
+	                 what, bound && a ? "at least " : "", a, mod->states,
+	                 bound && b ? "at least " : "", b, md->states, agree ? "agree" : "differ");
+	if (!agree && o > 0 && (size_t)o < len)
+		snprintf(buf + o, len - (size_t)o, " — %s", a ? md_why(mod, md) : md_why(md, mod));
+	return agree;
 }
 
 /* REAL-MD: per RAID row, Linux ext4 on blackout's RAID model against Linux ext4 on Linux
@@ -656,41 +669,33 @@ static void md_side(const struct matrix_cell *c, char *buf, size_t len)
  * lost, and the rules' reason when they part. out[0] sums up (written last). */
 static size_t say_real_md(const struct matrix *m, struct matrix_verdict *out, size_t max)
 {
-	size_t n = 1, nrows = 0, nagree = 0, od = 0;
+	size_t n = 1, nrows = 0, nhole = 0, nlost = 0, od = 0;
 	char differ[300] = "";
 	for (size_t r = 0; r < m->nrows && n < max; r++) {
 		const struct matrix_cell *mod = judged(m, r, MC_LINUX_EXT4_B1),
 		                         *md = judged(m, r, MC_LINUX_MD_EXT4);
 		if (!mod || !md)
 			continue;
-		bool agree = holed(mod) == holed(md) &&
-		             (mod->viol[MI_DURABLE] > 0) == (md->viol[MI_DURABLE] > 0);
-		char a[160], b[160];
-		md_side(mod, a, sizeof(a));
-		md_side(md, b, sizeof(b));
+		char h[300], l[300];
+		bool ah = md_prop("the write hole (fsck damage, a damaged bystander or bytes never "
+		                  "written)",
+		                  holes(mod), mod, holes(md), md, true, h, sizeof(h));
+		bool al = md_prop("synced data lost", mod->viol[MI_DURABLE], mod,
+		                  md->viol[MI_DURABLE], md, false, l, sizeof(l));
 		nrows++;
-		nagree += agree;
-		if (!agree && od < sizeof(differ))
-			od += (size_t)snprintf(differ + od, sizeof(differ) - od, "%s%s",
-			                       od ? ", " : "", m->rows[r].id);
-		const char *w = NULL;
-		if (!agree) {
-			/* the side that saw nothing judged fewer states: sampling can explain it */
-			const struct matrix_cell *quiet = holed(mod) != holed(md)
-			                                      ? (holed(mod) ? md : mod)
-			                                      : (mod->viol[MI_DURABLE] ? md : mod);
-			const struct matrix_cell *loud = quiet == md ? mod : md;
-			w = quiet->states < loud->states && quiet->coverage < 1
-			        ? "the cell that saw nothing judged fewer states of a sample"
-			        : "no rule explains it: compare the two cells' examples";
-		}
+		nhole += ah;
+		nlost += al;
+		if ((!ah || !al) && od < sizeof(differ))
+			od += (size_t)snprintf(differ + od, sizeof(differ) - od, "%s%s (%s)",
+			                       od ? ", " : "", m->rows[r].id,
+			                       !ah && !al ? "both"
+			                       : !ah      ? "the hole"
+			                                  : "synced data");
 		snprintf(
 		    out[n].text, sizeof(out[n].text),
 		    "On %s, Linux ext4 over blackout's RAID model and over Linux md on the same "
-		    "members %s on %s: the model %s; md %s%s%s.",
-		    m->rows[r].label, agree ? "agree" : "differ",
-		    holed(mod) || holed(md) ? "the write hole" : "no write hole", a, b,
-		    w ? " — " : "", w ? w : "");
+		    "members: %s; %s.",
+		    m->rows[r].label, h, l);
 		const struct matrix_cell *cs[2] = {mod, md};
 		say_sampled(cs, 2, out[n].text, sizeof(out[n].text));
 		name_cells(m, cs, 2, &out[n]);
@@ -703,9 +708,10 @@ static size_t say_real_md(const struct matrix *m, struct matrix_verdict *out, si
 	snprintf(out[0].expectation, sizeof(out[0].expectation), "REAL-MD");
 	snprintf(out[0].text, sizeof(out[0].text),
 	         "Linux md and blackout's RAID model, each under Linux ext4 (barrier=1) on the "
-	         "same members, agree on %zu of %zu RAID rows (whether the write hole appears, "
-	         "whether synced data is lost)%s%s%s",
-	         nagree, nrows, od ? "; they differ on " : "", differ, od ? " (below)." : ".");
+	         "same members: on %zu of %zu RAID rows they agree whether the write hole "
+	         "appears, on %zu whether synced data is lost%s%s%s",
+	         nhole, nrows, nlost, od ? "; they differ on " : "", differ,
+	         od ? " (below)." : ".");
 	return n;
 }
 

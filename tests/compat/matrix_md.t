@@ -66,20 +66,20 @@ ok $? "a row md has no counterpart for says why in its md cell"
 
 jq -r '.verdicts[] | select(.expectation=="REAL-MD") | .text' "$J" | sed 's/^/#   /'
 jq -r '[.verdicts[] | select(.expectation=="REAL-MD")][0].text' "$J" |
-	grep -q 'agree on 4 of 4 RAID rows' &&
+	grep -q 'on 4 of 4 RAID rows they agree whether the write hole appears, on 4 whether synced data is lost\.$' &&
 	jq -r '.verdicts[] | select(.expectation=="REAL-MD") | .text' "$J" |
-	grep -q '^On RAID5, one missing, .* agree on the write hole: the model fsck damage or a damaged bystander in at least 2 of 3 states (bystanders 0), no synced data lost; md fsck damage .* at least 2 of 3 states' &&
+	grep -q '^On RAID5, one missing, .*: the write hole (.*): the model in at least 2 of 3 states, md in at least 2 of 3: they agree; synced data lost: the model in 0 of 3 states, md in 0 of 3: they agree\.' &&
 	jq -r '.verdicts[] | select(.expectation=="REAL-MD") | .text' "$J" |
-	grep -q '^On RAID5 over lying caches, .* agree on no write hole: the model neither in 3 states, synced data lost in 1; md neither in 3 states, synced data lost in 1'
+	grep -q '^On RAID5 over lying caches, .*: the model in 0 of 3 states, md in 0 of 3: they agree; synced data lost: the model in 1 of 3 states, md in 1 of 3: they agree\.'
 ok $? "REAL-MD: the model and md agree row by row, on the hole and on synced data a lying cache loses"
 
 : >"$CALLS"
 run differ MODEL_NOHOLE=1
 J="$SCRATCH/differ/matrix.json"
 jq -r '[.verdicts[] | select(.expectation=="REAL-MD")][0].text' "$J" |
-	grep -q 'agree on 3 of 4 RAID rows .*; they differ on raid5-degraded' &&
+	grep -q 'on 3 of 4 RAID rows they agree whether the write hole appears, on 4 whether synced data is lost; they differ on raid5-degraded (the hole)' &&
 	jq -r '.verdicts[] | select(.expectation=="REAL-MD") | .text' "$J" |
-	grep -q '^On RAID5, one missing, .* differ on the write hole: .* — no rule explains it'
+	grep -q '^On RAID5, one missing, .*: the write hole (.*): the model in 0 of 3 states, md in at least 2 of 3: they differ — no rule explains it: compare the two cells. examples; synced data lost: .* they agree\.'
 ok $? "REAL-MD: a disagreement is named in the summary and its row says what the rules know"
 
 done_testing
