@@ -54,6 +54,16 @@ by_plain=$(j plain "$BY_SILENT")
 [ "$by_plain" -gt 0 ]
 ok $? "plain: bystander files silently damaged in $by_plain of $(j plain .judged) states (after steps $(steps plain '(.broken | index("bystander")) and (.detected | not)'))"
 
+# An integritysetup open that fails is the state's outcome, not a harness error: the
+# plain run's states carry no dm-integrity superblock, so guests told to open them
+# (vmobserve --integrity: the pool without vmtest's refusal) report a failed mount
+timeout 300 "$BLACKOUT" vmobserve "$T/plain/states" 2 --fs ext4 --integrity --jobs 1 \
+	>"$T/open.jsonl" 2>"$T/open.err"
+rc=$?
+[ $rc = 0 ] && [ "$(jq -s '[.[] | select(.mount_rc != null and .mount_rc != 0 and
+	(.mount_msg | contains("integrity: Device")) and (.hung | not))] | length' "$T/open.jsonl")" = 2 ]
+ok $? "a failed integritysetup open is each state's outcome: $(head -n 1 "$T/open.jsonl" | jq -r .mount_msg)"
+
 # ---- cheap flash, dm-integrity under ext4 ----------------------------------------
 record ri "$FLASH"
 ok $? "dm-integrity on the same flash: formatted, opened, ext4 and the workload recorded"
