@@ -23,6 +23,7 @@ struct vm_pool_cfg {
 	unsigned jobs;        /* guests in parallel; 0: the number of cores */
 	double boot_timeout;  /* seconds from qemu start to the guest's READY; 0: 120 */
 	double state_timeout; /* seconds for one state's CHECK to END; 0: 60 */
+	bool integrity;       /* dm-integrity under the fs: guests open it (docs/integrity.md) */
 	void (*progress)(void *ctx, size_t done, size_t total);
 	void *progress_ctx;
 };

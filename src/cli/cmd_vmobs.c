@@ -26,6 +26,8 @@ static void usage(FILE *f)
 	           "  --state-timeout S     seconds for one state (default 60)\n"
 	           "  --kernel F --initrd F the guest (default $BUILD/vm/vmlinuz, initramfs.gz)\n"
 	           "  --plugin F            ignored (the guests read the store from disks)\n"
+	           "  --integrity           open each state with integritysetup first\n"
+	           "                        (dm-integrity under the fs, docs/integrity.md)\n"
 	           "delta: OUT gets the 4 KiB blocks where IMAGE differs from BASE.\n"
 	           "Exit 0 when the pool ran (whatever the states hold), 1 when it could not.\n");
 }
@@ -105,6 +107,10 @@ int cmd_vmobs(int argc, char **argv)
 		return rc;
 	for (int i = 3; i < argc; i++) {
 		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(a, "--integrity")) {
+			cfg.integrity = true;
+			continue;
+		}
 		if (!val)
 			return cli_usage_error("vmobserve",
 			                       "unknown argument or missing value: '%s'", a);

@@ -17,6 +17,7 @@
 
 #include "blackout/crash.h"
 #include "blackout/dev.h"
+#include "blackout/rec.h"
 #include "blackout/util.h"
 #include "blackout/vm.h"
 #include "cli/cli.h"
@@ -39,6 +40,7 @@ __attribute__((format(printf, 3, 4))) static bool path(char *buf, size_t len, co
 struct vx {
 	const char *stack, *fs, *workload, *log, *out, *json, *keep, *md, *mdchunk;
 	unsigned files, jobs;
+	bool integrity; /* dm-integrity under the fs (docs/integrity.md) */
 	struct crash_config cfg;
 	char src[PATH_MAX], build[PATH_MAX], outdir[PATH_MAX], vmdir[PATH_MAX + 8];
 	char fsname[16], store[PATH_MAX + 16], pool[PATH_MAX + 16], logpath[PATH_MAX + 32];
@@ -61,6 +63,10 @@ static int parse(struct vx *v, int argc, char **argv)
 			if (used < 0)
 				return cli_usage_error(CMD, "%s", err.msg);
 			i += used - 1;
+			continue;
+		}
+		if (!strcmp(a, "--integrity")) {
+			v->integrity = true;
 			continue;
 		}
 		if (!val)
@@ -196,6 +202,7 @@ static int record(struct vx *v)
 	                NULL,
 	                NULL,
 	                NULL,
+	                NULL,
 	                NULL};
 	/* md over the stack's members (scripts/vmrecord --md, docs/md.md): the rest of
 	 * the pipeline learns of them from the log's device table */
@@ -208,6 +215,8 @@ static int record(struct vx *v)
 		argv[k++] = "--md-chunk";
 		argv[k++] = (char *)v->mdchunk;
 	}
+	if (v->integrity)
+		argv[k++] = "--integrity";
 	if (!ok)
 		return cli_fail(CMD, "a path is too long");
 	printf("vmtest: recording %s on %s (%s) in one boot\n", v->workload, v->fs, v->stack);
@@ -256,6 +265,7 @@ static int observe(void *ctx, const char *store, size_t n, struct crash_observat
 	                         .fs = v->fsname,
 	                         .mopt = comma ? comma + 1 : NULL,
 	                         .jobs = v->jobs,
+	                         .integrity = v->integrity,
 	                         .progress = pool_progress,
 	                         .progress_ctx = v};
 	if (v->tty)
@@ -279,6 +289,31 @@ static void print_times(const struct vx *v, const struct crash_result *r, FILE *
 		        (double)r->judged / r->t_observe);
 }
 
+/* A recording made over dm-integrity (the guest's "integrity ..." mark) is judged
+ * through it, and only then: a state opened the wrong way would read as all damaged or
+ * as another disk altogether. Checked before any guest boots. */
+static int check_integrity(const struct vx *v)
+{
+	struct bo_err err = {{0}};
+	struct rec_log *log = NULL;
+	if (rec_log_load(v->logpath, &log, &err))
+		return 0; /* the explorer names what is wrong with it */
+	bool marked = false;
+	for (size_t i = 0; i < rec_log_len(log) && !marked; i++) {
+		const struct rec_entry *e = rec_log_get(log, i);
+		if (e->op != REC_MARK)
+			continue;
+		if (!strncmp(e->mark, "step ", 5))
+			break;
+		marked = !strncmp(e->mark, "integrity ", 10);
+	}
+	rec_log_free(log);
+	if (marked != v->integrity)
+		return cli_fail(CMD, "%s was recorded %s dm-integrity: %s --integrity", v->logpath,
+		                marked ? "over" : "without", marked ? "give" : "leave out");
+	return 0;
+}
+
 int cmd_vmtest_explore(int argc, char **argv)
 {
 	struct vx v = {.files = 24, .cfg = {.max_states = VMTEST_MAX_STATES}};
@@ -295,6 +330,8 @@ int cmd_vmtest_explore(int argc, char **argv)
 		else
 			rc = record(&v);
 	}
+	if (rc == 0)
+		rc = check_integrity(&v);
 	if (rc) {
 		crash_workload_free(w);
 		return rc;

@@ -861,7 +861,10 @@ int crash_explore(const struct crash_config *cfg, struct crash_result **out, str
 		goto out;
 	r->cuts = ncuts;
 	r->space = total >= 1.8e19 ? UINT64_MAX : (uint64_t)total;
-	r->space_log2 = total > 0 ? log2(total) : 0;
+	/* a write of over 1024 sectors that may tear has more outcomes than a double holds
+	 * (seen with dm-integrity's journal writes): 2^1024 is then a lower bound, and JSON
+	 * has no infinity */
+	r->space_log2 = total > 0 ? (isinf(total) ? 1024.0 : log2(total)) : 0;
 	r->exhaustive = total <= (double)r->max_states;
 	if (r->exhaustive)
 		for (size_t i = 0; i < ncuts; i++)

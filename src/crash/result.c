@@ -85,8 +85,9 @@ void crash_result_print(const struct crash_result *r, FILE *f)
 	else
 		fprintf(f,
 		        "states:   %" PRIu64 " built over %" PRIu64
-		        " cut points: sampled (seed %" PRIu64 "), %.3g%% of 2^%.1f outcomes\n",
-		        r->built, r->cuts, r->seed, 100.0 * r->coverage, r->space_log2);
+		        " cut points: sampled (seed %" PRIu64 "), %.3g%% of %s2^%.1f outcomes\n",
+		        r->built, r->cuts, r->seed, 100.0 * r->coverage,
+		        r->space_log2 >= 1024 ? "over " : "", r->space_log2);
 	if (r->nshards > 1)
 		fprintf(f, "shard:    %u/%u\n", r->shard, r->nshards);
 	uint64_t failing = r->judged - r->ok;

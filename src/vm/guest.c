@@ -93,8 +93,9 @@ int vm_guest_boot(const struct vm_pool_cfg *cfg, const char *deltas, struct vm_g
 	}
 	snprintf(append, sizeof append,
 	         "console=ttyS0 quiet loglevel=3 panic=-1 no_timer_check bo.mode=judge bo.fs=%s "
-	         "bo.mopt=%s%s",
-	         cfg->fs, cfg->mopt && *cfg->mopt ? cfg->mopt : "defaults", members);
+	         "bo.mopt=%s%s%s",
+	         cfg->fs, cfg->mopt && *cfg->mopt ? cfg->mopt : "defaults", members,
+	         cfg->integrity ? " bo.integrity=1" : "");
 	snprintf(chardev, sizeof chardev, "socket,id=bo,path=%s", g->sock);
 	snprintf(serial, sizeof serial, "file:%s", g->console);
 	/* No network: the store through qemu's own block layer. The guest writes nothing
