@@ -234,7 +234,7 @@ install: all man
 	install -m 644 scripts/vm-lib.sh $(DESTDIR)$(LIBEXECDIR)/scripts/
 	install -m 755 tests/vm/guest-init $(DESTDIR)$(LIBEXECDIR)/tests/vm/
 	install -m 644 tests/vm/guest-fs.sh tests/vm/guest-probe.sh tests/vm/guest-app.sh \
-		tests/vm/guest-integrity.sh $(DESTDIR)$(LIBEXECDIR)/tests/vm/
+		tests/vm/guest-integrity.sh tests/vm/guest-md.sh $(DESTDIR)$(LIBEXECDIR)/tests/vm/
 	install -m 644 $(BUILD)/man/*.1 $(DESTDIR)$(MANDIR)/man1/
 	cp -R docs $(DESTDIR)$(DOCDIR)/
 	install -m 644 README.md $(DESTDIR)$(DOCDIR)/
