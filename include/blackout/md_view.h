@@ -43,14 +43,16 @@ struct md_sb {
 	uint64_t data_offset, data_size; /* sectors, from the member's start */
 	uint32_t dev_number;
 	uint64_t events;
-	uint32_t role; /* this member's role: 0 .. raid_disks-1, or MD_ROLE_* */
+	uint64_t journal_tail; /* the journal device's: its log's tail, sectors past data */
+	uint32_t role;         /* this member's role: 0 .. raid_disks-1, or MD_ROLE_* */
 };
 
 /* Parses the superblock area (len bytes from MD_SB_OFFSET of a member, at least 256).
  * -ENODATA: no md superblock there (wrong magic: a missing member reads as zeros);
  * -EINVAL: a superblock that is bad or that this reader does not read (another major
  * version, a checksum mismatch, another superblock offset, a level other than 4/5/6,
- * an unknown layout, a reshape, PPL or a write journal), named in err. */
+ * an unknown layout, a reshape or PPL), named in err. A write journal is read
+ * (md_journal_replay). */
 int md_sb_parse(const uint8_t *buf, size_t len, struct md_sb *sb, struct bo_err *err);
 
 /* The array from its members' superblocks: ndev devices (the store's members), have[i]
@@ -66,6 +68,8 @@ struct md_array {
 	int role_of_dev[64];               /* each device's role, -1 none */
 	unsigned nmissing;
 	uint64_t events; /* the highest of the members' */
+	int journal_dev; /* the device holding md's write journal (raid5-cache), -1 none */
+	uint8_t uuid[16];
 };
 int md_array_assemble(const struct md_sb *sbs, const bool *have, unsigned ndev,
                       const uint64_t *dev_bytes, struct md_array *a, struct bo_err *err);
@@ -86,6 +90,37 @@ int md_row_blocks(const struct md_array *a, uint64_t mblock, uint64_t *out, unsi
 int md_read_block(const struct md_array *a, uint64_t b, md_get_fn get, void *ctx,
                   uint8_t out[MD_BLOCK]);
 
+/* ---- md's write journal (raid5-cache, write-through), replayed as md assembles ---- */
+
+/* The pages md's journal replay writes to the members at assembly: dev's 4 KiB block
+ * mblock gets data (the last one written wins). */
+struct md_replay_page {
+	unsigned dev;
+	uint64_t mblock;
+	size_t at; /* offset of its 4 KiB in buf */
+};
+struct md_replay {
+	struct md_replay_page *pages; /* sorted by (dev, mblock) once done */
+	size_t n, cap;
+	uint8_t *buf;
+	size_t buf_len, buf_cap;
+	unsigned metas;     /* valid meta blocks read from the tail */
+	unsigned stripes;   /* stripes replayed (data and parity logged) */
+	unsigned data_only; /* stripes with data and no parity (write-back): not replayed */
+	char end[160];      /* why the log ended where it did */
+};
+/* Reads the journal device's log from its tail as md's r5l recovery does (meta
+ * blocks: magic, version, crc32c seeded by the array's uuid, seq and position in
+ * order; each payload page's crc32c) and collects what it writes back: every stripe
+ * whose data and parity the log holds. The journal device's superblock is read
+ * through get too (its tail moves). 0 with r filled (free with md_replay_free), or
+ * -errno when the journal device cannot be read. */
+int md_journal_replay(const struct md_array *a, md_get_fn get, void *ctx, struct md_replay *r,
+                      struct bo_err *err);
+/* The replayed page for dev's block mblock, or NULL. */
+const uint8_t *md_replay_find(const struct md_replay *r, unsigned dev, uint64_t mblock);
+void md_replay_free(struct md_replay *r);
+
 /* ---- the write hole, block by block, over a state store ------------------------ */
 
 #define MD_HOLE_EXAMPLES 8
@@ -103,6 +138,7 @@ struct md_hole_result {
 	size_t hole_states;   /* states with a block unchanged in its cut epoch read wrong */
 	uint64_t hole_blocks; /* such blocks, summed over states */
 	uint64_t unchanged;   /* array blocks checked that were unchanged, summed */
+	uint64_t replayed;    /* stripes md's journal wrote back, summed over states */
 	unsigned missing;     /* roles missing from the array */
 	char array[160];      /* "RAID5 left-symmetric, 4 members, 64 KiB chunks, role 0 missing" */
 	struct md_hole_example ex[MD_HOLE_EXAMPLES];

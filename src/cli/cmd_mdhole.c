@@ -149,6 +149,10 @@ static void print(const struct md_hole_result *r)
 	printf(")\n");
 	printf("checked:  %llu block readings unchanged in their epoch, over %zu states\n",
 	       (unsigned long long)r->unchanged, r->states - r->unread);
+	if (strstr(r->array, "write journal"))
+		printf("journal:  md's write journal replayed over each state and reference: %llu "
+		       "stripes written back in the states, summed\n",
+		       (unsigned long long)r->replayed);
 	if (r->unread)
 		printf("unread:   %zu states md would not assemble as read here (first: %s)\n",
 		       r->unread, r->first_unread);

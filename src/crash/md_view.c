@@ -2,7 +2,8 @@
  * assembly: the superblock 1.2 (md_p.h's mdp_superblock_1), checked field by field,
  * and RAID4/5/6 blocks mapped through md's layout (raid5_compute_sector, shared with
  * the RAID model in src/dev/raid_layout.c), a missing member's block rebuilt as the XOR
- * of its stripe's other data and P. Not md's journal or PPL replay: those are refused. */
+ * of its stripe's other data and P. md's write journal is md_journal.c's; PPL is
+ * refused. */
 #include <errno.h>
 #include <string.h>
 
@@ -53,10 +54,6 @@ static int check_fields(const struct md_sb *sb, uint64_t super_offset, uint32_t 
 	if (sb->feature_map & ~known)
 		return bo_errf(err, -EINVAL, "md superblock: unknown feature bits 0x%x",
 		               sb->feature_map & ~known);
-	if (sb->feature_map & MD_FEATURE_JOURNAL)
-		return bo_errf(err, -EINVAL,
-		               "md superblock: the array has a write journal; md replays it at "
-		               "assembly and this reader does not");
 	if (sb->feature_map & MD_FEATURE_PPL)
 		return bo_errf(err, -EINVAL,
 		               "md superblock: the array has a partial parity log; md rewrites "
@@ -133,6 +130,7 @@ int md_sb_parse(const uint8_t *b, size_t len, struct md_sb *sb, struct bo_err *e
 	sb->data_size = get_le64(b + 136);
 	sb->dev_number = get_le32(b + 160);
 	sb->events = get_le64(b + 200);
+	sb->journal_tail = get_le64(b + 152);
 	sb->role = sb->dev_number < max_dev ? get_le16(b + 256 + 2 * (size_t)sb->dev_number)
 	                                    : MD_ROLE_SPARE;
 	int rc = check_fields(sb, get_le64(b + 144), max_dev, err);
@@ -178,9 +176,10 @@ int md_array_assemble(const struct md_sb *sbs, const bool *have, unsigned ndev,
 	if (ndev > 64)
 		return bo_errf(err, -EINVAL, "md: %u devices, at most 64", ndev);
 	const struct md_sb *r = NULL;
+	a->journal_dev = -1;
 	for (unsigned d = 0; d < ndev; d++) {
 		a->role_of_dev[d] = -1;
-		if (have[d] && !r)
+		if (have[d] && !r && sbs[d].role != MD_ROLE_JOURNAL)
 			r = &sbs[d];
 	}
 	if (!r)
@@ -194,9 +193,21 @@ int md_array_assemble(const struct md_sb *sbs, const bool *have, unsigned ndev,
 	a->blocks = a->stripes * data_disks(a) * (a->chunk / MD_BLOCK);
 	for (unsigned i = 0; i < RAID_MAX_MEMBERS; i++)
 		a->dev_of_role[i] = -1;
+	memcpy(a->uuid, r->set_uuid, 16);
 	for (unsigned d = 0; d < ndev; d++) {
 		if (!have[d])
 			continue;
+		if (sbs[d].role == MD_ROLE_JOURNAL) {
+			if (a->journal_dev >= 0 || memcmp(sbs[d].set_uuid, r->set_uuid, 16) ||
+			    !(r->feature_map & MD_FEATURE_JOURNAL))
+				return bo_errf(
+				    err, -EINVAL,
+				    "md: member m%u is a write journal the array does not "
+				    "have (or a second one)",
+				    d);
+			a->journal_dev = (int)d;
+			continue;
+		}
 		int rc = check_member(r, &sbs[d], d, dev_bytes[d], err);
 		if (rc)
 			return rc;
@@ -213,6 +224,9 @@ int md_array_assemble(const struct md_sb *sbs, const bool *have, unsigned ndev,
 	}
 	for (unsigned i = 0; i < a->n; i++)
 		a->nmissing += a->dev_of_role[i] < 0;
+	if ((r->feature_map & MD_FEATURE_JOURNAL) && a->journal_dev < 0)
+		return bo_errf(err, -EINVAL,
+		               "md: the array has a write journal and no member holds it");
 	unsigned tolerable = a->level == 6 ? 2 : 1;
 	if (a->nmissing > tolerable)
 		return bo_errf(err, -EINVAL, "md: %u of %u roles missing, RAID%u survives %u",

@@ -57,6 +57,9 @@ struct hole {
 	uint32_t dn;
 	uint64_t *wrote; /* global blocks written in the state's epoch up to its cut, sorted */
 	size_t nwrote;
+	/* md's journal replayed over each reference and the state (an array with one) */
+	struct md_replay rp_s, rp_e, rp_x;
+	size_t rp_s_at, rp_e_at;
 };
 
 static ssize_t find_idx(const uint64_t *v, size_t n, uint64_t x)
@@ -259,7 +262,8 @@ static void ref_advance(struct hole *h, struct ref *r, size_t to)
 
 struct getctx {
 	struct hole *h;
-	struct ref *ref; /* NULL: the state (base + delta) */
+	struct ref *ref;            /* NULL: the state (base + delta) */
+	const struct md_replay *rp; /* md's journal replayed over it, or NULL */
 };
 
 static const uint8_t *get_block(void *ctx, unsigned dev, uint64_t mblock)
@@ -268,6 +272,9 @@ static const uint8_t *get_block(void *ctx, unsigned dev, uint64_t mblock)
 	struct hole *h = g->h;
 	if (dev >= h->ndev || mblock >= h->bytes[dev] / BLK)
 		return NULL;
+	const uint8_t *rp = g->rp ? md_replay_find(g->rp, dev, mblock) : NULL;
+	if (rp)
+		return rp;
 	uint64_t b = h->start[dev] / BLK + mblock;
 	if (g->ref) {
 		ssize_t t = find_idx(h->touched, h->nt, b);
@@ -309,7 +316,7 @@ static int candidates(struct hole *h)
 	size_t nr = 0;
 	for (size_t i = 0; i < h->nt; i++)
 		for (unsigned d = 0; d < h->ndev; d++)
-			if (h->touched[i] * BLK >= h->start[d] &&
+			if ((int)d != h->a.journal_dev && h->touched[i] * BLK >= h->start[d] &&
 			    h->touched[i] * BLK < h->start[d] + h->bytes[d])
 				rows[nr++] = h->touched[i] - h->start[d] / BLK;
 	nr = uniq(rows, nr);
@@ -458,17 +465,69 @@ static void add_example(struct md_hole_result *res, size_t n, const char *id, ui
 	x->stripe = stripe;
 }
 
+/* md's journal replayed over a reference or the state, when the array has one: what
+ * md writes back at assembly before anything reads the array. */
+static int replay(struct hole *h, struct getctx *g, struct md_replay *rp, struct bo_err *err)
+{
+	md_replay_free(rp);
+	if (h->a.journal_dev < 0)
+		return 0;
+	struct getctx raw = {h, g->ref, NULL};
+	int rc = md_journal_replay(&h->a, get_block, &raw, rp, err);
+	if (rc == 0)
+		g->rp = rp;
+	return rc;
+}
+
+/* The references (replayed only when they moved) and the state, as md assembles them;
+ * 1 (with *why) when one cannot be read. */
+static int assemble_all(struct hole *h, struct getctx *gs, struct getctx *ge, struct getctx *gx,
+                        struct md_hole_result *res, char *why, size_t len)
+{
+	struct bo_err e2 = {{0}};
+	int rc = 0;
+	if (h->rp_s_at != h->rs.at) {
+		rc = replay(h, gs, &h->rp_s, &e2);
+		h->rp_s_at = rc ? SIZE_MAX : h->rs.at;
+	}
+	if (rc == 0 && h->rp_e_at != h->re.at) {
+		rc = replay(h, ge, &h->rp_e, &e2);
+		h->rp_e_at = rc ? SIZE_MAX : h->re.at;
+	}
+	if (rc == 0)
+		rc = replay(h, gx, &h->rp_x, &e2);
+	if (rc) {
+		snprintf(why, len, "%.190s", e2.msg);
+		return 1;
+	}
+	if (h->a.journal_dev >= 0) {
+		gs->rp = &h->rp_s;
+		ge->rp = &h->rp_e;
+		res->replayed += h->rp_x.stripes;
+		if (h->rp_x.data_only) {
+			snprintf(why, len,
+			         "md's journal holds %u stripes of data without parity (write-back "
+			         "mode, not read here)",
+			         h->rp_x.data_only);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 /* One state: every candidate block unchanged between the references, read in the
- * state. */
+ * state. 1 (with *why) when the state cannot be read as md would. */
 static int check_state(struct hole *h, size_t n, const char *id, size_t cut, bool inflight,
-                       FILE *list, struct md_hole_result *res)
+                       FILE *list, struct md_hole_result *res, char *why, size_t len)
 {
 	size_t s, e;
 	epoch(h, cut, inflight, &s, &e);
 	ref_advance(h, &h->rs, s);
 	ref_advance(h, &h->re, e);
 	epoch_writes(h, s, cut + inflight);
-	struct getctx gs = {h, &h->rs}, ge = {h, &h->re}, gx = {h, NULL};
+	struct getctx gs = {h, &h->rs, NULL}, ge = {h, &h->re, NULL}, gx = {h, NULL, NULL};
+	if (assemble_all(h, &gs, &ge, &gx, res, why, len))
+		return 1;
 	static uint8_t x[BLK], y[BLK], z[BLK];
 	uint64_t holes = 0;
 	for (size_t i = 0; i < h->ncand; i++) {
@@ -510,7 +569,9 @@ static void describe(const struct md_array *a, char *buf, size_t len)
 		if (a->dev_of_role[r] < 0)
 			k += snprintf(buf + k, len - (size_t)k, ", role %u missing", r);
 	if (a->nmissing == 0 && k > 0 && (size_t)k < len)
-		snprintf(buf + k, len - (size_t)k, ", healthy");
+		k += snprintf(buf + k, len - (size_t)k, ", healthy");
+	if (a->journal_dev >= 0 && k > 0 && (size_t)k < len)
+		snprintf(buf + k, len - (size_t)k, ", write journal on m%d", a->journal_dev);
 }
 
 static void hole_free(struct hole *h)
@@ -526,11 +587,15 @@ static void hole_free(struct hole *h)
 	free(h->didx);
 	free(h->ddata);
 	free(h->wrote);
+	md_replay_free(&h->rp_s);
+	md_replay_free(&h->rp_e);
+	md_replay_free(&h->rp_x);
 }
 
 static int hole_open(struct hole *h, const char *dir, const struct rec_log *log, struct bo_err *err)
 {
 	memset(h, 0, sizeof(*h));
+	h->rp_s_at = h->rp_e_at = SIZE_MAX;
 	h->dir = dir;
 	h->log = log;
 	int rc = read_members(h, err);
@@ -577,13 +642,12 @@ int md_hole_check(const char *dir, const struct rec_log *log, FILE *list,
 			break;
 		res->states++;
 		char why[200];
-		if (state_members(&h, why, sizeof(why))) {
-			if (res->unread++ == 0)
-				snprintf(res->first_unread, sizeof(res->first_unread),
-				         "s%zu %s: %.150s", n, id, why);
+		if (state_members(&h, why, sizeof(why)) == 0 &&
+		    check_state(&h, n, id, cut, inflight, list, res, why, sizeof(why)) == 0)
 			continue;
-		}
-		rc = check_state(&h, n, id, cut, inflight, list, res);
+		if (res->unread++ == 0)
+			snprintf(res->first_unread, sizeof(res->first_unread), "s%zu %s: %.150s", n,
+			         id, why);
 	}
 	if (ix)
 		fclose(ix);
@@ -601,7 +665,9 @@ int md_hole_array_image(const char *dir, const struct rec_log *log, const char *
 		rc = bo_errf(err, -errno, "%s: %s", path, strerror(errno));
 	if (rc == 0)
 		ref_advance(&h, &h.rs, h.runlen);
-	struct getctx g = {&h, &h.rs};
+	struct getctx g = {&h, &h.rs, NULL};
+	if (rc == 0)
+		rc = replay(&h, &g, &h.rp_s, err);
 	static uint8_t buf[BLK];
 	for (uint64_t b = 0; rc == 0 && b < h.a.blocks; b++) {
 		if ((rc = md_read_block(&h.a, b, get_block, &g, buf)))

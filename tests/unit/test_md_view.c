@@ -13,6 +13,7 @@
 #include "blackout/endian.h"
 #include "blackout/md_view.h"
 #include "blackout/rec.h"
+#include "blackout/util.h"
 #include "tap.h"
 
 #define NDEV    4
@@ -23,11 +24,11 @@
 #define CB      16u /* 4 KiB blocks per chunk */
 #define NBLOCKS (16u * 3u * CB)
 
-static uint8_t *mem[NDEV];
+static uint8_t *mem[NDEV + 1]; /* the 5th: md's write journal, in test_journal */
 
 struct sbspec {
 	uint32_t magic, major, feature, level, layout, chunk, disks, dev, max_dev;
-	uint64_t super_offset, data_offset, size, data_size, events;
+	uint64_t super_offset, data_offset, size, data_size, events, jtail;
 	uint16_t roles[8];
 	bool bad_csum;
 };
@@ -69,6 +70,7 @@ static void put_sb(uint8_t *b, const struct sbspec *s)
 	put_le64(b + 128, s->data_offset);
 	put_le64(b + 136, s->data_size);
 	put_le64(b + 144, s->super_offset);
+	put_le64(b + 152, s->jtail);
 	put_le32(b + 160, s->dev);
 	put_le64(b + 200, s->events);
 	put_le32(b + 220, s->max_dev);
@@ -182,7 +184,6 @@ static void test_parser(void)
 	    {"major_version 2", "major_version 2", NULL},
 	    {"metadata 1.0/1.1 (super_offset 0)", "only metadata 1.2", NULL},
 	    {"RAID1", "RAID1", NULL},
-	    {"a write journal", "write journal", NULL},
 	    {"a partial parity log", "partial parity log", NULL},
 	    {"a reshape", "reshape", NULL},
 	    {"layout 9", "layout 9", NULL},
@@ -201,17 +202,16 @@ static void test_parser(void)
 		case 1: s.major = 2; break;
 		case 2: s.super_offset = 0; break;
 		case 3: s.level = 1; break;
-		case 4: s.feature = MD_FEATURE_JOURNAL; break;
-		case 5: s.feature = MD_FEATURE_PPL; break;
-		case 6: s.feature = MD_FEATURE_RESHAPE_ACTIVE; break;
-		case 7: s.layout = 9; break;
-		case 8: s.chunk = 12; break;
-		case 9: s.disks = 40; break;
-		case 10: s.data_offset = 4; break;
-		case 11: s.size = s.data_size + 8; break;
-		case 12: s.roles[1] = 0x1234; break;
-		case 13: s.max_dev = 5000; break;
-		case 14: s.dev = 9; break;
+		case 4: s.feature = MD_FEATURE_PPL; break;
+		case 5: s.feature = MD_FEATURE_RESHAPE_ACTIVE; break;
+		case 6: s.layout = 9; break;
+		case 7: s.chunk = 12; break;
+		case 8: s.disks = 40; break;
+		case 9: s.data_offset = 4; break;
+		case 10: s.size = s.data_size + 8; break;
+		case 11: s.roles[1] = 0x1234; break;
+		case 12: s.max_dev = 5000; break;
+		case 13: s.dev = 9; break;
 		}
 		int rc = parse_spec(&s, &sb, &err);
 		ok(rc == -EINVAL && strstr(err.msg, bad[i].msg), "%s is refused: %s", bad[i].what,
@@ -448,6 +448,134 @@ static void test_hole(void)
 		diag("could not remove %s", dir);
 }
 
+/* ---- md's write journal ---- */
+
+struct jget {
+	const struct md_replay *rp;
+};
+
+static const uint8_t *get_replayed(void *ctx, unsigned dev, uint64_t mblock)
+{
+	struct jget *g = ctx;
+	const uint8_t *p = g->rp ? md_replay_find(g->rp, dev, mblock) : NULL;
+	if (p)
+		return p;
+	return dev <= NDEV && mblock < MBYTES / MD_BLOCK ? mem[dev] + mblock * MD_BLOCK : NULL;
+}
+
+/* A meta block at log sector pos (seq) with one data page (array block ab) and stripe
+ * row's P, the two pages after it; crc32c seeded with the uuid's as md's r5l does. */
+static void put_log(uint64_t pos, uint64_t seq, uint64_t ab, uint64_t row, const uint8_t *d,
+                    const uint8_t *p)
+{
+	uint8_t *lg = mem[NDEV] + (uint64_t)DOFF * 512;
+	uint8_t uuid[16];
+	memset(uuid, 0x5a, 16);
+	uint32_t seed = crc32c_raw(~0u, uuid, 16);
+	uint8_t *mb = lg + pos * 512;
+	memset(mb, 0, MD_BLOCK);
+	put_le32(mb, 0x6433c509);
+	mb[8] = 1;
+	put_le32(mb + 12, 32 + 20 + 20);
+	put_le64(mb + 16, seq);
+	put_le64(mb + 24, pos);
+	put_le16(mb + 32, 0); /* data */
+	put_le32(mb + 36, 8);
+	put_le64(mb + 40, ab * 8);
+	put_le32(mb + 48, crc32c_raw(seed, d, MD_BLOCK));
+	put_le16(mb + 52, 1); /* parity */
+	put_le32(mb + 56, 8);
+	put_le64(mb + 60, row * 8);
+	put_le32(mb + 68, crc32c_raw(seed, p, MD_BLOCK));
+	put_le32(mb + 4, crc32c_raw(seed, mb, MD_BLOCK));
+	memcpy(mb + MD_BLOCK, d, MD_BLOCK);
+	memcpy(mb + 2 * MD_BLOCK, p, MD_BLOCK);
+}
+
+static void test_journal(void)
+{
+	build_array();
+	mem[NDEV] = calloc(1, MBYTES);
+	for (unsigned d = 0; d <= NDEV; d++) {
+		struct sbspec s = good(d);
+		s.feature = MD_FEATURE_JOURNAL;
+		s.roles[NDEV] = MD_ROLE_JOURNAL;
+		s.jtail = 0;
+		put_sb(mem[d] + MD_SB_OFFSET, &s);
+	}
+	memset(mem[0], 0, MBYTES); /* member 0 missing */
+	struct md_sb sbs[NDEV + 1];
+	bool have[NDEV + 1];
+	uint64_t bytes[NDEV + 1];
+	for (unsigned d = 0; d <= NDEV; d++) {
+		struct bo_err e2 = {{0}};
+		have[d] = md_sb_parse(mem[d] + MD_SB_OFFSET, MD_SB_AREA, &sbs[d], &e2) == 0;
+		bytes[d] = MBYTES;
+	}
+	struct md_array a;
+	struct bo_err err = {{0}};
+	ok(md_array_assemble(sbs, have, NDEV, bytes, &a, &err) == -EINVAL &&
+	       strstr(err.msg, "no member holds it"),
+	   "an array with a journal and no journal device is refused: %s", err.msg);
+	memset(&err, 0, sizeof(err));
+	int rc = md_array_assemble(sbs, have, NDEV + 1, bytes, &a, &err);
+	tap_require(rc == 0 && a.journal_dev == NDEV,
+	            "the array assembles with its journal on m4 %s", err.msg);
+	/* md logged new data for chunk 1's block 4 (role 1) and the stripe's new P; the
+	 * data reached member 1, the P did not: the hole, unless the journal is replayed */
+	uint8_t *d1 = malloc(MD_BLOCK), *p1 = malloc(MD_BLOCK), *out = malloc(MD_BLOCK);
+	memcpy(p1, at(3, 0, 4), MD_BLOCK);
+	for (size_t i = 0; i < MD_BLOCK; i++) {
+		d1[i] = (uint8_t)(at(1, 0, 4)[i] ^ 0x77);
+		p1[i] ^= 0x77;
+	}
+	memcpy(at(1, 0, 4), d1, MD_BLOCK);
+	put_log(0, 41, CB + 4, 4, d1, p1);
+	struct jget g = {NULL};
+	ok(md_read_block(&a, 4, get_replayed, &g, out) == 0 && out[0] != pattern(4, 0),
+	   "without the journal, md block 4 (role 0, rebuilt) reads wrong");
+	struct md_replay rp;
+	rc = md_journal_replay(&a, get_replayed, &g, &rp, &err);
+	ok(rc == 0 && rp.metas == 1 && rp.stripes == 1 && rp.data_only == 0,
+	   "the journal's meta block is read and its stripe replayed (%u metas, %u stripes) %s",
+	   rp.metas, rp.stripes, err.msg);
+	g.rp = &rp;
+	bool right = md_read_block(&a, 4, get_replayed, &g, out) == 0;
+	for (size_t i = 0; right && i < MD_BLOCK; i++)
+		right = out[i] == pattern(4, i);
+	ok(right, "replayed, md block 4 reads right: the journal closed the hole");
+	md_replay_free(&rp);
+	g.rp = NULL;
+
+	uint8_t *lg = mem[NDEV] + (uint64_t)DOFF * 512;
+	lg[2 * MD_BLOCK + 9] ^= 1; /* the logged P page */
+	ok(md_journal_replay(&a, get_replayed, &g, &rp, &err) == 0 && rp.metas == 0 &&
+	       rp.stripes == 0 && strstr(rp.end, "payload page's checksum"),
+	   "a logged page that fails its checksum ends the log there: %s", rp.end);
+	md_replay_free(&rp);
+	put_log(0, 41, CB + 4, 4, d1, p1);
+	put_log(24, 43, CB + 5, 5, d1, p1); /* seq 43 where 42 is due */
+	ok(md_journal_replay(&a, get_replayed, &g, &rp, &err) == 0 && rp.metas == 1 &&
+	       strstr(rp.end, "out of sequence"),
+	   "a meta block out of sequence ends the log: %s", rp.end);
+	md_replay_free(&rp);
+	struct sbspec s = good(NDEV);
+	s.feature = MD_FEATURE_JOURNAL;
+	s.roles[NDEV] = MD_ROLE_JOURNAL;
+	s.jtail = 1 << 20;
+	put_sb(mem[NDEV] + MD_SB_OFFSET, &s);
+	ok(md_journal_replay(&a, get_replayed, &g, &rp, &err) == -EINVAL &&
+	       strstr(err.msg, "tail 1048576 outside its log"),
+	   "a tail outside the journal is refused: %s", err.msg);
+	free(d1);
+	free(p1);
+	free(out);
+	for (unsigned d = 0; d <= NDEV; d++) {
+		free(mem[d]);
+		mem[d] = NULL;
+	}
+}
+
 int main(void)
 {
 	test_parser();
@@ -457,5 +585,6 @@ int main(void)
 	test_hole();
 	for (unsigned d = 0; d < NDEV; d++)
 		free(mem[d]);
+	test_journal();
 	return tap_done();
 }
