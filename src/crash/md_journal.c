@@ -232,7 +232,8 @@ static int cmp_page(const void *x, const void *y)
 /* Sorted, and of each block only the last write kept. */
 static void finish(struct md_replay *r)
 {
-	qsort(r->pages, r->n, sizeof(*r->pages), cmp_page);
+	if (r->n > 1)
+		qsort(r->pages, r->n, sizeof(*r->pages), cmp_page);
 	size_t k = 0;
 	for (size_t i = 0; i < r->n; i++) {
 		if (k && r->pages[k - 1].dev == r->pages[i].dev &&

@@ -84,7 +84,9 @@ static int check_fields(const struct md_sb *sb, uint64_t super_offset, uint32_t 
 		               "md superblock: data_offset %llu sectors (past the superblock, "
 		               "4 KiB aligned)",
 		               (unsigned long long)sb->data_offset);
-	if (sb->size > sb->data_size || sb->data_size > (1ull << 40))
+	/* a journal device may be smaller than the members whose size the array uses */
+	if ((sb->size > sb->data_size && sb->role != MD_ROLE_JOURNAL) ||
+	    sb->data_size > (1ull << 40))
 		return bo_errf(err, -EINVAL,
 		               "md superblock: size %llu sectors larger than data_size %llu",
 		               (unsigned long long)sb->size, (unsigned long long)sb->data_size);
