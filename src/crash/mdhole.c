@@ -633,9 +633,17 @@ int md_hole_check(const char *dir, const struct rec_log *log, FILE *list,
 		size_t sn, cut;
 		bool inflight;
 		if (sscanf(line, "s%zu %47s", &sn, id) != 2 || sn != n ||
-		    parse_id(id, &cut, &inflight) || cut > h.runlen) {
+		    parse_id(id, &cut, &inflight)) {
 			rc = bo_errf(err, -EINVAL, "%s: line %zu is not 's%zu ID COMPLETED'", p,
 			             n + 1, n);
+			break;
+		}
+		if (cut + inflight > h.runlen) {
+			rc = bo_errf(
+			    err, -EINVAL,
+			    "%s: state s%zu (%s) is cut past the log's run of %zu entries: a "
+			    "store of another recording?",
+			    p, n, id, h.runlen);
 			break;
 		}
 		if ((rc = read_delta(&h, n, err)))
