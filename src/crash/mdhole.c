@@ -1,9 +1,10 @@
 /* mdhole.c — the md write hole checked block by block on the host (docs/md.md, "The
  * write hole, block by block"): each state of a store of md members is read as md
  * would read the array (md_view.c) and compared with two consistent references
- * replayed from the recording — the array where the state's cut epoch began (every
- * earlier write durable) and where it ended (every write up to the cut flushed). A
- * block the epoch left unchanged that reads otherwise in the state is the hole. */
+ * replayed from the recording — the array where the state's cut epoch began and where
+ * it ended, the quiescent points around the cut (every earlier write flushed by its
+ * member). A block the epoch left unchanged that reads otherwise in the state is the
+ * hole. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -60,6 +61,7 @@ struct hole {
 	/* md's journal replayed over each reference and the state (an array with one) */
 	struct md_replay rp_s, rp_e, rp_x;
 	size_t rp_s_at, rp_e_at;
+	bool *quiet; /* quiet_points */
 };
 
 static ssize_t find_idx(const uint64_t *v, size_t n, uint64_t x)
@@ -388,23 +390,43 @@ static int parse_id(const char *id, size_t *pos, bool *inflight)
 	return 0;
 }
 
-/* Where the state's cut epoch began (every write before it durable at the cut: a FUA
- * write, or one its device flushed since) and where it ended (every write the state
- * may hold flushed by then, or the run's end). cut: the run entries done; inflight:
- * the write at cut was in flight. */
+/* The points where md is quiescent: every write before them was followed by a flush
+ * of its own member (md sends a flush to each member only once the stripes of the
+ * writes it orders are complete). A FUA write is durable at once but does not make a
+ * point quiescent: md writes a stripe's data and parity as separate member writes, and
+ * a cut between them is the write hole itself. quiet[q] for q in 0..runlen. */
+static int quiet_points(struct hole *h)
+{
+	h->quiet = calloc(h->runlen + 1, sizeof(*h->quiet));
+	if (!h->quiet)
+		return -ENOMEM;
+	size_t maxnf = 0, wi = 0;
+	bool any = false;
+	for (size_t q = 0; q <= h->runlen; q++) {
+		for (; wi < h->nw && h->w[wi].pos < q; wi++) {
+			any = true;
+			if (h->w[wi].next_flush == SIZE_MAX)
+				maxnf = SIZE_MAX;
+			else if (maxnf != SIZE_MAX && h->w[wi].next_flush > maxnf)
+				maxnf = h->w[wi].next_flush;
+		}
+		h->quiet[q] = !any || maxnf < q;
+	}
+	return 0;
+}
+
+/* The state's cut epoch: from the last quiescent point at or before the cut (every
+ * write before it landed: the state holds them) to the first at or after it (every
+ * write the state may hold flushed by then), or the run's end. cut: the run entries
+ * done; inflight: the write at cut was in flight. */
 static void epoch(const struct hole *h, size_t cut, bool inflight, size_t *s, size_t *e)
 {
-	*s = *e = cut;
-	for (size_t i = 0; i < h->nw && h->w[i].pos < cut + inflight; i++) {
-		const struct wr *w = &h->w[i];
-		if (w->pos < cut && (w->fua || w->next_flush < cut))
-			continue;
-		if (w->pos < *s)
-			*s = w->pos;
-		size_t end = w->next_flush == SIZE_MAX ? h->runlen : w->next_flush + 1;
-		if (end > *e)
-			*e = end;
-	}
+	*s = cut;
+	while (*s > 0 && !h->quiet[*s])
+		(*s)--;
+	*e = cut + inflight;
+	while (*e < h->runlen && !h->quiet[*e])
+		(*e)++;
 }
 
 /* The blocks the writes [s, to) touched: a present member's block written in the
@@ -590,6 +612,7 @@ static void hole_free(struct hole *h)
 	md_replay_free(&h->rp_s);
 	md_replay_free(&h->rp_e);
 	md_replay_free(&h->rp_x);
+	free(h->quiet);
 }
 
 static int hole_open(struct hole *h, const char *dir, const struct rec_log *log, struct bo_err *err)
@@ -603,6 +626,8 @@ static int hole_open(struct hole *h, const char *dir, const struct rec_log *log,
 		rc = read_base(h, err);
 	if (rc == 0)
 		rc = collect_writes(h, err);
+	if (rc == 0)
+		rc = quiet_points(h);
 	if (rc == 0)
 		rc = array_of_base(h, err);
 	if (rc == 0 && (ref_init(&h->rs, h->nt) || ref_init(&h->re, h->nt) ||

@@ -361,6 +361,29 @@ static void test_hole(void)
 	    .op = REC_WRITE, .lba = (DOFF / 8 + CB + 2) * 8, .count = 8, .data = p4, .dev = 2};
 	rec_log_append(log, &w);  /* 9 */
 	rec_log_append(log, &f2); /* 10 */
+	/* chunk 6 (stripe 2, disk 2; P on disk 1, role 0 holds chunk 8) rewritten with FUA
+	 * writes of data and P: durable at once, but a cut between them is the hole */
+	uint8_t *d6 = malloc(MD_BLOCK), *p6 = malloc(MD_BLOCK);
+	memcpy(d6, at(2, 2, 1), MD_BLOCK);
+	memcpy(p6, at(1, 2, 1), MD_BLOCK);
+	for (size_t i = 0; i < MD_BLOCK; i++) {
+		d6[i] ^= 0x11;
+		p6[i] ^= 0x11;
+	}
+	w = (struct rec_entry){.op = REC_WRITE,
+	                       .flags = BLK_FUA,
+	                       .lba = (DOFF / 8 + 2 * CB + 1) * 8,
+	                       .count = 8,
+	                       .data = d6,
+	                       .dev = 2};
+	rec_log_append(log, &w); /* 11 */
+	w.data = p6;
+	w.dev = 1;
+	rec_log_append(log, &w); /* 12 */
+	for (unsigned d = 1; d < NDEV; d++) {
+		struct rec_entry f = {.op = REC_FLUSH, .dev = d};
+		rec_log_append(log, &f); /* 13, 14, 15 */
+	}
 	rec_log_mark(log, "end");
 
 	uint64_t g1 = MBYTES / MD_BLOCK + mb, g3 = 3 * (MBYTES / MD_BLOCK) + mb;
@@ -378,7 +401,12 @@ static void test_hole(void)
 	uint64_t i5[] = {g1, 2 * (MBYTES / MD_BLOCK) + DOFF / 8 + CB + 2, g3};
 	uint8_t *b5[] = {d1, p4, p1};
 	write_delta(5, i5, b5, 3); /* p10-0: the new P of a block md wrote: it reads new */
-	const char *index = "s0 p0-0 0\ns1 p3-0 0\ns2 p3-1 0\ns3 p3-2 0\ns4 p7-0 0\ns5 p10-0 0\n";
+	uint64_t i6[] = {g1, 2 * (MBYTES / MD_BLOCK) + DOFF / 8 + CB + 2,
+	                 2 * (MBYTES / MD_BLOCK) + DOFF / 8 + 2 * CB + 1, g3};
+	uint8_t *b6[] = {d1, p4, d6, p1};
+	write_delta(6, i6, b6, 4); /* p12-0: chunk 6's FUA data landed, its P not issued */
+	const char *index = "s0 p0-0 0\ns1 p3-0 0\ns2 p3-1 0\ns3 p3-2 0\ns4 p7-0 0\ns5 p10-0 "
+	                    "0\ns6 p12-0 0\n";
 	write_file("index", index, strlen(index));
 
 	struct md_hole_result r;
@@ -388,16 +416,20 @@ static void test_hole(void)
 	FILE *lf = fopen(lp, "w");
 	int rc = md_hole_check(dir, log, lf, &r, &err);
 	fclose(lf);
-	ok(rc == 0 && r.states == 6 && r.unread == 0, "the store's 6 states read (%d) %s", rc,
+	ok(rc == 0 && r.states == 7 && r.unread == 0, "the store's 7 states read (%d) %s", rc,
 	   err.msg);
 	ok(strstr(r.array, "RAID5 left-symmetric, 4 members, 64 KiB chunks, role 0 missing") !=
 	       NULL,
 	   "the array named: %s", r.array);
-	is_int(r.hole_states, 2, "the hole in the states where data and P landed apart");
-	is_int((int)r.hole_blocks, 2, "one block each: role 0's at the written row");
-	ok(r.nex == 2 && r.ex[0].state == 1 && r.ex[1].state == 3 && r.ex[0].role == 0 &&
+	is_int(r.hole_states, 3, "the hole in the states where data and P landed apart");
+	is_int((int)r.hole_blocks, 3, "one block each: role 0's at the written row");
+	ok(r.nex == 3 && r.ex[0].state == 1 && r.ex[1].state == 3 && r.ex[0].role == 0 &&
 	       r.ex[0].missing && r.ex[0].stripe == 0 && r.ex[0].block == 4,
 	   "in s1 and s3, md block 4 (role 0, missing, stripe 0)");
+	ok(r.nex == 3 && r.ex[2].state == 6 && r.ex[2].block == 8 * CB + 1 && r.ex[2].stripe == 2,
+	   "and in s6, where a FUA data write landed and its FUA P was not yet issued: md "
+	   "block %llu (chunk 8, stripe 2)",
+	   r.nex == 3 ? (unsigned long long)r.ex[2].block : 0ULL);
 	ok(r.unchanged > 0, "%llu block readings were unchanged in their epoch",
 	   (unsigned long long)r.unchanged);
 
@@ -440,6 +472,8 @@ static void test_hole(void)
 	free(d2);
 	free(mid);
 	free(p4);
+	free(d6);
+	free(p6);
 	free(sb);
 	free(blk);
 	char cmd[120];
