@@ -147,10 +147,11 @@ struct md_hole_result {
 };
 
 /* Checks every state s0..s<n-1> of the store DIR (base.img, members, index, deltas)
- * against the recording log (run from its `step 0` mark): per state, the array at its
- * cut epoch's start (every write before it durable) and at its end (every write up to
- * the cut flushed, or the log's end) are the references; a block equal in both is
- * unchanged in the epoch, and one that reads otherwise in the state is the write hole.
+ * against the recording log (run from its `step 0` mark): per state, the array at the
+ * quiescent points around its cut (every earlier write flushed by its own member; the
+ * log's end when none follows) are the references; a block equal in both (and, on a
+ * present member, not written between the first and the cut) is unchanged in the
+ * epoch, and one that reads otherwise in the state is the write hole.
  * list, when not NULL, gets one line per such block. */
 int md_hole_check(const char *dir, const struct rec_log *log, FILE *list,
                   struct md_hole_result *res, struct bo_err *err);
