@@ -32,6 +32,7 @@ int cmd_jbd(int argc, char **argv);
 int cmd_vmobs(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_app(int argc, char **argv);
+int cmd_mdhole(int argc, char **argv);
 
 const struct cli_cmd cli_cmds[] = {
     {"matrix", "the measured expectations table: stacks x filesystems, crash-tested", cmd_matrix},
@@ -62,5 +63,7 @@ const struct cli_cmd cli_cmds[] = {
      cmd_probe},
     {"app", "crash-test an unmodified program and its own checker under the real kernel", cmd_app},
     {"vmobserve", "real-kernel guests observing the states of a state store", cmd_vmobs},
+    {"mdhole", "Linux md's write hole, block by block, from a recording of its members",
+     cmd_mdhole},
     {NULL, NULL, NULL},
 };
