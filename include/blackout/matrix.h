@@ -116,7 +116,8 @@ enum matrix_col_key {
 	MC_LINUX_EXT4_B0,
 	MC_LINUX_XFS,
 	MC_LINUX_BTRFS,
-	MC_LINUX_MD_EXT4, /* Linux md over the RAID row's members, ext4 b=1 on it */
+	MC_LINUX_MD_EXT4,    /* Linux md over the RAID row's members, ext4 b=1 on it */
+	MC_LINUX_DMINT_EXT4, /* Linux dm-integrity on the row's device, ext4 b=1 on it */
 	MC_N
 };
 

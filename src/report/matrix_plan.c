@@ -520,8 +520,10 @@ static int plan_tasks(struct matrix_plan *p, struct matrix *m)
 				snprintf(p->na[r * nc + c], sizeof(*p->na), "%s", why);
 		struct matrix_vm_md md;
 		for (size_t c = 0; c < nc && served[r]; c++)
-			if (p->cols[c].key == MC_LINUX_MD_EXT4 &&
-			    matrix_vm_md_of(p->spec[r], &md, why, sizeof(why)))
+			if ((p->cols[c].key == MC_LINUX_MD_EXT4 &&
+			     matrix_vm_md_of(p->spec[r], &md, why, sizeof(why))) ||
+			    (p->cols[c].key == MC_LINUX_DMINT_EXT4 &&
+			     !matrix_vm_dmint_on(p->spec[r], why, sizeof(why))))
 				snprintf(p->na[r * nc + c], sizeof(*p->na), "%s", why);
 	}
 	for (size_t r = 0; r < nr; r++)

@@ -217,8 +217,9 @@ static int run_vm_task(const struct matrix_run_opts *o, const struct matrix *m,
 	struct bo_err err = {{0}};
 	struct crash_result *r = NULL;
 	double t0 = bo_now();
-	int rc = stack ? matrix_vm_cell(o, stack, p->cspec[tk->col]->fs, over_md ? &md : NULL, wl,
-	                                o->vm_states, dir, &r, &err)
+	bool integrity = m->cols[tk->col].key == MC_LINUX_DMINT_EXT4;
+	int rc = stack ? matrix_vm_cell(o, stack, p->cspec[tk->col]->fs, over_md ? &md : NULL,
+	                                integrity, wl, o->vm_states, dir, &r, &err)
 	               : bo_errf(&err, -EINVAL, "%s", why);
 	t->seconds = bo_now() - t0;
 	if (rc) {

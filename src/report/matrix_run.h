@@ -110,10 +110,14 @@ struct matrix_vm_md {
 int matrix_vm_md_of(const struct matrix_rowspec *row, struct matrix_vm_md *md, char *why,
                     size_t len);
 /* One real-kernel exploration: the workload under Linux's `fs` on `stack`, within
- * `budget`, logs under dir; md: over Linux md (NULL: on the stack itself). */
+ * `budget`, logs under dir; md: over Linux md (NULL: on the stack itself); integrity:
+ * over dm-integrity (vmtest --integrity). */
 int matrix_vm_cell(const struct matrix_run_opts *o, const char *stack, const char *fs,
-                   const struct matrix_vm_md *md, const char *workload, unsigned budget,
-                   const char *dir, struct crash_result **out, struct bo_err *err);
+                   const struct matrix_vm_md *md, bool integrity, const char *workload,
+                   unsigned budget, const char *dir, struct crash_result **out, struct bo_err *err);
+/* Whether the linux-dmint-ext4 column runs on the row (cheap flash, torn sectors); else
+ * why not in `why`. */
+bool matrix_vm_dmint_on(const struct matrix_rowspec *row, char *why, size_t len);
 
 /* A real-kernel run's result (the explorer's format), refused when its counts do not
  * add up. */

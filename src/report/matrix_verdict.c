@@ -156,6 +156,35 @@ static bool say_cheap_csum(const struct matrix_cell *const *c, const char *eb, c
 	return true;
 }
 
+/* Linux ext4 on the row's device with and without dm-integrity's data checksums below
+ * it (c[0], c[1]); c[2], optional: blackout's ext3 with metadata checksums. */
+static bool say_real_integrity(const struct matrix_cell *const *c, const char *what, char *t,
+                               size_t n)
+{
+	const struct matrix_cell *ln = c[0], *di = c[1], *cs = c[2];
+	int o = snprintf(
+	    t, n,
+	    "On %s, Linux ext4 barrier=1: without checksums %" PRIu64 " of %" PRIu64
+	    " failing states were silent (bystanders damaged in %" PRIu64 "); over dm-integrity's "
+	    "data checksums %" PRIu64 " of %" PRIu64 " (bystanders damaged in %" PRIu64 ")%s",
+	    what, ln->silent, violating(ln), ln->viol[MI_BYSTANDER], di->silent, violating(di),
+	    di->viol[MI_BYSTANDER],
+	    violating(di) && !di->silent ? ": every damaged sector read back as an error" : "");
+	if (cs && violating(cs) && o > 0 && (size_t)o < n)
+		o += snprintf(t + o, n - (size_t)o,
+		              "; blackout's ext3 with metadata checksums (metadata_csum): %" PRIu64
+		              " of %" PRIu64,
+		              cs->silent, violating(cs));
+	else if (cs && o > 0 && (size_t)o < n)
+		o += snprintf(t + o, n - (size_t)o,
+		              "; blackout's ext3 with metadata checksums (metadata_csum) broke no "
+		              "invariant in %" PRIu64 " states",
+		              cs->states);
+	if (o > 0 && (size_t)o < n)
+		snprintf(t + o, n - (size_t)o, ".");
+	return true;
+}
+
 static bool say_cheap_ext2(const struct matrix_cell *const *c, const char *eb, char *t, size_t n)
 {
 	const struct matrix_cell *ch = c[0], *e2 = c[1];
@@ -428,6 +457,28 @@ static const struct verdict_rule rules[] = {
      1u << 2,
      say_cheap_csum,
      "128 KiB"},
+    {"REAL-INTEGRITY",
+     {{MR_FLASH_CHEAP_128K, MC_LINUX_EXT4_B1},
+      {MR_FLASH_CHEAP_128K, MC_LINUX_DMINT_EXT4},
+      {MR_FLASH_CHEAP_128K, MC_EXT3_CSUM}},
+     3,
+     1u << 2,
+     say_real_integrity,
+     "cheap flash (128 KiB erase blocks)"},
+    {"REAL-INTEGRITY",
+     {{MR_FLASH_CHEAP_4M, MC_LINUX_EXT4_B1},
+      {MR_FLASH_CHEAP_4M, MC_LINUX_DMINT_EXT4},
+      {MR_FLASH_CHEAP_4M, MC_EXT3_CSUM}},
+     3,
+     1u << 2,
+     say_real_integrity,
+     "cheap flash (4 MiB erase blocks)"},
+    {"REAL-INTEGRITY",
+     {{MR_TORN, MC_LINUX_EXT4_B1}, {MR_TORN, MC_LINUX_DMINT_EXT4}, {MR_TORN, MC_EXT3_CSUM}},
+     3,
+     1u << 2,
+     say_real_integrity,
+     "torn sectors"},
     {"JOURNAL-HIDES-DAMAGE",
      {{MR_FLASH_CHEAP_128K, B1}, {MR_FLASH_CHEAP_128K, MC_EXT2}},
      2,

@@ -37,7 +37,23 @@ static const struct matrix_colspec vm_cols[] = {
     {{"linux-md-ext4", "Linux md + ext4 b=1", "ext4", "barrier=1", MC_LINUX_MD_EXT4, true},
      "ext4,barrier=1",
      VM_COST + VM_COST / 2},
+    /* the format wipes the whole device through the plugin: a dearer recording */
+    {{"linux-dmint-ext4", "Linux dm-integrity + ext4 b=1", "ext4", "barrier=1", MC_LINUX_DMINT_EXT4,
+      true},
+     "ext4,barrier=1",
+     2 * VM_COST},
 };
+
+bool matrix_vm_dmint_on(const struct matrix_rowspec *row, char *why, size_t len)
+{
+	enum matrix_row_key k = row->row.key;
+	if (k == MR_FLASH_CHEAP_128K || k == MR_FLASH_CHEAP_4M || k == MR_TORN)
+		return true;
+	snprintf(why, len,
+	         "dm-integrity's column runs where checksums can turn silent damage "
+	         "into errors: the cheap flash and torn-sector rows");
+	return false;
+}
 
 size_t matrix_vm_ncols(void)
 {
@@ -255,8 +271,8 @@ int matrix_vm_result_load(const char *path, struct crash_result **out, struct bo
 }
 
 int matrix_vm_cell(const struct matrix_run_opts *o, const char *stack, const char *fs,
-                   const struct matrix_vm_md *md, const char *workload, unsigned budget,
-                   const char *dir, struct crash_result **out, struct bo_err *err)
+                   const struct matrix_vm_md *md, bool integrity, const char *workload,
+                   unsigned budget, const char *dir, struct crash_result **out, struct bo_err *err)
 {
 	int rc = bo_mkdir_p(dir);
 	if (rc)
@@ -281,16 +297,38 @@ int matrix_vm_cell(const struct matrix_run_opts *o, const char *stack, const cha
 			_exit(127);
 		/* one guest per cell: the matrix already runs --jobs cells side by side.
 		 * Bounded like every process here: vmtest bounds each qemu, this the whole run */
-		if (md)
-			execlp("timeout", "timeout", "-k", "30", limit, o->vm_cmd, "vmtest",
-			       "--stack", sized, "--md", md->md, "--md-chunk", md->chunk, "--fs",
-			       fs, "--workload", workload, "--max-states", states, "--seed", seed,
-			       "--jobs", "1", "--out", dir, "--json", json, (char *)NULL);
-		else
-			execlp("timeout", "timeout", "-k", "30", limit, o->vm_cmd, "vmtest",
-			       "--stack", sized, "--fs", fs, "--workload", workload, "--max-states",
-			       states, "--seed", seed, "--jobs", "1", "--out", dir, "--json", json,
-			       (char *)NULL);
+		/* vmtest's arguments: the common ones, then md's or dm-integrity's */
+		char *args[32] = {"timeout",
+		                  "-k",
+		                  "30",
+		                  limit,
+		                  (char *)o->vm_cmd,
+		                  "vmtest",
+		                  "--stack",
+		                  sized,
+		                  "--fs",
+		                  (char *)fs,
+		                  "--workload",
+		                  (char *)workload,
+		                  "--max-states",
+		                  states,
+		                  "--seed",
+		                  seed,
+		                  "--jobs",
+		                  "1",
+		                  "--out",
+		                  (char *)dir,
+		                  "--json",
+		                  json};
+		size_t k = 22;
+		if (md) {
+			args[k++] = "--md", args[k++] = (char *)md->md;
+			args[k++] = "--md-chunk", args[k++] = (char *)md->chunk;
+		}
+		if (integrity)
+			args[k++] = "--integrity";
+		args[k] = NULL;
+		execvp("timeout", args);
 		_exit(127);
 	}
 	int st;
