@@ -18,6 +18,13 @@ MEMBERS='concat > [cache(size=1M,flush=honor) > mem(size=16M)] x4'
 J5='concat > [cache(size=1M,flush=honor) > mem(size=16M)] x5'
 stack() { [ "$1" = jou ] && echo "$J5" || echo "$MEMBERS"; }
 md() { case $1 in deg) echo 5:4:0 ;; jou) echo 5:4:0:j ;; hea) echo 5:4:- ;; esac; }
+# waits for the three background jobs (pid_deg ...), each exit status into rc_deg ...
+wait_all() {
+	for d in deg jou hea; do
+		eval "wait \$pid_$d"
+		eval "rc_$d=\$?"
+	done
+}
 
 # the three recordings at once: one guest each
 for d in deg jou hea; do
@@ -25,10 +32,7 @@ for d in deg jou hea; do
 		--fs ext4,barrier=1 --workload append-fsync --out "$T/$d" >"$T/$d.rec" 2>&1 &
 	eval "pid_$d=\$!"
 done
-for d in deg jou hea; do
-	eval "wait \$pid_$d"
-	eval "rc_$d=\$?"
-done
+wait_all
 sed 's/^/# /' "$T/deg.rec" "$T/jou.rec" "$T/hea.rec"
 ok $rc_deg "degraded md RAID5 (member 0 missing): ext4 barrier=1, append-fsync recorded"
 ok $rc_jou "the same with md's write journal on export m4: recorded"
@@ -40,10 +44,7 @@ for d in deg jou hea; do
 		--list "$T/$d.list" --array-image "$T/$d.img" >"$T/$d.out" 2>&1 &
 	eval "pid_$d=\$!"
 done
-for d in deg jou hea; do
-	eval "wait \$pid_$d"
-	eval "rc_$d=\$?"
-done
+wait_all
 sed 's/^/# /' "$T/deg.out" "$T/jou.out" "$T/hea.out"
 
 # "states: ... N distinct", "md write hole: H of N states ... (B blocks"
