@@ -65,40 +65,98 @@ md_attach() {
 	D=/dev/md0
 }
 
+# md_settle: after the set-up is synced, before the run. With a write journal, md
+# replays at assembly every stripe logged since its last checkpoint, and it checkpoints
+# only when a quarter of the log is in use: without this the judge's assembly of every
+# state replayed the ~440 stripes of mkfs and the set-up (0.3-1 s of each state under
+# TCG). Writing the journal mode (the same mode) suspends the array, which writes the
+# log back and checkpoints it, as a while of running would have: the run's stripes
+# are still journaled and replayed as before.
+md_settle() {
+	[ -n "$journal" ] || return 0
+	echo write-through >/sys/block/md0/md/journal_mode ||
+		die "md: could not checkpoint the write journal (journal_mode)"
+}
+
 # ---- judge mode: a state's members as linear maps of its snapshot ----------------
 # bo.members=S:L,... (512-byte sectors, from the store's `members` file): member I of
 # the state is sectors [S, S+L) of the snapshot. md_judge_up NAME SNAPSHOT assembles
 # /dev/md0 from the members that carry an md superblock, as a user would: without
-# --run first; md refuses a dirty degraded array (said on the console as
-# "md: NAME: refused: ..."), and then, as the user's next step, --run --force.
-# Sets MDDEV=/dev/md0; returns non-zero (with /tmp/md.err) when it cannot assemble.
+# --run first; md refuses a dirty degraded array, and then, as the user's next step,
+# --run --force. What happened is an observation line (docs/architecture.md): "md
+# started", or "md refused MESSAGE" then "md forced EXIT". Sets MDDEV=/dev/md0; returns
+# non-zero (with /tmp/md.err) when it cannot assemble.
+# A state costs what its execs cost (each mdadm or dmsetup, a dynamically linked
+# program, ~30-50 ms under TCG): the members are mapped by one `dmsetup create
+# --concise` and removed by one `dmsetup remove`, which members hold a superblock is
+# read once per boot from the base, and the array is stopped through sysfs (docs/md.md,
+# "What a state costs").
+
+# md_judge_load: md's modules, and MD_SB: "I:S:L ..." for each member whose base holds
+# an md superblock (metadata 1.2: magic a92b4efc, little-endian, 4 KiB into the member).
+# A member without one there (missing from the start) is never written by the run, so
+# no state gives it one.
 md_judge_load() {
 	for m in $(cat /lib/modules/load-md); do
 		insmod "/lib/modules/$m" 2>/dev/null
 	done
 	mkdir -p /run/mdadm
-}
-md_judge_up() {
-	devs= i=0
+	MD_SB= i=0
 	for ml in $(echo "$BO_members" | tr , ' '); do
-		dmsetup create "$1m$i" --noudevsync --table "0 ${ml#*:} linear $2 ${ml%:*}" \
-			>/tmp/dm.err 2>&1 || die "$1: dmsetup create $1m$i failed: $(tail -n 1 /tmp/dm.err)"
-		/sbin/mdadm --examine "/dev/mapper/$1m$i" >/dev/null 2>&1 && devs="$devs /dev/mapper/$1m$i"
+		magic=$(hexdump -s $(((${ml%:*} + 8) * 512)) -n 4 -e '1/4 "%08x"' /dev/vda 2>/dev/null)
+		[ "$magic" = a92b4efc ] && MD_SB="$MD_SB $i:$ml"
 		i=$((i + 1))
 	done
+	[ -n "$MD_SB" ] || die "bo.members=$BO_members: no member of the base holds an md superblock"
+}
+
+# md_stop: mdadm --stop's effect without its exec (a stopped array frees its members)
+md_stop() {
+	[ -e /sys/block/md0/md/array_state ] && echo clear >/sys/block/md0/md/array_state
+	return 0
+}
+
+# md_assemble NAME DEV...: as a user would, then forced when md refuses
+md_assemble() {
+	shift
+	/sbin/mdadm --assemble $MDDEV "$@" >/tmp/md.err 2>&1 && { obs "md started"; return 0; }
+	if grep -q "has no superblock" /tmp/md.err; then
+		# this state lost a member's superblock: leave it out, as --examine would say
+		devs=
+		for d in "$@"; do
+			/sbin/mdadm --examine "$d" >/dev/null 2>&1 && devs="$devs $d"
+		done
+		md_stop
+		set -- $devs
+		/sbin/mdadm --assemble $MDDEV "$@" >/tmp/md.err 2>&1 && { obs "md started"; return 0; }
+	fi
+	obs "md refused $(tail -n 1 /tmp/md.err)"
+	md_stop
+	/sbin/mdadm --assemble --run --force $MDDEV "$@" >/tmp/md.err 2>&1
+	r=$?
+	obs "md forced $r"
+	return $r
+}
+
+md_judge_up() {
+	spec= devs=
+	for e in $MD_SB; do
+		sl=${e#*:}
+		spec="$spec${spec:+;}$1m${e%%:*},,,,0 ${sl#*:} linear $2 ${sl%:*}"
+		devs="$devs /dev/mapper/$1m${e%%:*}"
+	done
+	dmsetup create --noudevsync --concise "$spec" >/tmp/dm.err 2>&1 ||
+		die "$1: dmsetup create of the members failed: $(tail -n 1 /tmp/dm.err)"
 	MDDEV=/dev/md0
-	/sbin/mdadm --assemble $MDDEV $devs >/tmp/md.err 2>&1 && return 0
-	echo "md: $1: refused: $(tail -n 1 /tmp/md.err)" >/dev/console
-	/sbin/mdadm --stop $MDDEV >/dev/null 2>&1
-	/sbin/mdadm --assemble --run --force $MDDEV $devs >/tmp/md.err 2>&1
+	md_assemble "$1" $devs
 }
 # md_judge_down NAME: stops the array and removes the members' maps
 md_judge_down() {
-	/sbin/mdadm --stop /dev/md0 >/dev/null 2>&1
-	i=0
-	for ml in $(echo "$BO_members" | tr , ' '); do
-		dmsetup remove --noudevsync "$1m$i" >/tmp/dm.err 2>&1 ||
-			die "$1: dmsetup remove $1m$i failed: $(tail -n 1 /tmp/dm.err)"
-		i=$((i + 1))
+	md_stop
+	names=
+	for e in $MD_SB; do
+		names="$names $1m${e%%:*}"
 	done
+	dmsetup remove --noudevsync $names >/tmp/dm.err 2>&1 ||
+		die "$1: dmsetup remove of the members failed: $(tail -n 1 /tmp/dm.err)"
 }

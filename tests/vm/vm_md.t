@@ -12,9 +12,10 @@
 # stripe's data and parity landing apart, so the missing member's chunk is rebuilt
 # wrong) breaks ext4's metadata, which fsck or the mount finds; over one honest disk the
 # same run has no such state (vm_realkernel.t). With md's write journal on a fifth
-# export, none of its states damaged (80 here; 210 and 260 measured, docs/md.md); a
-# healthy array loses nothing synced.
+# export, none of at least 200 distinct states damaged; a healthy array loses nothing
+# synced.
 . "$(dirname "$0")/../test-lib.sh"
+start=$(date +%s)
 need_tool jq
 SRC=${BLACKOUT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 MEMBERS='concat > [cache(size=1M,flush=honor) > mem(size=32M)] x4'
@@ -51,9 +52,12 @@ ok $? "the members' joint outcomes enumerated and judged in guests through md (e
 jf() { jq -r "$1" "$T/j.json"; }
 [ "$(jf .judged)" -ge 40 ] && [ "$(jf .hung)" = 0 ]
 ok $? "$(jf .judged) distinct states judged (of $(jf .built) built), none hung"
-refused=$(cat "$T"/j/pool/*.console | grep -c ': refused: .*not enough to start the array while not clean')
-[ "$refused" -gt 0 ]
-ok $? "md refused to start the dirty degraded array in $refused states (then --run --force)"
+# md's refusal is an observation the judge counts (docs/md.md): every crashed state
+# of the dirty degraded array, damaged or not, then judged as --run --force left it
+refused=$(jf '.md.refused // 0')
+[ "$refused" -gt 0 ] && [ "$(jf '.md.refused + .md.started')" = "$(jf .judged)" ] &&
+	[ "$(jf .md.unstarted)" = 0 ] && grep -q "^md:       refused to start $refused of " "$T/j.log"
+ok $? "md refused to start the dirty degraded array in $refused of $(jf .judged) states; forced, it started each ($(jf .md.forced_ok) ok, $(jf .md.forced_silent) silent)"
 [ "$(jf .violations.durable)" = 0 ]
 ok $? "forced, no state lost synced file data (durable $(jf .violations.durable))"
 [ "$(jf .violations.consistent)" -gt 0 ]
@@ -68,17 +72,16 @@ is "$("$BLACKOUT" log dump --json "$T/rj/io.log" |
 	jq '[.ops[] | select(.dev == 4 and .op == "write")] | length > 0')" true \
 	"md wrote its journal member"
 timeout 900 "$BLACKOUT" vmtest --stack "$J5" --fs ext4,barrier=1 --workload append-fsync \
-	--log "$T/rj/io.log" --jobs 2 --max-states 80 --out "$T/jj" --json "$T/jj.json" \
+	--log "$T/rj/io.log" --jobs 2 --max-states 220 --out "$T/jj" --json "$T/jj.json" \
 	>"$T/jj.log" 2>&1
 rc=$?
-grep -v '^vmtest: judged in guests' "$T/jj.log" | head -n 3 | sed 's/^/# /'
+grep -E "^(states|judged|md|time|guests): " "$T/jj.log" | sed "s/^/# /"
 [ $rc = 0 ] || [ $rc = 3 ]
 ok $? "judged in guests through md with its journal (exit $rc)"
 jj() { jq -r "$1" "$T/jj.json"; }
-# 80 here to keep the vm suite in its time; 210 and 260 distinct states, none damaged,
-# were measured with --max-states 210 and 300 (docs/md.md)
-[ "$(jj .judged)" -ge 60 ]
-ok $? "$(jj .judged) distinct states judged (of $(jj .built) built)"
+# the acceptance's 200 distinct states (docs/md.md, "What a state costs": why they fit)
+[ "$(jj .judged)" -ge 200 ] && [ "$(jj '.md.started')" = "$(jj .judged)" ]
+ok $? "$(jj .judged) distinct states judged (of $(jj .built) built), md started every one without being forced"
 # a guest that stopped answering within the state timeout (60 s) is judged broken
 # consistency, detected, "hung": seen once in one run of several on a loaded machine,
 # not examined yet (docs/md.md); it says nothing about damaged blocks, so it is
@@ -96,10 +99,11 @@ timeout 900 "$BLACKOUT" vmtest --stack "$MEMBERS" --fs ext4,barrier=1 --workload
 	--log "$T/rh/io.log" --jobs 2 --max-states 40 --out "$T/jh" --json "$T/jh.json" \
 	>"$T/jh.log" 2>&1
 rc=$?
-grep -v '^vmtest: judged in guests' "$T/jh.log" | head -n 3 | sed 's/^/# /'
+grep -E "^(states|judged|md|time|guests): " "$T/jh.log" | sed "s/^/# /"
 jh() { jq -r "$1" "$T/jh.json"; }
-{ [ $rc = 0 ] || [ $rc = 3 ]; } && [ "$(jh .judged)" -ge 30 ] && [ "$(jh .violations.durable)" = 0 ]
-ok $? "healthy: $(jh .judged) distinct states judged, none lost synced data (durable $(jh .violations.durable), consistent $(jh .violations.consistent))"
+{ [ $rc = 0 ] || [ $rc = 3 ]; } && [ "$(jh .judged)" -ge 30 ] && [ "$(jh .violations.durable)" = 0 ] &&
+	[ "$(jh '.md.started')" = "$(jh .judged)" ]
+ok $? "healthy: $(jh .judged) distinct states judged, none lost synced data (durable $(jh .violations.durable), consistent $(jh .violations.consistent)), md started each unforced"
 
 timeout 60 "$SRC/scripts/vmrecord" --stack "$MEMBERS" --md 5:4 --fs ext4 --workload append-fsync \
 	--out "$T/bad" >"$T/bad.log" 2>&1
@@ -107,4 +111,5 @@ is $? 1 "--md without MISSING is refused"
 grep -q -- "--md: LEVEL:N:MISSING\[:j\]" "$T/bad.log"
 ok $? "... saying what it takes"
 
+diag "vm_md.t took $(($(date +%s) - start)) s"
 done_testing
