@@ -38,7 +38,8 @@ __attribute__((format(printf, 3, 4))) static bool path(char *buf, size_t len, co
 
 struct vx {
 	const char *stack, *fs, *workload, *log, *out, *json, *keep;
-	unsigned files, jobs;
+	unsigned files, jobs, md_drop;
+	bool md_drop_set; /* md assembled without member md_drop (docs/md.md) */
 	struct crash_config cfg;
 	char src[PATH_MAX], build[PATH_MAX], outdir[PATH_MAX], vmdir[PATH_MAX + 8];
 	char fsname[16], store[PATH_MAX + 16], pool[PATH_MAX + 16], logpath[PATH_MAX + 32];
@@ -73,6 +74,10 @@ static int parse(struct vx *v, int argc, char **argv)
 		} else if (!strcmp(a, "--files")) {
 			rc = cli_num(CMD, a, val, 0, 0, 1000, &n);
 			v->files = (unsigned)n;
+		} else if (!strcmp(a, "--md-drop")) {
+			rc = cli_num(CMD, a, val, 0, 0, 63, &n);
+			v->md_drop = (unsigned)n;
+			v->md_drop_set = true;
 		} else if (!strcmp(a, "--log")) {
 			v->log = val;
 		} else if (!strcmp(a, "--out")) {
@@ -232,6 +237,8 @@ static int observe(void *ctx, const char *store, size_t n, struct crash_observat
 	                         .fs = v->fsname,
 	                         .mopt = comma ? comma + 1 : NULL,
 	                         .jobs = v->jobs,
+	                         .md_drop_set = v->md_drop_set,
+	                         .md_drop = v->md_drop,
 	                         .progress = pool_progress,
 	                         .progress_ctx = v};
 	if (v->tty)

@@ -153,7 +153,8 @@ int crash_judge(const struct crash_promises *p, const struct crash_observation *
 	if (rc == 0 && o->broken && obs->md == CRASH_MD_FORCED) {
 		size_t l = strlen(o->detail);
 		snprintf(o->detail + l, sizeof(o->detail) - l,
-		         "; md refused to start it, judged after --run --force");
+		         "; md refused to start it (%.100s), judged after --run --force",
+		         obs->md_msg[0] ? obs->md_msg : "no message");
 	}
 	return rc;
 }

@@ -1,25 +1,40 @@
 # guest-md.sh — the md parts of the vmtest guest (sourced by guest-init when the
-# kernel command line has bo.md=LEVEL:N:MISSING[:j], docs/md.md): the plugin serves the
+# kernel command line has bo.md=LEVEL:N:MISSING[:POLICY], docs/md.md): the plugin serves the
 # members as exports m0..m<N-1> (members=yes) and the marker export; the guest attaches
 # each present member with the kernel's own NBD client (/dev/nbd<I>, real FUA and a
 # flush per member), the marker as /dev/nbd<N>, and creates md RAID LEVEL over them with
-# member MISSING left out ("-": none), as a user would with mdadm; with ":j" one more
+# member MISSING left out ("-": none; two as A+B), as a user would with mdadm, with
+# --consistency-policy=ppl (":ppl") or an internal bitmap (":bitmap"); with ":j" one more
 # export, m<N>, is md's write journal (--write-journal) and the marker is /dev/nbd<N+1>.
 # The filesystem then goes on /dev/md0. Not a general-purpose script: busybox sh, no udev.
 
+# md_parse: level n missing policy from bo.md=LEVEL:N:MISSING[:POLICY] (MISSING a
+# member, two as A+B, or -; POLICY j, ppl or bitmap); dies naming what is wrong
+md_parse() {
+	IFS=: read -r level n missing policy extra <<EOF
+$BO_md
+EOF
+	case "$level:$n:$extra" in
+	[0156]:[2-9]: | [0156]:1[0-9]:) ;;
+	*) die "bo.md=$BO_md: LEVEL:N:MISSING[:j|:ppl|:bitmap] (e.g. 5:4:3)" ;;
+	esac
+	case "$missing" in
+	- | [0-9] | 1[0-9] | [0-9]+[0-9] | [0-9]+1[0-9] | 1[0-9]+[0-9] | 1[0-9]+1[0-9]) ;;
+	*) die "bo.md=$BO_md: MISSING is a member, two as A+B, or -" ;;
+	esac
+	journal= popt=
+	case "$policy" in
+	'') ;;
+	j) journal=/dev/nbd$n ;;
+	ppl) popt=--consistency-policy=ppl ;;
+	bitmap) popt=--bitmap=internal ;; # the bitmap policy: mdadm makes it with the bitmap
+	*) die "bo.md=$BO_md: POLICY is j, ppl or bitmap" ;;
+	esac
+}
+
 # md_attach: sets D=/dev/md0 and BO_MARK; dies naming what failed
 md_attach() {
-	level=${BO_md%%:*}
-	rest=${BO_md#*:}
-	n=${rest%%:*}
-	missing=${rest#*:}
-	journal=
-	case "$missing" in *:j) missing=${missing%:j} journal=/dev/nbd$n ;; esac
-	case "$level:$n:$missing" in
-	[0-9]:[0-9]:[0-9-] | [0-9]:[0-9][0-9]:[0-9-] | [0-9]:[0-9][0-9]:[0-9][0-9]) ;;
-	[0-9]:[0-9]:[0-9-]:j | [0-9]:[0-9][0-9]:[0-9-]:j | [0-9]:[0-9][0-9]:[0-9][0-9]:j) ;;
-	*) die "bo.md=$BO_md: LEVEL:N:MISSING[:j] (e.g. 5:4:3)" ;;
-	esac
+	md_parse
 	for m in $(cat /lib/modules/load-md); do
 		insmod "/lib/modules/$m" 2>/dev/null
 	done
@@ -36,7 +51,7 @@ md_attach() {
 	done
 	devs= i=0
 	while [ $i -lt "$n" ]; do
-		if [ "$i" = "$missing" ]; then
+		if case "+$missing+" in *"+$i+"*) true ;; *) false ;; esac; then
 			devs="$devs missing"
 		else
 			/sbin/nbd-client 10.0.2.100 10809 /dev/nbd$i -b 4096 -N m$i -nonetlink \
@@ -59,8 +74,16 @@ md_attach() {
 	mkdir -p /run/mdadm
 	# --run: start even though a member is missing; the array is new, so nothing to resync
 	# on a degraded RAID5, and a healthy one's resync is set-up I/O (before step 0)
-	/sbin/mdadm --create /dev/md0 --level="$level" --raid-devices="$n" --chunk=64 \
-		--metadata=1.2 --run --force $jopt $devs >/dev/console 2>&1 || die "mdadm --create failed"
+	# RAID6 with one member missing would still resync its other parity, and md will not
+	# start a degraded array that needs a resync ("cannot start dirty degraded array"):
+	# the members are zeros, whose parities are zeros, so the array is clean as created
+	clean=
+	[ "$level" = 6 ] && [ "$missing" != - ] && clean=--assume-clean
+	chunk=--chunk=64 # RAID1 has no chunks (mdadm refuses the option)
+	[ "$level" = 1 ] && chunk=
+	/sbin/mdadm --create /dev/md0 --level="$level" --raid-devices="$n" $chunk \
+		--metadata=1.2 --run --force $clean $jopt $popt $devs >/dev/console 2>&1 ||
+		die "mdadm --create failed"
 	/sbin/mdadm --wait /dev/md0 >/dev/null 2>&1
 	D=/dev/md0
 }
@@ -104,7 +127,8 @@ md_judge_load() {
 	MD_SB= i=0
 	for ml in $(echo "$BO_members" | tr , ' '); do
 		magic=$(hexdump -s $(((${ml%:*} + 8) * 512)) -n 4 -e '1/4 "%08x"' /dev/vda 2>/dev/null)
-		[ "$magic" = a92b4efc ] && MD_SB="$MD_SB $i:$ml"
+		# bo.md_drop=K: member K did not come back after the cut (vmtest --md-drop)
+		[ "$magic" = a92b4efc ] && [ "$i" != "$BO_md_drop" ] && MD_SB="$MD_SB $i:$ml"
 		i=$((i + 1))
 	done
 	[ -n "$MD_SB" ] || die "bo.members=$BO_members: no member of the base holds an md superblock"
