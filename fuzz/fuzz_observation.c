@@ -1,7 +1,7 @@
 /* fuzz_observation.c — libFuzzer target for the guest observation lines (a guest
  * kernel's raw "BO:OBS ..." report, crash/obsparse.c): any input either parses or is
  * refused naming the observation; what parses is judged against a small workload
- * (digests turned back into bytes, the oracle, the checkers). */
+ * (digests turned back into bytes, the oracle, the checkers, md's start carried). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct crash_outcome out;
 		check(crash_judge(&p, &obs, &out) == 0);
 		check(!out.detected || out.broken || out.detected_by[0]);
+		check(out.md == obs.md); /* md's start is carried, never judged */
 	}
 	crash_observation_free(&obs);
 	(void)crash_guest_completed((const char *)data, size);

@@ -191,6 +191,17 @@ struct crash_app_check {
 	char line[256]; /* its first output line */
 };
 
+/* How Linux md came up in a judging guest before the mount (docs/md.md): assembled as a
+ * user would (no --run); a dirty degraded array is refused, and the user's next step,
+ * --assemble --run --force, either starts it or not. Not a verdict: the state is judged
+ * on what the filesystem then shows; the refusal is counted beside it. */
+enum crash_md_start {
+	CRASH_MD_NONE,      /* no md under the filesystem */
+	CRASH_MD_STARTED,   /* started without being forced */
+	CRASH_MD_FORCED,    /* refused; --run --force started it */
+	CRASH_MD_UNSTARTED, /* refused, and would not start even forced (a mount failure) */
+};
+
 struct crash_observation {
 	int mount_rc; /* 0, or -errno: the recovery mount failed */
 	char mount_msg[256];
@@ -199,12 +210,14 @@ struct crash_observation {
 	struct crash_check check[CRASH_CHECK_N];
 	bool guest_hung; /* the guest stopped answering or panicked on this state */
 	struct crash_app_check app;
+	enum crash_md_start md;
+	char md_msg[160]; /* md's refusal, as mdadm said it */
 };
 void crash_observation_free(struct crash_observation *obs); /* frees root's tree */
 
 /* A guest's observation as raw lines "BO:OBS ..." (docs/architecture.md, "Observation
- * lines"; other lines are ignored): chunk, mount, dir, file (size + per-chunk MD5s),
- * umount, fsck (e2fsck -fn exit code) and fsck-line (its output), end. Untrusted
+ * lines"; other lines are ignored): chunk, md (how md started), mount, dir, file (size +
+ * per-chunk MD5s), umount, fsck (e2fsck -fn exit code) and fsck-line (its output), end. Untrusted
  * input: errors name the line. On error obs holds nothing to free. */
 #define CRASH_OBS_MAX_TEXT (64u << 20)
 int crash_obs_parse_lines(const char *text, size_t len, struct crash_observation *obs,
@@ -223,13 +236,14 @@ struct crash_promises {
 };
 
 struct crash_outcome {
-	unsigned broken;      /* bit i: crash_inv i broken */
-	unsigned allowed;     /* bit i: broken but the configuration allows it */
-	unsigned read_errors; /* files that could not be read */
-	bool detected;        /* mount, a read, unmount or the boot-time check noticed */
-	char detected_by[32]; /* "mount", "read", "unmount", "fsck", "verify", "" */
-	int e2fsck_agrees;    /* -1 not run, 0/1: e2fsck's verdict against CRASH_CHECK_FSCK */
-	char detail[384];     /* the first problem of each kind, in words */
+	unsigned broken;        /* bit i: crash_inv i broken */
+	unsigned allowed;       /* bit i: broken but the configuration allows it */
+	unsigned read_errors;   /* files that could not be read */
+	bool detected;          /* mount, a read, unmount or the boot-time check noticed */
+	char detected_by[32];   /* "mount", "read", "unmount", "fsck", "verify", "" */
+	int e2fsck_agrees;      /* -1 not run, 0/1: e2fsck's verdict against CRASH_CHECK_FSCK */
+	char detail[384];       /* the first problem of each kind, in words */
+	enum crash_md_start md; /* how md came up (the observation's), counted apart */
 };
 /* The one judge. 0, or -errno when the promises and the observation do not fit
  * together (a crash point past the workload's end). */
@@ -397,6 +411,10 @@ struct crash_result {
 	uint64_t allowed[CRASH_INV_N]; /* broken but allowed by the configuration */
 	uint64_t silent, detected;     /* failing states nobody / somebody reported */
 	uint64_t hung;                 /* of the detected: the observer's guest hung or panicked */
+	/* md in the observer's guest (docs/md.md): states md started as a user asked, states
+	 * it refused (a dirty degraded array), and of the refused: ok once forced, failing
+	 * silently once forced, not started even forced (the rest failed, detected) */
+	uint64_t md_started, md_refused, md_forced_ok, md_forced_silent, md_unstarted;
 	uint64_t e2fsck_runs, e2fsck_disagree;
 	/* writes of the recorded run that failed (an armed fault rule): the same in every
 	 * shard; not in the JSON */

@@ -24,6 +24,10 @@ struct vm_pool_cfg {
 	double boot_timeout;  /* seconds from qemu start to the guest's READY; 0: 120 */
 	double state_timeout; /* seconds for one state's CHECK to END; 0: 60 */
 	bool integrity;       /* dm-integrity under the fs: guests open it (docs/integrity.md) */
+	/* a store of several members: md is assembled without member md_drop (a member
+	 * that did not come back after the cut, docs/md.md); needs md_drop_set */
+	bool md_drop_set;
+	unsigned md_drop;
 	void (*progress)(void *ctx, size_t done, size_t total);
 	void *progress_ctx;
 };

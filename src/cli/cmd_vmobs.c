@@ -28,6 +28,7 @@ static void usage(FILE *f)
 	           "  --plugin F            ignored (the guests read the store from disks)\n"
 	           "  --integrity           open each state with integritysetup first\n"
 	           "                        (dm-integrity under the fs, docs/integrity.md)\n"
+	           "  --md-drop K           a store of md members: md assembled without member K\n"
 	           "delta: OUT gets the 4 KiB blocks where IMAGE differs from BASE.\n"
 	           "Exit 0 when the pool ran (whatever the states hold), 1 when it could not.\n");
 }
@@ -129,6 +130,11 @@ int cmd_vmobs(int argc, char **argv)
 			if ((rc = cli_num("vmobserve", a, val, 0, 1, 3600, &v)))
 				return rc;
 			*(a[2] == 'b' ? &cfg.boot_timeout : &cfg.state_timeout) = (double)v;
+		} else if (!strcmp(a, "--md-drop")) {
+			if ((rc = cli_num("vmobserve", a, val, 0, 0, 63, &v)))
+				return rc;
+			cfg.md_drop = (unsigned)v;
+			cfg.md_drop_set = true;
 		} else if (!strcmp(a, "--workdir")) {
 			cfg.workdir = val;
 		} else if (!strcmp(a, "--kernel")) {

@@ -39,8 +39,9 @@ __attribute__((format(printf, 3, 4))) static bool path(char *buf, size_t len, co
 
 struct vx {
 	const char *stack, *fs, *workload, *log, *out, *json, *keep, *md, *mdchunk;
-	unsigned files, jobs;
-	bool integrity; /* dm-integrity under the fs (docs/integrity.md) */
+	unsigned files, jobs, md_drop;
+	bool integrity;   /* dm-integrity under the fs (docs/integrity.md) */
+	bool md_drop_set; /* md assembled without member md_drop (docs/md.md) */
 	struct crash_config cfg;
 	char src[PATH_MAX], build[PATH_MAX], outdir[PATH_MAX], vmdir[PATH_MAX + 8];
 	char fsname[16], store[PATH_MAX + 16], pool[PATH_MAX + 16], logpath[PATH_MAX + 32];
@@ -79,6 +80,10 @@ static int parse(struct vx *v, int argc, char **argv)
 		} else if (!strcmp(a, "--files")) {
 			rc = cli_num(CMD, a, val, 0, 0, 1000, &n);
 			v->files = (unsigned)n;
+		} else if (!strcmp(a, "--md-drop")) {
+			rc = cli_num(CMD, a, val, 0, 0, 63, &n);
+			v->md_drop = (unsigned)n;
+			v->md_drop_set = true;
 		} else if (!strcmp(a, "--log")) {
 			v->log = val;
 		} else if (!strcmp(a, "--out")) {
@@ -266,6 +271,8 @@ static int observe(void *ctx, const char *store, size_t n, struct crash_observat
 	                         .mopt = comma ? comma + 1 : NULL,
 	                         .jobs = v->jobs,
 	                         .integrity = v->integrity,
+	                         .md_drop_set = v->md_drop_set,
+	                         .md_drop = v->md_drop,
 	                         .progress = pool_progress,
 	                         .progress_ctx = v};
 	if (v->tty)

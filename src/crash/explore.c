@@ -147,6 +147,13 @@ static void count(struct crash_result *r, const struct crash_outcome *o)
 		r->detected++;
 	else
 		r->silent++;
+	/* md's start, beside the verdict (an outside observer's guest, docs/md.md) */
+	if (o->md == CRASH_MD_STARTED)
+		r->md_started++;
+	r->md_refused += o->md == CRASH_MD_FORCED || o->md == CRASH_MD_UNSTARTED;
+	r->md_unstarted += o->md == CRASH_MD_UNSTARTED;
+	r->md_forced_ok += o->md == CRASH_MD_FORCED && !o->broken;
+	r->md_forced_silent += o->md == CRASH_MD_FORCED && o->broken && !o->detected;
 	if (o->e2fsck_agrees == 0)
 		r->e2fsck_disagree++;
 }

@@ -61,6 +61,7 @@ int crash_judge_tree(const struct crash_promises *p, const struct crash_observat
 {
 	memset(o, 0, sizeof(*o));
 	o->e2fsck_agrees = -1;
+	o->md = obs->md;
 	if (obs->guest_hung) { /* a state that stops the system is noticed, and broken */
 		o->broken = 1u << CRASH_INV_CONSISTENT;
 		snprintf(o->detail, sizeof(o->detail), "consistent: the guest hung: %s",
@@ -146,6 +147,14 @@ int crash_judge(const struct crash_promises *p, const struct crash_observation *
 	if (rc == 0) {
 		crash_judge_checks(p, obs, o);
 		judge_app(obs, o);
+	}
+	/* md refuses every dirty degraded array, damaged or not: the refusal tells the user
+	 * nothing about this state's damage, so it detects nothing; the detail says it */
+	if (rc == 0 && o->broken && obs->md == CRASH_MD_FORCED) {
+		size_t l = strlen(o->detail);
+		snprintf(o->detail + l, sizeof(o->detail) - l,
+		         "; md refused to start it (%.100s), judged after --run --force",
+		         obs->md_msg[0] ? obs->md_msg : "no message");
 	}
 	return rc;
 }

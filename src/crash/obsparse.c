@@ -19,7 +19,7 @@ struct oparse {
 	unsigned line;
 	uint32_t chunk;
 	size_t nodes;
-	bool mount, end, e2_seen, e2_problem, app_line;
+	bool mount, end, e2_seen, e2_problem, app_line, md_refused;
 	const struct crash_checker_rules *ck; /* the `checker` line's, else e2fsck's */
 };
 
@@ -214,6 +214,38 @@ static int app_obs(struct oparse *p, const char *s)
 	return 0;
 }
 
+/* "md started" | "md refused [MESSAGE]" then "md forced EXIT [MESSAGE]": how md came
+ * up under the filesystem, before the mount (docs/md.md). A refusal is always followed
+ * by the forced attempt, and a forced start that failed leaves nothing to mount. */
+static int md_obs(struct oparse *p, const char *s)
+{
+	struct crash_observation *obs = p->obs;
+	uint64_t v;
+	const char *q;
+	if (p->mount)
+		return perr(p, "md: before the 'mount' line, not after it", NULL);
+	if (!strcmp(s, "started") || !strcmp(s, "refused") || !strncmp(s, "refused ", 8)) {
+		if (obs->md != CRASH_MD_NONE || p->md_refused)
+			return perr(p, "md: one line 'md started' or 'md refused MESSAGE'", NULL);
+		if (s[0] == 's') {
+			obs->md = CRASH_MD_STARTED;
+			return 0;
+		}
+		p->md_refused = true;
+		snprintf(obs->md_msg, sizeof(obs->md_msg), "%.150s", s[7] ? s + 8 : "");
+		return 0;
+	}
+	if (!strncmp(s, "forced ", 7)) {
+		if (!p->md_refused || obs->md != CRASH_MD_NONE)
+			return perr(p, "md forced: one line, after 'md refused'", NULL);
+		if (num(s + 7, 255, &v, &q))
+			return perr(p, "md forced: an exit status 0..255, not", s + 7);
+		obs->md = v ? CRASH_MD_UNSTARTED : CRASH_MD_FORCED;
+		return 0;
+	}
+	return perr(p, "md: 'md started', 'md refused MESSAGE' or 'md forced EXIT', not", s);
+}
+
 static int parse_line(struct oparse *p, const char *s)
 {
 	struct crash_observation *obs = p->obs;
@@ -225,9 +257,16 @@ static int parse_line(struct oparse *p, const char *s)
 		if (num(s + 6, 1u << 20, &v, &q) || *q || v < 512 || (v & (v - 1)))
 			return perr(p, "chunk: a power of two from 512 to 1048576, not", s + 6);
 		p->chunk = (uint32_t)v;
+	} else if (!strncmp(s, "md ", 3)) {
+		return md_obs(p, s + 3);
 	} else if (!strncmp(s, "mount ", 6)) {
 		if (p->mount || num(s + 6, 255, &v, &q))
 			return perr(p, "mount: one line 'mount EXIT [MESSAGE]', not", s + 6);
+		if (p->md_refused && obs->md == CRASH_MD_NONE)
+			return perr(p, "mount: 'md refused' without 'md forced EXIT' before it",
+			            NULL);
+		if (obs->md == CRASH_MD_UNSTARTED && v == 0)
+			return perr(p, "mount 0: md did not start ('md forced' failed)", NULL);
 		p->mount = true;
 		if (v) {
 			obs->mount_rc = -EIO;

@@ -73,7 +73,37 @@ int crash_result_write_json(const struct crash_result *r, FILE *f)
 		top = NULL;
 	}
 	json_decref(counts);
+	/* only where md ran under the filesystem (docs/md.md) */
+	if (top && (r->md_started || r->md_refused) &&
+	    json_object_set_new(
+	        top, "md",
+	        json_pack("{s:I,s:I,s:I,s:I,s:I}", "started", (json_int_t)r->md_started, "refused",
+	                  (json_int_t)r->md_refused, "forced_ok", (json_int_t)r->md_forced_ok,
+	                  "forced_silent", (json_int_t)r->md_forced_silent, "unstarted",
+	                  (json_int_t)r->md_unstarted)) != 0) {
+		json_decref(top);
+		top = NULL;
+	}
 	return bo_json_write(top, f, 0);
+}
+
+static void print_md(const struct crash_result *r, FILE *f)
+{
+	uint64_t n = r->md_started + r->md_refused;
+	if (!n)
+		return;
+	if (!r->md_refused) {
+		fprintf(f, "md:       started all %" PRIu64 " states without being forced\n", n);
+		return;
+	}
+	uint64_t forced = r->md_refused - r->md_unstarted;
+	uint64_t failing = forced - r->md_forced_ok;
+	fprintf(f,
+	        "md:       refused to start %" PRIu64 " of %" PRIu64
+	        " states; forced (--run --force): %" PRIu64 " ok, %" PRIu64 " failing (%" PRIu64
+	        " SILENT, %" PRIu64 " detected), %" PRIu64 " would not start\n",
+	        r->md_refused, n, r->md_forced_ok, failing, r->md_forced_silent,
+	        failing - r->md_forced_silent, r->md_unstarted);
 }
 
 void crash_result_print(const struct crash_result *r, FILE *f)
@@ -102,6 +132,7 @@ void crash_result_print(const struct crash_result *r, FILE *f)
 	if (r->write_errors)
 		fprintf(f, "failed:   %" PRIu64 " writes of the recorded run failed (--arm)\n",
 		        r->write_errors);
+	print_md(r, f);
 	fprintf(f, "\n  %-12s %10s %12s\n", "invariant", "broken", "allowed");
 	for (int i = 0; i < CRASH_INV_N; i++)
 		fprintf(f, "  %-12s %10" PRIu64 " %12" PRIu64 "\n",
@@ -213,6 +244,16 @@ static void check_sums(struct bo_jr *jr, const struct crash_result *r)
 	if (r->hung > r->detected)
 		bo_jr_fail(jr, "hung", "(%" PRIu64 ") is more than 'detected' (%" PRIu64 ")",
 		           r->hung, r->detected);
+	if (r->md_started + r->md_refused > r->judged)
+		bo_jr_fail(jr, "md",
+		           "'started' + 'refused' (%" PRIu64 ") is more than 'judged' (%" PRIu64
+		           ")",
+		           r->md_started + r->md_refused, r->judged);
+	else if (r->md_forced_ok + r->md_forced_silent + r->md_unstarted > r->md_refused)
+		bo_jr_fail(jr, "md",
+		           "'forced_ok' + 'forced_silent' + 'unstarted' (%" PRIu64
+		           ") is more than 'refused' (%" PRIu64 ")",
+		           r->md_forced_ok + r->md_forced_silent + r->md_unstarted, r->md_refused);
 	if (r->nshards == 0 || r->nshards > 64 || r->shard >= r->nshards)
 		bo_jr_fail(jr, "shard", "%u of %u is not a shard (1 to 64 shards)", r->shard,
 		           r->nshards);
@@ -274,6 +315,18 @@ int crash_result_read_json(const char *text, size_t len, struct crash_result **o
 	r->e2fsck_disagree = bo_jr_count(&jr, root, "e2fsck_disagree", COUNT_MAX);
 	read_counts(&jr, root, "violations", r->viol);
 	read_counts(&jr, root, "allowed", r->allowed);
+	json_t *md = json_object_get(root, "md"); /* only where md ran */
+	if (md && !json_is_object(md))
+		bo_jr_fail(&jr, "md", "is not an object");
+	else if (md) {
+		snprintf(jr.where, sizeof(jr.where), "md");
+		r->md_started = bo_jr_count(&jr, md, "started", COUNT_MAX);
+		r->md_refused = bo_jr_count(&jr, md, "refused", COUNT_MAX);
+		r->md_forced_ok = bo_jr_count(&jr, md, "forced_ok", COUNT_MAX);
+		r->md_forced_silent = bo_jr_count(&jr, md, "forced_silent", COUNT_MAX);
+		r->md_unstarted = bo_jr_count(&jr, md, "unstarted", COUNT_MAX);
+		jr.where[0] = 0;
+	}
 	if (!jr.rc)
 		check_sums(&jr, r);
 	json_t *fl = bo_jr_get(&jr, root, "failures", JSON_ARRAY);
@@ -350,6 +403,8 @@ int crash_result_merge(struct crash_result *const *parts, size_t n, struct crash
 	m->nshards = 1;
 	m->judged = m->duplicates = m->ok = m->silent = m->detected = m->hung = 0;
 	m->e2fsck_runs = m->e2fsck_disagree = 0;
+	m->md_started = m->md_refused = m->md_forced_ok = m->md_forced_silent = 0;
+	m->md_unstarted = 0;
 	memset(m->viol, 0, sizeof(m->viol));
 	memset(m->allowed, 0, sizeof(m->allowed));
 	if (nfail && !(m->fail = calloc(nfail, sizeof(*m->fail)))) {
@@ -366,6 +421,11 @@ int crash_result_merge(struct crash_result *const *parts, size_t n, struct crash
 		m->hung += b->hung;
 		m->e2fsck_runs += b->e2fsck_runs;
 		m->e2fsck_disagree += b->e2fsck_disagree;
+		m->md_started += b->md_started;
+		m->md_refused += b->md_refused;
+		m->md_forced_ok += b->md_forced_ok;
+		m->md_forced_silent += b->md_forced_silent;
+		m->md_unstarted += b->md_unstarted;
 		for (int k = 0; k < CRASH_INV_N; k++) {
 			m->viol[k] += b->viol[k];
 			m->allowed[k] += b->allowed[k];

@@ -38,16 +38,20 @@ static int listen_on(const char *path, int *fd, struct bo_err *err)
 }
 
 /* " bo.members=S:L,S:L..." (512-byte sectors) from STORE/members when the store is of
- * several members (docs/md.md), else "". The lines were written by the explorer; each
- * is still checked, and a bad one is an error naming it. */
-static int members_arg(const char *statedir, char *out, size_t size, struct bo_err *err)
+ * several members (docs/md.md), else "", and " bo.md_drop=K" when md is to be assembled
+ * without member K. The lines were written by the explorer; each is still checked, and
+ * a bad one is an error naming it. */
+static int members_arg(const char *statedir, bool drop, unsigned k, char *out, size_t size,
+                       struct bo_err *err)
 {
 	char path[1100], line[128];
 	snprintf(path, sizeof path, "%s/members", statedir);
 	out[0] = '\0';
 	FILE *f = fopen(path, "r");
 	if (!f)
-		return 0;
+		return drop ? bo_errf(err, -EINVAL,
+		                      "%s: a member to drop needs a store of several members", path)
+		            : 0;
 	size_t len = 0;
 	unsigned i = 0;
 	int rc = 0;
@@ -61,9 +65,10 @@ static int members_arg(const char *statedir, char *out, size_t size, struct bo_e
 			             i + 1, i);
 			break;
 		}
-		int w = snprintf(out + len, size - len, "%s%llu:%llu",
+		/* 24 bytes kept for " bo.md_drop=K" */
+		int w = snprintf(out + len, size - 24 - len, "%s%llu:%llu",
 		                 i ? "," : " bo.members=", start / 512, bytes / 512);
-		if (w < 0 || (size_t)w >= size - len)
+		if (w < 0 || (size_t)w >= size - 24 - len)
 			rc = bo_errf(err, -E2BIG,
 			             "%s: too many members for the kernel command line", path);
 		else
@@ -71,6 +76,10 @@ static int members_arg(const char *statedir, char *out, size_t size, struct bo_e
 		i++;
 	}
 	fclose(f);
+	if (rc == 0 && drop && k >= i)
+		rc = bo_errf(err, -EINVAL, "%s: no member %u to drop (%u members)", path, k, i);
+	else if (rc == 0 && drop)
+		snprintf(out + len, size - len, " bo.md_drop=%u", k);
 	return rc;
 }
 
@@ -86,7 +95,8 @@ int vm_guest_boot(const struct vm_pool_cfg *cfg, const char *deltas, struct vm_g
 	if (rc)
 		return rc;
 	char append[1024], chardev[600], serial[600], base[1200], dimg[1200], members[512];
-	if ((rc = members_arg(cfg->statedir, members, sizeof members, err))) {
+	if ((rc = members_arg(cfg->statedir, cfg->md_drop_set, cfg->md_drop, members,
+	                      sizeof members, err))) {
 		close(g->lfd);
 		g->lfd = -1;
 		return rc;

@@ -112,6 +112,15 @@ pool members 2 --jobs 1
 ok $? "a store of several members: the pool runs"
 grep -q ' bo.members=0:1024,1024:1024$' "$T/members.checks.append"
 ok $? "... and the guest's command line says where each member lies (bo.members=)"
+# a member that did not come back after the cut (docs/md.md): md assembled without it
+pool mddrop 2 --jobs 1 --md-drop 1
+ok $? "--md-drop 1: the pool runs"
+grep -q ' bo.members=0:1024,1024:1024 bo.md_drop=1$' "$T/mddrop.checks.append"
+ok $? "... and the guest is told which member to leave out (bo.md_drop=1)"
+pool mddrop2 2 --jobs 1 --md-drop 2
+rc=$?
+t "--md-drop of a member the store does not have: a clear error (exit 1)" \
+	'[ $rc = 1 ] && grep -q "no member 2 to drop (2 members)" "$T/mddrop2.err"'
 printf 'm0 0 524288\nm1 4097 524288\n' >"$T/store/members"
 pool badmembers 2 --jobs 1
 rc=$?
@@ -119,6 +128,10 @@ t "a malformed members file: one clear error before any guest (exit 1)" \
 	'[ $rc = 1 ] && grep -q "members: line 2 is not .m1 START BYTES." "$T/badmembers.err"'
 t "... and no guest was started" '[ ! -e "$T/badmembers.checks" ]'
 rm "$T/store/members"
+pool mddrop3 2 --jobs 1 --md-drop 0
+rc=$?
+t "--md-drop without a store of several members: a clear error (exit 1)" \
+	'[ $rc = 1 ] && grep -q "a member to drop needs a store of several members" "$T/mddrop3.err"'
 
 pool deaf 3 --jobs 1 --state-timeout 20
 ok $? "a guest that misses each first command: the pool runs"

@@ -3,8 +3,9 @@
  * own ext3 run is recorded (cfg.save_log), explored again from the log with a test
  * observer that reads the store (base.img + s<N>.delta, its own reader) and observes
  * with blackout's fs, and must give the normal explorer's states and outcomes; shards
- * merge; --state --keep writes base + delta; a hung guest is counted; bad logs are
- * refused with what is wrong. */
+ * merge; --state --keep writes base + delta; a hung guest is counted; md's refusals
+ * (an observer's md lines) are counted beside the verdicts; bad logs are refused with
+ * what is wrong. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,6 +70,8 @@ static uint8_t *store_image(const char *dir, size_t n, size_t *size)
 struct tobs {
 	struct crash_fscfg fsc;
 	long hang; /* this state "hangs the guest" (-1: none) */
+	bool md;   /* md under the fs: state i started (i % 3 == 0), refused then forced (1),
+	            * refused and not started even forced (2: nothing to mount) */
 	size_t calls, seen;
 	bool bad_store;
 };
@@ -85,6 +88,14 @@ static int observe(void *ctx, const char *store, size_t n, struct crash_observat
 		if ((long)i == t->hang) {
 			obs[i].guest_hung = true;
 			snprintf(obs[i].mount_msg, sizeof(obs[i].mount_msg), "no END in 60 s");
+			continue;
+		}
+		static const enum crash_md_start how[] = {CRASH_MD_STARTED, CRASH_MD_FORCED,
+		                                          CRASH_MD_UNSTARTED};
+		if (t->md && how[i % 3] == CRASH_MD_UNSTARTED) {
+			obs[i].md = CRASH_MD_UNSTARTED;
+			obs[i].mount_rc = -EIO;
+			snprintf(obs[i].mount_msg, sizeof(obs[i].mount_msg), "md: not started");
 			continue;
 		}
 		size_t size;
@@ -104,6 +115,8 @@ static int observe(void *ctx, const char *store, size_t n, struct crash_observat
 		blk_close(d);
 		if (rc)
 			return rc;
+		if (t->md)
+			obs[i].md = how[i % 3];
 		t->seen++;
 	}
 	return 0;
@@ -423,6 +436,70 @@ int main(void)
 	       same_outcomes(ho, hl, why, sizeof(why)),
 	   "flush=honor: no synced data lost from the log either (%llu judged) %s",
 	   hl ? (unsigned long long)hl->judged : 0, why);
+
+	/* md under the observer's fs: refusals counted beside the verdicts, in the JSON,
+	 * read back; forced states judged on what they show (all ok on an honest cache) */
+	struct tobs tm = {.fsc = t.fsc, .hang = -1, .md = true};
+	snprintf(hs, sizeof(hs), "%s/mstates", tmp);
+	struct crash_result *mr =
+	    hl ? run(HONEST, FS, hlog, NULL, &tm, hs, 0, 0, NULL, NULL, &err) : NULL;
+	uint64_t n0 = mr ? (mr->judged + 2) / 3 : 0, n1 = mr ? (mr->judged + 1) / 3 : 0;
+	uint64_t n2 = mr ? mr->judged / 3 : 0;
+	ok(mr && mr->judged == hl->judged && mr->md_started == n0 && mr->md_refused == n1 + n2 &&
+	       mr->md_forced_ok == n1 && mr->md_forced_silent == 0 && mr->md_unstarted == n2 &&
+	       mr->ok == n0 + n1 && mr->detected == n2,
+	   "md: %llu started, %llu refused (%llu ok once forced, %llu not started: detected)",
+	   mr ? (unsigned long long)mr->md_started : 0, mr ? (unsigned long long)mr->md_refused : 0,
+	   mr ? (unsigned long long)mr->md_forced_ok : 0,
+	   mr ? (unsigned long long)mr->md_unstarted : 0);
+	char *jmd = mr ? json(mr) : NULL, *pmd = NULL;
+	size_t pl = 0;
+	FILE *pf = open_memstream(&pmd, &pl);
+	if (mr)
+		crash_result_print(mr, pf);
+	fclose(pf);
+	char wantl[200];
+	snprintf(wantl, sizeof(wantl),
+	         "md:       refused to start %llu of %llu states; forced (--run --force): %llu ok, "
+	         "0 failing (0 SILENT, 0 detected), %llu would not start\n",
+	         (unsigned long long)(n1 + n2), (unsigned long long)(n0 + n1 + n2),
+	         (unsigned long long)n1, (unsigned long long)n2);
+	ok(pmd && strstr(pmd, wantl), "the summary says it: %s", wantl);
+	ok(jmd && strstr(jmd, "\"md\":{") && jo && !strstr(jo, "\"md\""),
+	   "the JSON has an md object, a result without md has none");
+	back = NULL;
+	ok(jmd && crash_result_read_json(jmd, strlen(jmd), &back, &err) == 0 &&
+	       back->md_started == n0 && back->md_refused == n1 + n2 && back->md_forced_ok == n1 &&
+	       back->md_unstarted == n2,
+	   "the md counts read back %s", err.msg);
+	/* two shards' md counts add up; counts that do not fit are refused by name */
+	struct crash_result *halves[2] = {back, NULL}, *mm = NULL;
+	if (back && crash_result_read_json(jmd, strlen(jmd), &halves[1], &err) == 0) {
+		halves[0]->nshards = halves[1]->nshards = 2;
+		halves[1]->shard = 1;
+	}
+	ok(halves[1] && crash_result_merge(halves, 2, &mm, &err) == 0 &&
+	       mm->md_refused == 2 * (n1 + n2) && mm->md_unstarted == 2 * n2 &&
+	       mm->md_started == 2 * n0,
+	   "md counts merge %s", err.msg);
+	/* more states not started than refused */
+	char *at = jmd ? strstr(jmd, "\"unstarted\":") : NULL, *bad = NULL;
+	if (at && asprintf(&bad, "%.*s\"unstarted\":999999%s", (int)(at - jmd), jmd,
+	                   at + 12 + strspn(at + 12, "0123456789")) < 0)
+		bad = NULL;
+	at = bad;
+	struct crash_result *br = NULL;
+	ok(at && crash_result_read_json(bad, strlen(bad), &br, &err) == -EINVAL &&
+	       strstr(err.msg, "md") && strstr(err.msg, "more than 'refused'"),
+	   "md counts that do not add up are refused: %s", err.msg);
+	crash_result_free(br);
+	crash_result_free(mm);
+	crash_result_free(halves[0]);
+	crash_result_free(halves[1]);
+	crash_result_free(mr);
+	free(bad);
+	free(jmd);
+	free(pmd);
 
 	refusals(log);
 

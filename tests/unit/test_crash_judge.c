@@ -117,6 +117,23 @@ static void test_parser_errors(void)
 	     "BO:OBS end\n",
 	     "size"},
 	    {"BO:OBS chunk 4096\nBO:OBS mount 0\nBO:OBS frobnicate\nBO:OBS end\n", "unknown"},
+	    {"BO:OBS chunk 4096\nBO:OBS mount 0\nBO:OBS md started\nBO:OBS end\n",
+	     "line 3: md: before the 'mount'"},
+	    {"BO:OBS md started\nBO:OBS md started\nBO:OBS mount 0\nBO:OBS end\n",
+	     "line 2: md: one line"},
+	    {"BO:OBS md refused x\nBO:OBS md started\nBO:OBS mount 0\nBO:OBS end\n",
+	     "line 2: md: one line"},
+	    {"BO:OBS md forced 0\nBO:OBS mount 0\nBO:OBS end\n", "after 'md refused'"},
+	    {"BO:OBS md refused x\nBO:OBS md forced 0\nBO:OBS md forced 0\nBO:OBS mount 0\n"
+	     "BO:OBS end\n",
+	     "line 3: md forced: one line"},
+	    {"BO:OBS md refused x\nBO:OBS md forced 300\nBO:OBS mount 0\nBO:OBS end\n",
+	     "exit status 0..255"},
+	    {"BO:OBS md refused x\nBO:OBS mount 0\nBO:OBS end\n",
+	     "line 2: mount: 'md refused' without 'md forced"},
+	    {"BO:OBS md refused x\nBO:OBS md forced 1\nBO:OBS mount 0\nBO:OBS end\n",
+	     "md did not start"},
+	    {"BO:OBS md frobbed\nBO:OBS mount 0\nBO:OBS end\n", "'md started'"},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		struct bo_err err;
@@ -181,6 +198,57 @@ static void test_checkers(struct crash_promises p, const struct tree *t)
 	is_int(crash_judge(&p, &obs, &o), 0, "judged");
 	ok(o.broken && !o.detected, "the boot scrub finds nothing: silent");
 	crash_observation_free(&obs);
+}
+
+/* md's start before the mount (docs/md.md): read from its lines, carried into the
+ * outcome beside the verdict, never a detection of its own */
+static void test_md(const struct crash_promises *p, const struct tree *t)
+{
+	struct crash_observation obs;
+	struct crash_outcome out;
+	struct bo_err err = {{0}};
+	char *txt = lines(t, NULL), *buf = malloc(strlen(txt) + 200);
+	tap_require(buf != NULL, "memory");
+	sprintf(buf, "BO:OBS md started\n%s", txt);
+	ok(crash_obs_parse_lines(buf, strlen(buf), &obs, &err) == 0 && obs.md == CRASH_MD_STARTED &&
+	       crash_judge(p, &obs, &out) == 0 && out.md == CRASH_MD_STARTED && !out.broken,
+	   "md started as a user asked: read, the state judged ok %s", err.msg);
+	crash_observation_free(&obs);
+	sprintf(buf,
+	        "BO:OBS md refused mdadm: /dev/md0 assembled from 3 drives - not enough "
+	        "to start the array while not clean - consider --force.\n"
+	        "BO:OBS md forced 0\n%s",
+	        txt);
+	ok(crash_obs_parse_lines(buf, strlen(buf), &obs, &err) == 0 && obs.md == CRASH_MD_FORCED &&
+	       strstr(obs.md_msg, "while not clean") && crash_judge(p, &obs, &out) == 0 &&
+	       out.md == CRASH_MD_FORCED && !out.broken && !out.detected,
+	   "refused, then forced: the refusal kept (%s), the state judged on what it shows: ok",
+	   obs.md_msg);
+	crash_observation_free(&obs);
+	free(txt);
+	struct tree lost = *t;
+	memset(lost.log + 4096, 0, 1024);
+	txt = lines(&lost, NULL);
+	sprintf(buf, "BO:OBS md refused not clean\nBO:OBS md forced 0\n%s", txt);
+	ok(crash_obs_parse_lines(buf, strlen(buf), &obs, &err) == 0 &&
+	       crash_judge(p, &obs, &out) == 0 && out.md == CRASH_MD_FORCED &&
+	       out.broken == B(CRASH_INV_DURABLE) && !out.detected &&
+	       strstr(out.detail, "md refused to start it"),
+	   "refused, forced, a synced chunk lost: durable and silent, the refusal in the detail "
+	   "(%s)",
+	   out.detail);
+	crash_observation_free(&obs);
+	free(txt);
+	const char *un = "BO:OBS chunk 4096\nBO:OBS md refused not clean\nBO:OBS md forced 1 "
+	                 "no\nBO:OBS mount 1 md: cannot start dirty degraded array\n"
+	                 "BO:OBS fsck 8\nBO:OBS end\n";
+	ok(crash_obs_parse_lines(un, strlen(un), &obs, &err) == 0 &&
+	       crash_judge(p, &obs, &out) == 0 && out.md == CRASH_MD_UNSTARTED &&
+	       out.broken == B(CRASH_INV_CONSISTENT) && out.detected &&
+	       !strcmp(out.detected_by, "mount"),
+	   "refused and not started even forced: a mount failure, detected (%s)", out.detail);
+	crash_observation_free(&obs);
+	free(buf);
 }
 
 int main(void)
@@ -266,6 +334,7 @@ int main(void)
 	   "an unlisted root: /keep and /log detected by the read (%s)", out.detail);
 
 	test_checkers(p, &t);
+	test_md(&p, &t);
 	test_parser_errors();
 
 	const char *mk = "BO:BOOT work\nBO:STEP 0\nBO:STEP 1\nBO:STEP 2\nBO:READY\n";

@@ -1,26 +1,41 @@
 # guest-md.sh — the md parts of the vmtest guest (sourced by guest-init when the
-# kernel command line has bo.md=LEVEL:N:MISSING[:j], docs/md.md): the plugin serves the
+# kernel command line has bo.md=LEVEL:N:MISSING[:POLICY], docs/md.md): the plugin serves the
 # members as exports m0..m<N-1> (members=yes) and the marker export; the guest attaches
 # each present member with the kernel's own NBD client (/dev/nbd<I>, real FUA and a
 # flush per member), the marker as /dev/nbd<N>, and creates md RAID LEVEL over them with
-# member MISSING left out ("-": none), chunks of bo.mdchunk KiB (default 64), as a user
-# would with mdadm; with ":j" one more
+# member MISSING left out ("-": none; two as A+B), chunks of bo.mdchunk KiB (default 64),
+# as a user would with mdadm, with --consistency-policy=ppl (":ppl") or an internal
+# bitmap (":bitmap"); with ":j" one more
 # export, m<N>, is md's write journal (--write-journal) and the marker is /dev/nbd<N+1>.
 # The filesystem then goes on /dev/md0. Not a general-purpose script: busybox sh, no udev.
 
+# md_parse: level n missing policy from bo.md=LEVEL:N:MISSING[:POLICY] (MISSING a
+# member, two as A+B, or -; POLICY j, ppl or bitmap); dies naming what is wrong
+md_parse() {
+	IFS=: read -r level n missing policy extra <<EOF
+$BO_md
+EOF
+	case "$level:$n:$extra" in
+	[0156]:[2-9]: | [0156]:1[0-9]:) ;;
+	*) die "bo.md=$BO_md: LEVEL:N:MISSING[:j|:ppl|:bitmap] (e.g. 5:4:3)" ;;
+	esac
+	case "$missing" in
+	- | [0-9] | 1[0-9] | [0-9]+[0-9] | [0-9]+1[0-9] | 1[0-9]+[0-9] | 1[0-9]+1[0-9]) ;;
+	*) die "bo.md=$BO_md: MISSING is a member, two as A+B, or -" ;;
+	esac
+	journal= popt=
+	case "$policy" in
+	'') ;;
+	j) journal=/dev/nbd$n ;;
+	ppl) popt=--consistency-policy=ppl ;;
+	bitmap) popt=--bitmap=internal ;; # the bitmap policy: mdadm makes it with the bitmap
+	*) die "bo.md=$BO_md: POLICY is j, ppl or bitmap" ;;
+	esac
+}
+
 # md_attach: sets D=/dev/md0 and BO_MARK; dies naming what failed
 md_attach() {
-	level=${BO_md%%:*}
-	rest=${BO_md#*:}
-	n=${rest%%:*}
-	missing=${rest#*:}
-	journal=
-	case "$missing" in *:j) missing=${missing%:j} journal=/dev/nbd$n ;; esac
-	case "$level:$n:$missing" in
-	[0-9]:[0-9]:[0-9-] | [0-9]:[0-9][0-9]:[0-9-] | [0-9]:[0-9][0-9]:[0-9][0-9]) ;;
-	[0-9]:[0-9]:[0-9-]:j | [0-9]:[0-9][0-9]:[0-9-]:j | [0-9]:[0-9][0-9]:[0-9][0-9]:j) ;;
-	*) die "bo.md=$BO_md: LEVEL:N:MISSING[:j] (e.g. 5:4:3)" ;;
-	esac
+	md_parse
 	case "$BO_mdchunk" in 4 | 8 | 16 | 32 | 64 | 128 | 256 | 512) ;;
 	*) die "bo.mdchunk=$BO_mdchunk: a chunk of 4 to 512 KiB, a power of two" ;;
 	esac
@@ -40,7 +55,7 @@ md_attach() {
 	done
 	devs= i=0
 	while [ $i -lt "$n" ]; do
-		if [ "$i" = "$missing" ]; then
+		if case "+$missing+" in *"+$i+"*) true ;; *) false ;; esac; then
 			devs="$devs missing"
 		else
 			/sbin/nbd-client 10.0.2.100 10809 /dev/nbd$i -b 4096 -N m$i -nonetlink \
@@ -63,8 +78,16 @@ md_attach() {
 	mkdir -p /run/mdadm
 	# --run: start even though a member is missing; the array is new, so nothing to resync
 	# on a degraded RAID5, and a healthy one's resync is set-up I/O (before step 0)
-	/sbin/mdadm --create /dev/md0 --level="$level" --raid-devices="$n" --chunk="$BO_mdchunk" \
-		--metadata=1.2 --run --force $jopt $devs >/dev/console 2>&1 || die "mdadm --create failed"
+	# RAID6 with one member missing would still resync its other parity, and md will not
+	# start a degraded array that needs a resync ("cannot start dirty degraded array"):
+	# the members are zeros, whose parities are zeros, so the array is clean as created
+	clean=
+	[ "$level" = 6 ] && [ "$missing" != - ] && clean=--assume-clean
+	chunk=--chunk=$BO_mdchunk # RAID1 has no chunks (mdadm refuses the option)
+	[ "$level" = 1 ] && chunk=
+	/sbin/mdadm --create /dev/md0 --level="$level" --raid-devices="$n" $chunk \
+		--metadata=1.2 --run --force $clean $jopt $popt $devs >/dev/console 2>&1 ||
+		die "mdadm --create failed"
 	/sbin/mdadm --wait /dev/md0 >/dev/null 2>&1
 	# the kernel's own account of the array (level, chunk, layout as "algorithm N",
 	# members present) for the record's console
@@ -72,40 +95,99 @@ md_attach() {
 	D=/dev/md0
 }
 
+# md_settle: after the set-up is synced, before the run. With a write journal, md
+# replays at assembly every stripe logged since its last checkpoint, and it checkpoints
+# only when a quarter of the log is in use: without this the judge's assembly of every
+# state replayed the ~440 stripes of mkfs and the set-up (0.3-1 s of each state under
+# TCG). Writing the journal mode (the same mode) suspends the array, which writes the
+# log back and checkpoints it, as a while of running would have: the run's stripes
+# are still journaled and replayed as before.
+md_settle() {
+	[ -n "$journal" ] || return 0
+	echo write-through >/sys/block/md0/md/journal_mode ||
+		die "md: could not checkpoint the write journal (journal_mode)"
+}
+
 # ---- judge mode: a state's members as linear maps of its snapshot ----------------
 # bo.members=S:L,... (512-byte sectors, from the store's `members` file): member I of
 # the state is sectors [S, S+L) of the snapshot. md_judge_up NAME SNAPSHOT assembles
 # /dev/md0 from the members that carry an md superblock, as a user would: without
-# --run first; md refuses a dirty degraded array (said on the console as
-# "md: NAME: refused: ..."), and then, as the user's next step, --run --force.
-# Sets MDDEV=/dev/md0; returns non-zero (with /tmp/md.err) when it cannot assemble.
+# --run first; md refuses a dirty degraded array, and then, as the user's next step,
+# --run --force. What happened is an observation line (docs/architecture.md): "md
+# started", or "md refused MESSAGE" then "md forced EXIT". Sets MDDEV=/dev/md0; returns
+# non-zero (with /tmp/md.err) when it cannot assemble.
+# A state costs what its execs cost (each mdadm or dmsetup, a dynamically linked
+# program, ~30-50 ms under TCG): the members are mapped by one `dmsetup create
+# --concise` and removed by one `dmsetup remove`, which members hold a superblock is
+# read once per boot from the base, and the array is stopped through sysfs (docs/md.md,
+# "What a state costs").
+
+# md_judge_load: md's modules, and MD_SB: "I:S:L ..." for each member whose base holds
+# an md superblock (metadata 1.2: magic a92b4efc, little-endian, 4 KiB into the member).
+# A member without one there (missing from the start) is never written by the run, so
+# no state gives it one.
 md_judge_load() {
 	for m in $(cat /lib/modules/load-md); do
 		insmod "/lib/modules/$m" 2>/dev/null
 	done
 	mkdir -p /run/mdadm
-}
-md_judge_up() {
-	devs= i=0
+	MD_SB= i=0
 	for ml in $(echo "$BO_members" | tr , ' '); do
-		dmsetup create "$1m$i" --noudevsync --table "0 ${ml#*:} linear $2 ${ml%:*}" \
-			>/tmp/dm.err 2>&1 || die "$1: dmsetup create $1m$i failed: $(tail -n 1 /tmp/dm.err)"
-		/sbin/mdadm --examine "/dev/mapper/$1m$i" >/dev/null 2>&1 && devs="$devs /dev/mapper/$1m$i"
+		magic=$(hexdump -s $(((${ml%:*} + 8) * 512)) -n 4 -e '1/4 "%08x"' /dev/vda 2>/dev/null)
+		# bo.md_drop=K: member K did not come back after the cut (vmtest --md-drop)
+		[ "$magic" = a92b4efc ] && [ "$i" != "$BO_md_drop" ] && MD_SB="$MD_SB $i:$ml"
 		i=$((i + 1))
 	done
+	[ -n "$MD_SB" ] || die "bo.members=$BO_members: no member of the base holds an md superblock"
+}
+
+# md_stop: mdadm --stop's effect without its exec (a stopped array frees its members)
+md_stop() {
+	[ -e /sys/block/md0/md/array_state ] && echo clear >/sys/block/md0/md/array_state
+	return 0
+}
+
+# md_assemble NAME DEV...: as a user would, then forced when md refuses
+md_assemble() {
+	shift
+	/sbin/mdadm --assemble $MDDEV "$@" >/tmp/md.err 2>&1 && { obs "md started"; return 0; }
+	if grep -q "has no superblock" /tmp/md.err; then
+		# this state lost a member's superblock: leave it out, as --examine would say
+		devs=
+		for d in "$@"; do
+			/sbin/mdadm --examine "$d" >/dev/null 2>&1 && devs="$devs $d"
+		done
+		md_stop
+		set -- $devs
+		/sbin/mdadm --assemble $MDDEV "$@" >/tmp/md.err 2>&1 && { obs "md started"; return 0; }
+	fi
+	obs "md refused $(tail -n 1 /tmp/md.err)"
+	md_stop
+	/sbin/mdadm --assemble --run --force $MDDEV "$@" >/tmp/md.err 2>&1
+	r=$?
+	obs "md forced $r"
+	return $r
+}
+
+md_judge_up() {
+	spec= devs=
+	for e in $MD_SB; do
+		sl=${e#*:}
+		spec="$spec${spec:+;}$1m${e%%:*},,,,0 ${sl#*:} linear $2 ${sl%:*}"
+		devs="$devs /dev/mapper/$1m${e%%:*}"
+	done
+	dmsetup create --noudevsync --concise "$spec" >/tmp/dm.err 2>&1 ||
+		die "$1: dmsetup create of the members failed: $(tail -n 1 /tmp/dm.err)"
 	MDDEV=/dev/md0
-	/sbin/mdadm --assemble $MDDEV $devs >/tmp/md.err 2>&1 && return 0
-	echo "md: $1: refused: $(tail -n 1 /tmp/md.err)" >/dev/console
-	/sbin/mdadm --stop $MDDEV >/dev/null 2>&1
-	/sbin/mdadm --assemble --run --force $MDDEV $devs >/tmp/md.err 2>&1
+	md_assemble "$1" $devs
 }
 # md_judge_down NAME: stops the array and removes the members' maps
 md_judge_down() {
-	/sbin/mdadm --stop /dev/md0 >/dev/null 2>&1
-	i=0
-	for ml in $(echo "$BO_members" | tr , ' '); do
-		dmsetup remove --noudevsync "$1m$i" >/tmp/dm.err 2>&1 ||
-			die "$1: dmsetup remove $1m$i failed: $(tail -n 1 /tmp/dm.err)"
-		i=$((i + 1))
+	md_stop
+	names=
+	for e in $MD_SB; do
+		names="$names $1m${e%%:*}"
 	done
+	dmsetup remove --noudevsync $names >/tmp/dm.err 2>&1 ||
+		die "$1: dmsetup remove of the members failed: $(tail -n 1 /tmp/dm.err)"
 }
