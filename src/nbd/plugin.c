@@ -1,5 +1,5 @@
 /* plugin.c — the nbdkit glue: `nbdkit build/blackout-nbdkit.so stack=SPEC [size=N]
- * [members=yes] [control=SOCKET] [record=FILE [record-max=N]]`. Requests go to server.c (and the
+ * [members=yes [fail-member=I@MARK]] [control=SOCKET] [record=FILE [record-max=N]]`. Requests go to server.c (and the
  * marker export's to record.c); the control socket is served by one thread here.
  * Not a library: nbdkit loads it (docs/nbd.md). */
 #define NBDKIT_API_VERSION 2
@@ -17,6 +17,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "blackout/rec.h"
 #include "blackout/util.h"
 #include "nbd/record.h"
 #include "nbd/server.h"
@@ -54,13 +55,17 @@ static struct {
 	char *record;        /* record=FILE */
 	uint64_t record_max; /* record-max=N, 0: the default cap */
 	bool members;        /* members=yes: the top concat's lowers as exports m0.. */
+	char *fail_spec;     /* fail-member=I@MARK as given */
+	int fail_member;     /* I, -1: none */
+	char *fail_mark;     /* MARK */
+	bool failed;         /* the marker export has taken MARK: member I answers EIO */
 	struct nbd_srv *srv;
 	int lfd;
 	int wake[2];
 	bool thread_started;
 	pthread_t thread;
 	struct ctl_client cl[CTL_CLIENTS];
-} P = {.lfd = -1, .wake = {-1, -1}};
+} P = {.lfd = -1, .wake = {-1, -1}, .fail_member = -1};
 
 /* states=DIR (src/nbd/states.c): a state store instead of a stack; each connection's
  * handle is then a struct nbd_states_conn. */
@@ -121,6 +126,11 @@ static int bo_config(const char *key, const char *value)
 		P.members = v;
 		return 0;
 	}
+	if (strcmp(key, "fail-member") == 0) {
+		free(P.fail_spec);
+		P.fail_spec = strdup(value);
+		return P.fail_spec ? 0 : -1;
+	}
 	if (strcmp(key, "record-max") == 0) {
 		int64_t v = nbdkit_parse_size(value);
 		if (v < 0)
@@ -130,9 +140,49 @@ static int bo_config(const char *key, const char *value)
 	}
 	char k[256];
 	nbdkit_error("unknown parameter '%s' (expected stack=, size=, control=, record=, "
-	             "record-max=, members=, states=)",
+	             "record-max=, members=, fail-member=, states=)",
 	             esc(k, sizeof k, key));
 	return -1;
+}
+
+/* fail-member=I@MARK: member I fails from the moment the marker export takes the mark
+ * MARK. A mark, not a control command: the guest writes it between its own requests
+ * (its write returns before the next step's I/O is sent), so the failure falls at the
+ * same place in the guest's I/O whatever the host's timing. */
+static int fail_parse(void)
+{
+	char v[256];
+	esc(v, sizeof v, P.fail_spec);
+	if (!P.members || !P.record) {
+		nbdkit_error("fail-member=%s needs members=yes and record=FILE (the mark MARK "
+		             "comes through the marker export)",
+		             v);
+		return -1;
+	}
+	const char *at = strchr(P.fail_spec, '@');
+	size_t nd = at ? (size_t)(at - P.fail_spec) : 0;
+	if (!at || nd == 0 || nd > 2 || strspn(P.fail_spec, "0123456789") != nd ||
+	    (nd == 2 && P.fail_spec[0] == '0')) {
+		nbdkit_error("fail-member=%s: expected I@MARK, a member number, '@' and a mark "
+		             "(e.g. 1@step 3)",
+		             v);
+		return -1;
+	}
+	int i = atoi(P.fail_spec);
+	if (i >= (int)P.srv->nmembers) {
+		nbdkit_error("fail-member=%s: no member %d (this stack has m0 to m%u)", v, i,
+		             P.srv->nmembers - 1);
+		return -1;
+	}
+	size_t ml = strlen(at + 1);
+	if (ml == 0 || ml > REC_MARK_MAX || strchr(at + 1, '\n')) {
+		nbdkit_error("fail-member=%s: the mark must be 1 to %d bytes without a newline", v,
+		             REC_MARK_MAX);
+		return -1;
+	}
+	P.fail_member = i;
+	P.fail_mark = strdup(at + 1);
+	return P.fail_mark ? 0 : -1;
 }
 
 static int bo_config_complete(void)
@@ -168,6 +218,8 @@ static int bo_config_complete(void)
 		nbdkit_error("record-max= needs record=FILE");
 		return -1;
 	}
+	if (P.fail_spec && fail_parse() < 0)
+		return -1;
 	if (P.record && (rc = nbd_rec_start(P.srv, P.stack, P.record, P.record_max, &err))) {
 		char msg[4 * sizeof err.msg];
 		nbdkit_error("%s", esc(msg, sizeof msg, bo_errstr(&err, rc)));
@@ -452,6 +504,8 @@ static void bo_unload(void)
 	free(P.stack);
 	free(P.control);
 	free(P.record);
+	free(P.fail_spec);
+	free(P.fail_mark);
 }
 
 /* The harness serves on Unix sockets; a TCP peer must be loopback. */
@@ -622,9 +676,37 @@ static int bo_can_data(void *h)
 	return h != &marker_handle;
 }
 
+/* A request to the failed member: EIO, and nothing reaches its stack or the log (the
+ * log replays what the media hold). Requests are serialized, so P.failed needs no lock. */
+static bool member_failed(void *h)
+{
+	if (!P.failed || member_of(h) != P.fail_member)
+		return false;
+	nbdkit_set_error(EIO);
+	return true;
+}
+
+/* The marker export took a write: is it fail-member='s mark? (Its text ends at a NUL
+ * or a newline, as record.c reads it.) */
+static void fail_check(const char *buf, uint32_t count)
+{
+	if (!P.fail_mark || P.failed)
+		return;
+	size_t n = 0;
+	while (n < count && buf[n] && buf[n] != '\n')
+		n++;
+	if (n == strlen(P.fail_mark) && memcmp(buf, P.fail_mark, n) == 0) {
+		P.failed = true;
+		nbdkit_debug("fail-member: member %d fails from mark \"%s\" on", P.fail_member,
+		             P.fail_mark);
+	}
+}
+
 static int bo_pread(void *h, void *buf, uint32_t count, uint64_t off, uint32_t flags)
 {
 	(void)flags;
+	if (member_failed(h))
+		return -1;
 	if (h == &marker_handle)
 		return ret(P.srv, nbd_rec_marker_pread(P.srv, buf, count, off));
 	struct bo_err err = {{0}};
@@ -635,8 +717,15 @@ static int bo_pread(void *h, void *buf, uint32_t count, uint64_t off, uint32_t f
 
 static int bo_pwrite(void *h, const void *buf, uint32_t count, uint64_t off, uint32_t flags)
 {
-	if (h == &marker_handle) /* a mark is in the log once the write returns: FUA adds nothing */
-		return ret(P.srv, nbd_rec_marker_pwrite(P.srv, buf, count, off));
+	if (h ==
+	    &marker_handle) { /* a mark is in the log once the write returns: FUA adds nothing */
+		int rc = nbd_rec_marker_pwrite(P.srv, buf, count, off);
+		if (rc == 0)
+			fail_check(buf, count);
+		return ret(P.srv, rc);
+	}
+	if (member_failed(h))
+		return -1;
 	struct bo_err err = {{0}};
 	if (S.st) /* FUA means nothing to an overlay in memory */
 		return states_ret(nbd_states_pwrite(h, buf, count, off, &err), &err);
@@ -649,6 +738,8 @@ static int bo_flush(void *h, uint32_t flags)
 	(void)flags;
 	if (h == &marker_handle)
 		return 0; /* the marker export holds nothing volatile */
+	if (member_failed(h))
+		return -1;
 	if (S.st)
 		return 0;
 	return ret(P.srv, nbd_srv_flush(P.srv, member_of(h)));
@@ -658,6 +749,8 @@ static int bo_trim(void *h, uint32_t count, uint64_t off, uint32_t flags)
 {
 	if (h == &marker_handle) /* not offered (can_trim); refused should a client try */
 		return ret(P.srv, -EOPNOTSUPP);
+	if (member_failed(h))
+		return -1;
 	struct bo_err err = {{0}};
 	if (S.st)
 		return states_ret(nbd_states_zero(h, count, off, &err), &err);
@@ -668,6 +761,8 @@ static int bo_zero(void *h, uint32_t count, uint64_t off, uint32_t flags)
 {
 	if (h == &marker_handle)
 		return ret(P.srv, -EOPNOTSUPP);
+	if (member_failed(h))
+		return -1;
 	struct bo_err err = {{0}};
 	if (S.st)
 		return states_ret(nbd_states_zero(h, count, off, &err), &err);
@@ -689,6 +784,8 @@ static struct nbdkit_plugin plugin = {
                    "record-max=N   refuse requests once the log would pass N bytes (1G)\n"
                    "members=yes    serve the lowers of the top concat as exports m0, m1, "
                    "... (one log, one clock)\n"
+                   "fail-member=I@MARK  member I answers EIO to every request from the "
+                   "marker export's mark MARK on\n"
                    "states=DIR     serve a state store as exports s<N> (docs/realkernel.md)",
     .magic_config_key = "stack",
     .get_ready = bo_get_ready,
