@@ -108,6 +108,21 @@ md_settle() {
 		die "md: could not checkpoint the write journal (journal_mode)"
 }
 
+# md_report: the array as md sees it after the run, for the record's console. With
+# bo.md_fail=1 (vmrecord --md-fail) a member failed during the run; md marks it faulty
+# only at its next superblock write (a failed read is rebuilt from the others and a
+# failed flush is not counted), which comes when the array goes clean, ~200 ms after the
+# last write: wait up to 5 s for that, so the console shows it ([U_UU]).
+md_report() {
+	i=0
+	while [ "$BO_md_fail" = 1 ] && [ "$(cat /sys/block/md0/md/degraded 2>/dev/null)" = 0 ] &&
+		[ $i -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	grep -A1 '^md0 :' /proc/mdstat >/dev/console
+}
+
 # ---- judge mode: a state's members as linear maps of its snapshot ----------------
 # bo.members=S:L,... (512-byte sectors, from the store's `members` file): member I of
 # the state is sectors [S, S+L) of the snapshot. md_judge_up NAME SNAPSHOT assembles

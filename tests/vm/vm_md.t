@@ -14,7 +14,8 @@
 # same run has no such state (vm_realkernel.t). With md's write journal on a fifth
 # export, none of at least 200 distinct states damaged; a healthy array loses nothing
 # synced, but the hole opens when a member does not come back after the cut
-# (--md-drop); with a partial parity log no state is silently damaged.
+# (--md-drop); with a partial parity log no state is silently damaged. A member that
+# fails during the run (--md-fail): md runs degraded and no state loses synced data.
 . "$(dirname "$0")/../test-lib.sh"
 start=$(date +%s)
 need_tool jq
@@ -141,11 +142,40 @@ jp() { jq -r "$1" "$T/jp.json"; }
 	[ "$(jp .violations.durable)" = 0 ] && [ "$(jp .violations.bystander)" = 0 ]
 ok $? "PPL: md started all $(jp .judged) states unforced; none silently damaged ($(jp .violations.consistent) inconsistent, detected), none lost synced data"
 
+# member 1 of a healthy RAID5 fails as step 3 begins (vmrecord --md-fail 1@3: the
+# plugin's fail-member=1@step 3): md rebuilds its failed reads from the others, sends it
+# nothing more that lands, and marks it faulty at its next superblock write; the states
+# of the run lose nothing synced
+timeout 600 "$SRC/scripts/vmrecord" --stack "$MEMBERS" --md 5:4:- --md-fail 1@3 \
+	--fs ext4,barrier=1 --workload append-fsync --out "$T/rf" >"$T/recf.log" 2>&1
+rc=$?
+sed 's/^/# /' "$T/recf.log"
+ok $rc "a healthy RAID5 whose member 1 fails at step 3: recorded"
+tr -d '\r' <"$T/rf/console" | grep -a -A1 '^md0 :' | tail -n 2 | sed 's/^/# /'
+tr -d '\r' <"$T/rf/console" | grep -a -A1 '^md0 :' | tail -n 1 | grep -q '\[4/3\] \[U_UU\]'
+ok $? "md ran degraded after the failure: /proc/mdstat shows [4/3] [U_UU] after the run"
+"$BLACKOUT" log dump "$T/rf/io.log" | awk '/ mark +step 3 *$/ { f = 1 } f && / dev=1 / { n++ } END { exit !(f && n == 0) }'
+ok $? "the log holds no request of member 1 from the mark \"step 3\" on"
+timeout 900 "$BLACKOUT" vmtest --stack "$MEMBERS" --fs ext4,barrier=1 --workload append-fsync \
+	--log "$T/rf/io.log" --jobs 2 --max-states 20 --out "$T/jf" --json "$T/jf.json" \
+	>"$T/jf.log" 2>&1
+rc=$?
+grep -E "^(states|judged|md|time|guests): " "$T/jf.log" | sed "s/^/# /"
+jf() { jq -r "$1" "$T/jf.json"; }
+{ [ $rc = 0 ] || [ $rc = 3 ]; } && [ "$(jf .judged)" -ge 15 ] && [ "$(jf .hung)" = 0 ] &&
+	[ "$(jf .violations.durable)" = 0 ]
+ok $? "member 1 failed at step 3: $(jf .judged) distinct states judged, none lost synced data (durable $(jf .violations.durable), consistent $(jf .violations.consistent); md started $(jf .md.started), refused $(jf .md.refused))"
+
 timeout 60 "$SRC/scripts/vmrecord" --stack "$MEMBERS" --md 5:4 --fs ext4 --workload append-fsync \
 	--out "$T/bad" >"$T/bad.log" 2>&1
 is $? 1 "--md without MISSING is refused"
 grep -q -- "--md: LEVEL:N:MISSING\[:POLICY\]" "$T/bad.log"
 ok $? "... saying what it takes"
+timeout 60 "$SRC/scripts/vmrecord" --stack "$MEMBERS" --md 5:4:- --md-fail 4@3 --fs ext4 \
+	--workload append-fsync --out "$T/bad" >"$T/bad.log" 2>&1
+is $? 1 "--md-fail of a member the array does not have is refused"
+grep -q -- "--md-fail: member 4 of 4 (0 to 3)" "$T/bad.log"
+ok $? "... naming the members"
 
 diag "vm_md.t took $(($(date +%s) - start)) s"
 done_testing
