@@ -112,40 +112,23 @@ static int observe(void *ctx, const char *store, size_t n, struct crash_observat
 	return 0;
 }
 
-static struct crash_result *run_obs(const char *log, struct tobs *t, const char *store,
-                                    struct bo_err *err)
+/* The explorer over `stack` (from `log` when given), saving its recording to `save`;
+ * with t, the states go to `store` and t judges them as an outside observer would. */
+static struct crash_result *run(const char *stack, const char *log, const char *save,
+                                struct tobs *t, const char *store, struct bo_err *err)
 {
 	struct crash_workload *w;
 	if (crash_workload_load(WL, &w, err))
 		return NULL;
 	struct crash_observer ob = {.name = "test", .store = store, .observe = observe, .ctx = t};
-	struct crash_config c = {.stack = STACK,
-	                         .fs = FS,
-	                         .wl = w,
-	                         .seed = 5,
-	                         .max_states = 400,
-	                         .log = log,
-	                         .observer = &ob};
-	struct crash_result *r = NULL;
-	if (crash_explore(&c, &r, err))
-		r = NULL;
-	crash_workload_free(w);
-	return r;
-}
-
-static struct crash_result *run(const char *stack, const char *log, const char *save,
-                                struct bo_err *err)
-{
-	struct crash_workload *w;
-	if (crash_workload_load(WL, &w, err))
-		return NULL;
 	struct crash_config c = {.stack = stack,
 	                         .fs = FS,
 	                         .wl = w,
 	                         .seed = 5,
 	                         .max_states = 400,
 	                         .log = log,
-	                         .save_log = save};
+	                         .save_log = save,
+	                         .observer = t ? &ob : NULL};
 	struct crash_result *r = NULL;
 	if (crash_explore(&c, &r, err))
 		r = NULL;
@@ -225,7 +208,7 @@ int main(void)
 	snprintf(two, sizeof(two), "%s/two.log", tmp);
 	snprintf(lame, sizeof(lame), "%s/lame.log", tmp);
 
-	struct crash_result *own = run(STACK, NULL, one, &err);
+	struct crash_result *own = run(STACK, NULL, one, NULL, NULL, &err);
 	tap_require(own != NULL, "the explorer records ext3 over the concat %s", err.msg);
 	ok(own->viol[CRASH_INV_DURABLE] == 0, "one device, flushes honoured: nothing synced lost");
 
@@ -239,7 +222,7 @@ int main(void)
 	   "the members' log reads back with its two devices %s", err.msg);
 	rec_log_free(l);
 
-	struct crash_result *both = run(STACK, two, NULL, &err);
+	struct crash_result *both = run(STACK, two, NULL, NULL, NULL, &err);
 	ok(both && both->viol[CRASH_INV_DURABLE] == 0 && both->judged > 20,
 	   "every member flushed: nothing synced lost (%llu judged) %s",
 	   both ? (unsigned long long)both->judged : 0, both ? "" : err.msg);
@@ -252,7 +235,7 @@ int main(void)
 	crash_fscfg_parse(FS, &t.fsc, &err);
 	char store[300];
 	snprintf(store, sizeof(store), "%s/store", tmp);
-	struct crash_result *so = run_obs(two, &t, store, &err);
+	struct crash_result *so = run(STACK, two, NULL, &t, store, &err);
 	char mpath[400], mtext[200] = "";
 	snprintf(mpath, sizeof(mpath), "%s/members", store);
 	FILE *mf = fopen(mpath, "r");
@@ -271,7 +254,7 @@ int main(void)
 
 	tap_require(split_log(one, lame, true, NULL, &n0, &n1) == 0,
 	            "a log without member 1's flushes");
-	struct crash_result *lm = run(STACK, lame, NULL, &err);
+	struct crash_result *lm = run(STACK, lame, NULL, NULL, NULL, &err);
 	ok(lm && lm->viol[CRASH_INV_DURABLE] > 0,
 	   "member 1 never flushed: synced data lost in %llu states (member 0's flushes left "
 	   "member 1's cache volatile) %s",
@@ -281,7 +264,7 @@ int main(void)
 	char badlog[300];
 	snprintf(badlog, sizeof(badlog), "%s/bad.log", tmp);
 	tap_require(split_log(one, badlog, false, BAD, &n0, &n1) == 0, "a log naming " BAD);
-	struct crash_result *bad = run(BAD, badlog, NULL, &err);
+	struct crash_result *bad = run(BAD, badlog, NULL, NULL, NULL, &err);
 	ok(!bad && strstr(err.msg, "recorded on 2 member devices; the stack's lower 1"),
 	   "a stack whose lowers differ from the members is refused: %s", err.msg);
 	crash_result_free(bad);
