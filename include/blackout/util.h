@@ -84,5 +84,9 @@ double bo_now(void);
  * made no progress); EINTR and short transfers are retried (src/util/fdio.c). */
 int bo_pread_full(int fd, void *buf, size_t len, off_t off);
 int bo_pwrite_full(int fd, const void *buf, size_t len, off_t off);
+/* The same on a stream (pipe, socket, file position): -ENODATA when the other end
+ * closes before len bytes came. */
+int bo_read_full(int fd, void *buf, size_t len);
+int bo_write_full(int fd, const void *buf, size_t len);
 
 #endif

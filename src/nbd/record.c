@@ -138,20 +138,6 @@ void nbd_rec_counts(struct nbd_srv *s, uint64_t *records, uint64_t *bytes, uint6
 	*refused = rec_log_refused(l);
 }
 
-static int write_all(int fd, const unsigned char *p, size_t len)
-{
-	while (len > 0) {
-		ssize_t w = write(fd, p, len);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -errno;
-		p += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
 int nbd_rec_save(struct nbd_srv *s, uint64_t *records, struct bo_err *err)
 {
 	struct nbd_rec *r = s->rec;
@@ -174,7 +160,7 @@ int nbd_rec_save(struct nbd_srv *s, uint64_t *records, struct bo_err *err)
 		free(buf);
 		return bo_errf(err, rc, "%.400s: %s", r->tmp, strerror(-rc));
 	}
-	rc = write_all(fd, buf, len);
+	rc = bo_write_full(fd, buf, len);
 	free(buf);
 	if (rc == 0 && fsync(fd) < 0)
 		rc = -errno;

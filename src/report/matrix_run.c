@@ -273,36 +273,6 @@ static int run_task(const struct matrix_run_opts *o, const struct matrix *m,
 	return 0;
 }
 
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-	while (len) {
-		ssize_t n = write(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -EIO;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-static int read_all(int fd, void *buf, size_t len)
-{
-	char *p = buf;
-	while (len) {
-		ssize_t n = read(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -EIO;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* What the parent hands a worker: a task to explore, or (second phase) the damage
  * map of the example state a cell kept. */
 struct job {
@@ -316,13 +286,14 @@ static void worker(int fd, const struct matrix_run_opts *o, const struct matrix 
 {
 	const struct matrix_plan *p = matrix_plan_of(m);
 	struct job jb;
-	while (read_all(fd, &jb, sizeof(jb)) == 0) {
+	while (bo_read_full(fd, &jb, sizeof(jb)) == 0) {
 		struct task_result t;
 		struct matrix_op *ops;
 		jb.state[sizeof(jb.state) - 1] = 0;
 		run_task(o, m, &p->tasks[jb.task], jb.damage ? jb.state : NULL, &t, &ops);
-		if (write_all(fd, &t, sizeof(t)) ||
-		    (t.has_example && t.ex.nops && write_all(fd, ops, t.ex.nops * sizeof(*ops)))) {
+		if (bo_write_full(fd, &t, sizeof(t)) ||
+		    (t.has_example && t.ex.nops &&
+		     bo_write_full(fd, ops, t.ex.nops * sizeof(*ops)))) {
 			free(ops);
 			break;
 		}
@@ -439,7 +410,7 @@ static void hand_out(struct pool *p)
 		if (!p->working[j] && (p->phase2 || p->next < p->nmine)) {
 			p->busy[j] = (uint32_t)p->next;
 			p->working[j] = true;
-			write_all(p->fds[j], &p->jobq[p->next++], sizeof(struct job));
+			bo_write_full(p->fds[j], &p->jobq[p->next++], sizeof(struct job));
 		}
 }
 
@@ -496,14 +467,14 @@ static int collect(struct pool *p, unsigned j, struct bo_err *err)
 {
 	struct task_result t;
 	struct matrix_op *ops = NULL;
-	if (read_all(p->fds[j], &t, sizeof(t)))
+	if (bo_read_full(p->fds[j], &t, sizeof(t)))
 		return bo_errf(err, -EIO, "matrix: worker %u died", j);
 	if (t.has_example && t.ex.nops) {
 		if (t.ex.nops > MATRIX_EX_MAX_OPS)
 			return bo_errf(err, -EPROTO, "matrix: worker %u sent %zu ops", j,
 			               t.ex.nops);
 		ops = calloc(t.ex.nops, sizeof(*ops));
-		if (!ops || read_all(p->fds[j], ops, t.ex.nops * sizeof(*ops))) {
+		if (!ops || bo_read_full(p->fds[j], ops, t.ex.nops * sizeof(*ops))) {
 			free(ops);
 			return bo_errf(err, -EIO, "matrix: worker %u died", j);
 		}
