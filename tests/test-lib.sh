@@ -5,6 +5,10 @@
 #   ok STATUS DESC         "ok N - DESC" when STATUS is 0, else "not ok N - DESC"
 #   is GOT WANT DESC       ok when the strings are equal; shows both when not
 #   t DESC 'CONDITION'     ok when the shell CONDITION (eval'd) is true
+#   run_ok DESC CMD [ARG...]  ok when CMD exits 0 (no pipeline to hide its status in)
+#   lacks PATTERN CMD [ARG...]  true when CMD succeeds and its output has no line
+#                          matching PATTERN: `! CMD | grep -q P` also passes when CMD
+#                          fails, which hid broken assertions before
 #   skip DESC REASON       "ok N - DESC # SKIP REASON"
 #   skip_all REASON        skips the whole script ("1..0 # SKIP REASON"); before any test
 #   diag TEXT...           a "# " comment line
@@ -52,6 +56,20 @@ is() {
 
 t() {
 	if eval "$2"; then ok 0 "$1"; else ok 1 "$1"; fi
+}
+
+run_ok() {
+	_run_desc=$1
+	shift
+	"$@"
+	ok $? "$_run_desc"
+}
+
+lacks() {
+	_lacks_pat=$1
+	shift
+	_lacks_out=$("$@" 2>/dev/null) || return 1
+	! printf '%s\n' "$_lacks_out" | grep -q -- "$_lacks_pat"
 }
 
 skip() {

@@ -93,7 +93,7 @@ e=$?
 ok $? "an orphaned inode: both checkers find it"
 "$BLACKOUT" fsck -y "$W/o.img" >/dev/null 2>&1
 ok $([ $? -eq 1 ] && echo 0 || echo 1) "fsck -y frees the orphan (exit 1)"
-e2fsck_clean "$W/o.img" && ! dumpe2fs -h "$W/o.img" 2>/dev/null | grep -q "First orphan inode"
+e2fsck_clean "$W/o.img" && lacks "First orphan inode" dumpe2fs -h "$W/o.img"
 ok $? "after -y: e2fsck clean and no orphan list left"
 echo junk >"$W/junk.img"
 "$BLACKOUT" fsck "$W/junk.img" >/dev/null 2>&1

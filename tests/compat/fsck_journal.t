@@ -42,7 +42,7 @@ for bs in 1024 4096; do
 	ok $? "$bs: -y replays two transactions and exits 1 (got $rc)"
 	home "$W/j.img" $bs
 	ok $? "$bs: the home blocks hold the journalled bytes"
-	! dumpe2fs -h "$W/j.img" 2>/dev/null | grep -q needs_recovery
+	lacks needs_recovery dumpe2fs -h "$W/j.img"
 	ok $? "$bs: needs_recovery is cleared"
 	e2fsck_clean "$W/j.img"
 	ok $? "$bs: e2fsck -fn is clean afterwards"

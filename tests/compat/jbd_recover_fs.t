@@ -34,7 +34,7 @@ for bs in 1024 4096; do
 	jsb=$(debugfs -R "bmap <8> 0" "$W/e.img" 2>/dev/null)
 	jsame_home "$W/j.img" "$W/e.img" $bs "$jsb"
 	ok $? "$bs: block-identical to e2fsck -E journal_only apart from the superblocks"
-	! dumpe2fs -h "$W/j.img" 2>/dev/null | grep -q needs_recovery
+	lacks needs_recovery dumpe2fs -h "$W/j.img"
 	ok $? "$bs: needs_recovery cleared"
 	e2fsck_clean "$W/j.img"
 	ok $? "$bs: e2fsck -fn clean afterwards"

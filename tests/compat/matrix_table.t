@@ -7,7 +7,7 @@
 
 out="$SCRATCH/r"
 "$BLACKOUT" matrix --quick --max-states 30 --out "$out" 2>"$SCRATCH/err.txt" | cat >"$SCRATCH/table.txt"
-ok $? "matrix --quick ran, piped"
+ok "${PIPESTATUS[0]}" "matrix --quick ran, piped"
 sed 's/^/#   /' "$SCRATCH/table.txt"
 python3 - "$SCRATCH/table.txt" <<'PY'
 import sys

@@ -1,7 +1,7 @@
 #!/bin/sh
 # test_lib.t — the shell harness itself (tests/test-lib.sh): the plan line, exit
-# statuses (a failure, or no test at all, fails the script), skip, bail, the scratch
-# directory removed on exit and at_exit hooks run, even when a script dies.
+# statuses (a failure, or no test at all, fails the script), run_ok and lacks, skip,
+# bail, the scratch directory removed on exit and at_exit hooks run, even when a script dies.
 . "$(dirname "$0")/../test-lib.sh"
 
 # A throwaway script at tests/compat/x.t of a copy of the tree, so that it finds
@@ -37,6 +37,15 @@ t "a status that is not a number is a failure, not a shell error" \
 
 run 'is "1" "2" "cmp"; done_testing'
 t "is shows got and want" 'grep -q "got: .1." "$T/out" && grep -q "want: .2." "$T/out"'
+
+run 'run_ok "fails" false; run_ok "passes" true; done_testing'
+t "run_ok reports the command's own status" \
+	'grep -qx "not ok 1 - fails" "$T/out" && grep -qx "ok 2 - passes" "$T/out"'
+
+run 'lacks x false; ok $? "a"; lacks x echo x; ok $? "b"; lacks x echo y; ok $? "c"; done_testing'
+t "lacks fails when the command fails or prints the pattern, passes otherwise" \
+	'grep -qx "not ok 1 - a" "$T/out" && grep -qx "not ok 2 - b" "$T/out" &&
+	grep -qx "ok 3 - c" "$T/out"'
 
 run 'skip "later" "no tool"; ok 0 "a"; done_testing'
 t "skip is an ok line with a SKIP directive" \
