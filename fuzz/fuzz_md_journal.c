@@ -1,5 +1,5 @@
 /* fuzz_md_journal.c — libFuzzer target for md's write-journal replay
- * (src/crash/md_journal.c): the input is the journal device's log area of a small
+ * (src/md/journal.c): the input is the journal device's log area of a small
  * degraded RAID5 with a journal; meta blocks found in it get their checksums made
  * right, so payload parsing is reached. Any log replays into pages inside the members,
  * or ends with a reason; nothing is read outside the devices. */

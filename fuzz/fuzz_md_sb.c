@@ -1,5 +1,5 @@
 /* fuzz_md_sb.c — libFuzzer target for the md superblock 1.2 parser and the array
- * assembled from it (src/crash/md_view.c): any bytes are a superblock whose fields are
+ * assembled from it (src/md/view.c): any bytes are a superblock whose fields are
  * within what the layout reader relies on, or refused with a reason; an array assembled
  * from such superblocks maps every block it has inside its members. */
 #include <stdint.h>

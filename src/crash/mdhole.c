@@ -1,6 +1,6 @@
 /* mdhole.c — the md write hole checked block by block on the host (docs/md.md, "The
  * write hole, block by block"): each state of a store of md members is read as md
- * would read the array (md_view.c) and compared with two consistent references
+ * would read the array (src/md/view.c) and compared with two consistent references
  * replayed from the recording — the array where the state's cut epoch began and where
  * it ended, the quiescent points around the cut (every earlier write flushed by its
  * member). A block the epoch left unchanged that reads otherwise in the state is the

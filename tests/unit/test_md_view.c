@@ -1,4 +1,4 @@
-/* test_md_view.c — md's array read from hand-built members (src/crash/md_view.c): the
+/* test_md_view.c — md's array read from hand-built members (src/md/view.c): the
  * superblock 1.2 parser accepts what mdadm writes and refuses each field it cannot
  * read, by name; a RAID5 left-symmetric array laid out from md's documented picture
  * reads back block for block, healthy and with member 0 missing (rebuilt from parity);

@@ -1,4 +1,4 @@
-/* md_journal.c — md's write journal (raid5-cache in write-through mode) replayed as
+/* md/journal.c — md's write journal (raid5-cache in write-through mode) replayed as
  * md replays it when it assembles the array: the log is read from the tail the
  * journal device's superblock names, meta block after meta block while each is whole
  * (magic, version, crc32c seeded with the array's uuid, the expected seq and position,

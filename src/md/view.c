@@ -1,8 +1,8 @@
-/* md_view.c — Linux md's array read from its members' bytes, as md would read it after
+/* md/view.c — Linux md's array read from its members' bytes, as md would read it after
  * assembly: the superblock 1.2 (md_p.h's mdp_superblock_1), checked field by field,
  * and RAID4/5/6 blocks mapped through md's layout (raid5_compute_sector, shared with
  * the RAID model in src/dev/raid_layout.c), a missing member's block rebuilt as the XOR
- * of its stripe's other data and P. md's write journal is md_journal.c's; PPL is
+ * of its stripe's other data and P. md's write journal is md/journal.c's; PPL is
  * refused. */
 #include <errno.h>
 #include <string.h>
