@@ -102,7 +102,6 @@ int fs_close(struct fs_file *f); /* the last close of an unlinked file frees it 
 ssize_t fs_pread(struct fs_file *f, void *buf, size_t len, uint64_t off);
 ssize_t fs_pwrite(struct fs_file *f, const void *buf, size_t len, uint64_t off);
 int fs_fstat(struct fs_file *f, struct fs_stat *st);
-int fs_ftruncate(struct fs_file *f, uint64_t size);
 int fs_fsync(struct fs_file *f);     /* file data and metadata (and for a directory, its entries) */
 int fs_fdatasync(struct fs_file *f); /* data, and metadata only as needed to read it */
 int fs_truncate(struct fs *fs, const char *path, uint64_t size);

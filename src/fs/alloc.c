@@ -212,13 +212,6 @@ int fs_inode_in_use(struct fs *fs, uint32_t ino, bool *used)
 	return rc;
 }
 
-int fs_verify_bitmaps(struct fs *fs, uint32_t g)
-{
-	struct fs_buf *b;
-	int rc = load_bitmap(fs, g, false, &b);
-	return rc < 0 ? rc : load_bitmap(fs, g, true, &b);
-}
-
 void fs_gd_update_csums(struct fs *fs, uint32_t g)
 {
 	uint8_t *gd = fs_gd(fs, g);

@@ -214,7 +214,6 @@ int fs_block_in_use(struct fs *fs, uint64_t blk, bool *used);
 int fs_inode_in_use(struct fs *fs, uint32_t ino, bool *used);
 uint8_t *fs_gd(struct fs *fs, uint32_t g);
 void fs_gd_update_csums(struct fs *fs, uint32_t g);
-int fs_verify_bitmaps(struct fs *fs, uint32_t g);
 uint64_t fs_group_first_block(const struct fs *fs, uint32_t g);
 
 /* ---- inodes (inode.c) ---- */

@@ -598,14 +598,6 @@ int fs_fstat(struct fs_file *f, struct fs_stat *st)
 	return rc;
 }
 
-int fs_ftruncate(struct fs_file *f, uint64_t size)
-{
-	int acc = f->flags & 3;
-	if (acc != FS_O_WRONLY && acc != FS_O_RDWR)
-		return -EBADF;
-	return truncate_ino(f->fs, f->ino, size);
-}
-
 int fs_fsync(struct fs_file *f)
 {
 	return fs_sync_ino(f->fs, f->ino);
