@@ -219,6 +219,7 @@ DOCDIR     ?= $(PREFIX)/share/doc/blackout
 NBDKIT_PLUGINDIR ?= $(or $(shell nbdkit --dump-config 2>/dev/null | \
 	sed -n 's|^plugindir=/usr/|$(PREFIX)/|p'),$(PREFIX)/lib/nbdkit/plugins)
 $(BUILD)/obj/src/cli/cmd_vmtest.o: CPPFLAGS += -DBLACKOUT_LIBEXECDIR='"$(LIBEXECDIR)"'
+$(BUILD)/obj/src/cli/main.o: CPPFLAGS += -DBLACKOUT_VERSION='"$(VERSION)"'
 
 MAN_STAMP := $(BUILD)/man/.stamp
 man: $(MAN_STAMP)
