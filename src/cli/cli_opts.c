@@ -112,10 +112,9 @@ int cli_next(struct cli_parse *p)
 		p->args = p->argv + optind;
 		p->nargs = p->argc - optind;
 		if (p->nargs < s->min_args) {
-			cli_usage_error(s->name, "%s",
-			                p->nargs ? "too few operands" : "no operand given");
-			fprintf(stderr, "usage: blackout %s %.*s\n", s->name,
-			        (int)strcspn(s->usage, "\n"), s->usage);
+			fprintf(stderr, "blackout %s: missing operand\nusage: blackout %s %.*s\n",
+			        s->name, s->name, (int)strcspn(s->usage, "\n"), s->usage);
+			fprintf(stderr, "Try 'blackout %s --help'.\n", s->name);
 			return usage_stop(p);
 		}
 		if (s->max_args >= 0 && p->nargs > s->max_args) {
@@ -252,9 +251,18 @@ void cli_help(const struct cli_spec *s, FILE *out)
 
 const struct cli_spec *cli_action(const struct cli_spec *s, int argc, char **argv, int *status)
 {
-	if (argc < 2 || cli_is_help(argv[1])) {
-		print_help(s, argc < 2 ? stderr : stdout);
-		*status = argc < 2 ? CLI_EXIT_USAGE : CLI_EXIT_OK;
+	if (argc >= 2 && cli_is_help(argv[1])) {
+		print_help(s, stdout);
+		*status = CLI_EXIT_OK;
+		return NULL;
+	}
+	if (argc < 2) {
+		bool first = true;
+		fprintf(stderr, "blackout %s: missing action\n", s->name);
+		for (int i = 0; s->subs[i]; i++)
+			usage_lines(s->subs[i], stderr, &first);
+		fprintf(stderr, "Try 'blackout %s --help'.\n", s->name);
+		*status = CLI_EXIT_USAGE;
 		return NULL;
 	}
 	for (int i = 0; s->subs[i]; i++) {
