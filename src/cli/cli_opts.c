@@ -151,18 +151,18 @@ int cli_next(struct cli_parse *p)
 	if (optional_arg(o) && !optarg && optind < p->argc &&
 	    (p->argv[optind][0] != '-' || strcmp(p->argv[optind], "-") == 0))
 		p->arg = p->argv[optind++];
-	for (unsigned bit = 0; bit < 32; bit++) {
-		if (!(o->excl >> bit & 1))
+	for (int i = 0; idx >= 0 && s->opts[i].key; i++) {
+		const struct cli_opt *q = &s->opts[i];
+		if (i == idx || !p->seen[i] ||
+		    !((o->excludes & q->group) || (q->excludes & o->group)))
 			continue;
-		int other = p->seen[bit] - 1;
-		if (other >= 0 && other != idx) {
-			cli_usage_error(s->name, "%s and %s cannot be used together",
-			                cli_opt_label(s, s->opts[other].key, a, sizeof(a)),
-			                cli_opt_label(s, k, b, sizeof(b)));
-			return usage_stop(p);
-		}
-		p->seen[bit] = idx + 1;
+		cli_usage_error(s->name, "%s and %s cannot be used together",
+		                cli_opt_label(s, q->key, a, sizeof(a)),
+		                cli_opt_label(s, k, b, sizeof(b)));
+		return usage_stop(p);
 	}
+	if (idx >= 0 && idx < CLI_MAX_OPTS)
+		p->seen[idx] = 1;
 	return k;
 }
 

@@ -26,7 +26,10 @@ struct cli_opt {
 	 * given as --name=FILE or as the next word when that does not begin with '-'. */
 	const char *arg;
 	const char *help; /* '\n' starts a new line of the help column */
-	unsigned excl;    /* options sharing a bit cannot be given together */
+	/* Conflicts: an option cannot be given with one whose group has a bit of its
+	 * excludes (either way round). Options that exclude each other (--quick, --full)
+	 * share a bit in both; --merge excludes a group that the run options are in. */
+	unsigned group, excludes;
 };
 
 struct cli_spec {
