@@ -30,14 +30,14 @@ enum { FS_LONG = 1, FS_ALL = 2, FS_PARENTS = 4, FS_SYMBOLIC = 8 };
 #define ALL_PATHS UINT64_MAX
 
 /* An image file that cannot be opened. The block layer usually names the file
- * already ("x.img: No such file or directory"); a bare errno gets the name added. */
+ * already ("x.img: No such file or directory"); a bare errno gets the name added.
+ * hint: what to do, said only where it applies ("" for none). */
 static int image_fail(const char *cmd, const char *image, const struct bo_err *err, int rc,
                       const char *hint)
 {
 	const char *why = bo_errstr(err, rc);
 	bool named = err->msg[0] != 0;
-	return cli_fail(cmd, "%s%s%s%s", named ? "" : image, named ? "" : ": ", why,
-	                rc == -ENOENT ? hint : "");
+	return cli_fail(cmd, "%s%s%s%s", named ? "" : image, named ? "" : ": ", why, hint);
 }
 
 static int fail_rc(const char *cmd, struct fs *fs, const char *what, int rc)
@@ -610,8 +610,9 @@ static int run_fscmd(const struct fscmd *c, int argc, char **argv)
 	struct bdev *d;
 	rc = blk_file_open(image, 512, 0, mo.read_only ? BLK_FILE_RDONLY : 0, &d, &err);
 	if (rc < 0)
-		return image_fail(c->spec.name, image, &err, rc,
-		                  " (make an image first: blackout mkfs IMAGE --size 64M)");
+		return image_fail(
+		    c->spec.name, image, &err, rc,
+		    rc == -ENOENT ? " (make an image first: blackout mkfs IMAGE --size 64M)" : "");
 	if (!mo.read_only && !force && (rc = precheck(c->spec.name, image, d, &mo))) {
 		blk_close(d);
 		return rc;
@@ -671,7 +672,7 @@ static const struct cli_opt mkfs_opts[] = {
     {'t', "type", "ext2|ext3", "the filesystem type (default ext3)", 0},
     {'b', "block-size", "BLOCKSIZE", "1024, 2048 or 4096 (default: 1024 under 512 MiB,\nelse 4096)",
      0},
-    {'I', "inode-size", "INODESIZE", "bytes per inode: 128, 256, ... (default 256)", 0},
+    {'I', "inode-size", "INODESIZE", "bytes per inode: 128 or 256 (default 256)", 0},
     {'N', "inodes", "INODES", "the number of inodes (default: one per 4 KiB)", 0},
     {'O', "features", "metadata_csum",
      "ext4 crc32c checksums on all metadata\n(^metadata_csum: none)", 0},
@@ -821,11 +822,12 @@ int cmd_mkfs(int argc, char **argv)
 	struct bdev *d;
 	int rc = blk_file_open(image, 512, size, size ? BLK_FILE_CREATE : 0, &d, &err);
 	if (rc < 0) {
+		/* without --size, a missing or empty file needs one */
 		bool empty = existed && S_ISREG(before.st_mode) && before.st_size == 0;
 		return image_fail("mkfs", image, &err, rc,
-		                  size || (!empty && rc != -ENOENT)
-		                      ? ""
-		                      : " (to create the image, give its size: --size 64M)");
+		                  !size && (empty || rc == -ENOENT)
+		                      ? " (to create the image, give its size: --size 64M)"
+		                      : "");
 	}
 	if (jmib) {
 		uint32_t bs = o.block_size ? o.block_size
