@@ -98,7 +98,8 @@ static int hole(int argc, char **argv)
 	struct bo_err err = {{0}};
 	int rc = dev_spec_parse(spec, &ds, &err);
 	if (rc) {
-		fprintf(stderr, "blackout raid: %s\n", bo_errstr(&err, rc));
+		fprintf(stderr, "blackout raid: %s\nTry 'blackout raid --help'.\n",
+		        bo_errstr(&err, rc));
 		return CLI_EXIT_USAGE;
 	}
 	struct bdev *d;

@@ -92,7 +92,8 @@ static int parse(const char *text, struct dev_spec **s)
 	struct bo_err err = {{0}};
 	int rc = dev_spec_parse(text, s, &err);
 	if (rc) {
-		fprintf(stderr, "blackout stack: %s\n", bo_errstr(&err, rc));
+		fprintf(stderr, "blackout stack: %s\nTry 'blackout stack --help'.\n",
+		        bo_errstr(&err, rc));
 		return CLI_EXIT_USAGE;
 	}
 	return 0;

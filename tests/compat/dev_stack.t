@@ -21,7 +21,7 @@ t "probe: tears writes, not sectors" \
 err=$("$B" stack describe 'cache(sise=3) > mem' 2>&1); rc=$?
 t "a bad spec exits 2 (a malformed operand)" '[ $rc -eq 2 ]'
 t "and points at the column" 'echo "$err" | grep -q "column 7: cache has no parameter .sise."'
-t "with a caret line" 'echo "$err" | tail -1 | grep -q "^        ^$"'
+t "with a caret line" 'echo "$err" | grep -q "^        ^$"'
 out=$("$B" stack --help); rc=$?
 t "--help exits 0" '[ $rc -eq 0 ]'
 for a in describe format probe models; do
