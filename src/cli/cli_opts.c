@@ -188,15 +188,51 @@ static int opt_label(const struct cli_opt *o, char *buf, size_t len)
 	return snprintf(buf, len, "-%c%s%s", o->key, sp, v);
 }
 
-/* help text with each '\n' continued under the help column */
-static void help_column(const char *h, int col, FILE *out)
+enum { HELP_WIDTH = 79 };
+
+/* The words of text[0, n) filled to HELP_WIDTH columns, the cursor at column col and
+ * each further line indented to it: the help reads the same whatever the terminal
+ * (80 columns), and the tables need not be wrapped by hand. */
+static void fill(const char *text, size_t n, int col, FILE *out)
 {
-	for (const char *t = h; t;) {
-		size_t n = strcspn(t, "\n");
-		fprintf(out, "%.*s\n", (int)n, t);
-		t = t[n] ? t + n + 1 : NULL;
-		if (t)
-			fprintf(out, "%*s", col, "");
+	int at = col;
+	bool first = true;
+	for (size_t i = 0; i < n;) {
+		while (i < n && (text[i] == ' ' || text[i] == '\n'))
+			i++;
+		size_t w = 0;
+		while (i + w < n && text[i + w] != ' ' && text[i + w] != '\n')
+			w++;
+		if (!w)
+			break;
+		if (!first && at + 1 + (int)w > HELP_WIDTH) {
+			fprintf(out, "\n%*s", col, "");
+			at = col;
+			first = true;
+		}
+		fprintf(out, "%s%.*s", first ? "" : " ", (int)w, text + i);
+		at += (int)w + (first ? 0 : 1);
+		first = false;
+		i += w;
+	}
+	fputc('\n', out);
+}
+
+/* Paragraphs (blank-line separated) filled; one whose first line is indented (a list,
+ * a command) printed as it is. */
+static void paragraphs(const char *text, FILE *out)
+{
+	for (const char *t = text; *t;) {
+		const char *end = strstr(t, "\n\n");
+		size_t n = end ? (size_t)(end - t) : strlen(t);
+		if (t[0] == ' ')
+			fprintf(out, "%.*s\n", (int)(n && t[n - 1] == '\n' ? n - 1 : n), t);
+		else
+			fill(t, n, 0, out);
+		if (!end)
+			break;
+		fputc('\n', out);
+		t = end + 2;
 	}
 }
 
@@ -210,14 +246,16 @@ static void opt_lines(const struct cli_opt *opts, FILE *out)
 			fprintf(out, "  %s\n%*s", l, COL, "");
 		else
 			fprintf(out, "  %-*s", COL - 2, l);
-		help_column(opts[i].help, COL, out);
+		fill(opts[i].help, strlen(opts[i].help), COL, out);
 	}
 }
 
 static void exit_line(const struct cli_spec *s, FILE *out)
 {
-	fprintf(out, "\nExit status: %s\n",
-	        s->exit ? s->exit : "0 done, 1 failed (the reason on stderr), 2 usage error.");
+	const char *e =
+	    s->exit ? s->exit : "0 done, 1 failed (the reason on stderr), 2 usage error.";
+	fputs("\nExit status: ", out);
+	fill(e, strlen(e), 13, out);
 }
 
 void cli_help(const struct cli_spec *s, FILE *out)
@@ -229,16 +267,20 @@ void cli_help(const struct cli_spec *s, FILE *out)
 	} else {
 		usage_lines(s, out, &first);
 	}
-	if (strchr(s->name, ' '))
-		fprintf(out, "\n  %s  %s\n", strchr(s->name, ' ') + 1, s->summary);
-	if (s->about)
-		fprintf(out, "\n%s", s->about);
+	if (strchr(s->name, ' ')) {
+		int n = fprintf(out, "\n  %s  ", strchr(s->name, ' ') + 1) - 1;
+		fill(s->summary, strlen(s->summary), n, out);
+	}
+	if (s->about) {
+		fputc('\n', out);
+		paragraphs(s->about, out);
+	}
 	if (s->subs) {
 		fprintf(out, "\nactions ('blackout %s ACTION --help' for each):\n", s->name);
 		for (int i = 0; s->subs[i]; i++) {
 			const char *an = strchr(s->subs[i]->name, ' ');
-			fprintf(out, "  %-10s  %s\n", an ? an + 1 : s->subs[i]->name,
-			        s->subs[i]->summary);
+			fprintf(out, "  %-10s  ", an ? an + 1 : s->subs[i]->name);
+			fill(s->subs[i]->summary, strlen(s->subs[i]->summary), 14, out);
 		}
 	}
 	fprintf(out, "\noptions:\n");

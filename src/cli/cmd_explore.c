@@ -39,9 +39,9 @@ static const struct cli_opt explore_opts[] = {
     {OPT_STACK, "stack", "SPEC", "device stack, e.g. 'cache(flush=honor) > disk > mem(size=64M)'",
      G_RUN},
     {OPT_FS, "fs", "FS",
-     "ext2|ext3[,metadata_csum][,bs=1024][,verify=fast][,mount\noptions], e.g. "
-     "'ext3,data=ordered,barrier=1'; verify=fast\nruns fsck --fast at mount (what the user is "
-     "told of:\ndocs/explore.md)",
+     "ext2 or ext3, then comma-separated: metadata_csum, bs=1024, verify=fast, mount "
+     "options; e.g. 'ext3,data=ordered,barrier=1'; verify=fast runs fsck --fast at mount "
+     "(what the user is told of: docs/explore.md)",
      G_RUN},
     {OPT_WORKLOAD, "workload", "W", "a built-in (blackout workloads) or a workload file", G_RUN},
     {OPT_LOG, "log", "FILE",

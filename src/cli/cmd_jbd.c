@@ -44,7 +44,7 @@ static const struct cli_opt write_opts[] = {
 static const struct cli_spec recover_spec = {
     "jbd recover",
     "replay the journal as e2fsck does",
-    "[--map EXTENTS --block-size N [--fs-blocks N]] IMAGE",
+    "[OPTIONS] IMAGE",
     "Three-pass replay (scan, revoke, replay) as e2fsck does it; resets the journal\n"
     "superblock, and on an ext3 image found without --map clears needs_recovery (the\n"
     "same blocks as e2fsck -E journal_only). Prints what it found.\n\n" JBD_ABOUT,

@@ -48,11 +48,10 @@ static const struct cli_opt matrix_opts[] = {
      "crash states per exploration (default 300 quick, 3000 full)", G_RUN},
     {OPT_ROWS, "rows", "IDS",
      "only these rows (comma-separated ids, any mode's), e.g.\n"
-     "nocache,cache,cache-lying,torn,torn-unreadable,garbage,\n"
-     "flash-cheap-128k,integrity-cheap-128k,flash-careful,raid5,\n"
-     "raid5-degraded,raid5-degraded-journal,raid5-cache,\n"
-     "raid5-cache-lying,raid5-nobarrier,write-errors,\n"
-     "write-errors-2009,bad-sectors-2009,lost-writes\n"
+     "nocache, cache, cache-lying, torn, torn-unreadable, garbage, flash-cheap-128k, "
+     "integrity-cheap-128k, flash-careful, raid5, raid5-degraded, raid5-degraded-journal, "
+     "raid5-cache, raid5-cache-lying, raid5-nobarrier, write-errors, write-errors-2009, "
+     "bad-sectors-2009, lost-writes\n"
      "(full also: flash-cheap-4m, raid6-2missing and the -verify rows)",
      G_RUN},
     {OPT_COLUMNS, "columns", "IDS",
