@@ -448,16 +448,16 @@ void cli_man(const struct cli_spec *s, const char *version, const char *date, FI
 	fputs(".SH DESCRIPTION\n", out);
 	if (s->about)
 		man_text(s->about, out);
-	if (s->opts && s->opts[0].key) {
-		fputs(".SH OPTIONS\n", out);
-		man_opts(s->opts, out);
-	}
+	fputs(".SH OPTIONS\n", out);
+	man_opts(s->opts, out);
+	man_opts((const struct cli_opt[]){help_opt, {0}}, out);
 	for (int i = 0; s->subs && s->subs[i]; i++) {
 		const struct cli_spec *a = s->subs[i];
 		fputs(".SS ", out);
 		esc_line(a->name, out);
 		esc_line(a->summary, out);
-		if (a->about)
+		/* an action's text said once, where it is the command's too */
+		if (a->about && !(s->about && strcmp(a->about, s->about) == 0))
 			man_text(a->about, out);
 		man_opts(a->opts, out);
 	}
@@ -477,7 +477,5 @@ void cli_man(const struct cli_spec *s, const char *version, const char *date, FI
 		}
 		fputs(".fi\n", out);
 	}
-	fputs(".SH SEE ALSO\n\\fBblackout\\fR(1); docs/cli.md and the documentation of the "
-	      "source tree's docs/ directory.\n",
-	      out);
+	fputs(".SH SEE ALSO\n\\fBblackout\\fR(1)\n", out);
 }

@@ -122,7 +122,7 @@ static const struct cli_spec matrix_spec = {
     "0 done, 1 a real-kernel or application run failed (its cell says why) or an\n"
     "error, 2 usage error (unknown ids, conflicting options).",
     "$ blackout matrix --quick\n"
-    "$ blackout matrix --rows cache,cache-lying --columns ext3-ordered-b1 --json -\n"
+    "$ blackout matrix --rows cache,cache-lying --json -\n"
     "$ blackout matrix --full --shard 0/2 --json p0.json\n"
     "$ blackout matrix --merge p0.json p1.json\n",
     NULL};

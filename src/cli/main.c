@@ -67,8 +67,7 @@ static void man_page(const char *date, FILE *out)
 	cli_exit_table_man(out);
 	fputs(".SH EXAMPLES\n.nf\n$ blackout mkfs a.img \\-\\-size 64M\n$ blackout put a.img "
 	      "notes.txt /notes.txt\n$ blackout matrix \\-\\-quick\n.fi\n"
-	      ".SH SEE ALSO\n\\fBe2fsck\\fR(8), \\fBmke2fs\\fR(8), \\fBdebugfs\\fR(8); "
-	      "docs/cli.md and the documentation of the source tree's docs/ directory.\n",
+	      ".SH SEE ALSO\n\\fBe2fsck\\fR(8), \\fBmke2fs\\fR(8), \\fBdebugfs\\fR(8)\n",
 	      out);
 }
 
