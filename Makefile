@@ -219,8 +219,12 @@ DOCDIR     ?= $(PREFIX)/share/doc/blackout
 NBDKIT_PLUGINDIR ?= $(or $(shell nbdkit --dump-config 2>/dev/null | \
 	sed -n 's|^plugindir=/usr/|$(PREFIX)/|p'),$(PREFIX)/lib/nbdkit/plugins)
 $(BUILD)/obj/src/cli/cmd_vmtest.o: CPPFLAGS += -DBLACKOUT_LIBEXECDIR='"$(LIBEXECDIR)"'
+$(BUILD)/obj/src/cli/main.o: CPPFLAGS += -DBLACKOUT_VERSION='"$(VERSION)"'
 
-MAN_STAMP := $(BUILD)/man/.stamp
+# The pages name DOCDIR, so they are made again when it (or PREFIX) changes: the
+# stamp's name carries a hash of it.
+MAN_KEY   := $(shell printf '%s' '$(VERSION) $(DOCDIR)' | cksum | cut -d' ' -f1)
+MAN_STAMP := $(BUILD)/man/.stamp-$(MAN_KEY)
 man: $(MAN_STAMP)
 $(MAN_STAMP): $(CLI) scripts/gen-man
 	rm -rf $(BUILD)/man

@@ -350,6 +350,9 @@ int crash_config_format(const struct crash_config *cfg, const char *prog, char *
 int crash_config_parse(const char *line, struct crash_config *cfg, char ***words,
                        struct bo_err *err);
 void crash_config_words_free(char **words);
+/* 0 when text is a valid --fs value, else -EINVAL with a message saying what is
+ * wrong: lets a command refuse it while it reads its options. */
+int crash_fs_check(const char *text, struct bo_err *err);
 /* One of the options above (opt, and value: the next argument or NULL) into cfg:
  * returns how many arguments it took (1 or 2), 0 when opt is not one of them, or
  * -EINVAL/-ERANGE with a message naming the option. Strings are not copied. */

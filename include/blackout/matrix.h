@@ -217,6 +217,9 @@ struct matrix_run_opts {
 };
 
 int matrix_run(const struct matrix_run_opts *o, struct matrix *m, struct bo_err *err);
+/* Plans o without running it: 0, or -EINVAL naming an unknown row, column or workload
+ * (what a command refuses while it reads its options). */
+int matrix_plan_check(const struct matrix_run_opts *o, struct bo_err *err);
 
 /* The application section of a --vm run (src/report/matrix_apps.c): rows = the run's
  * stacks among nocache, cache, cache-lying and flash-cheap-128k; columns = the built-in

@@ -22,6 +22,9 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
 /* vmtest compile|judge: plumbing for scripts/vmtest (cmd_vmtest_wl.c) */
 int cmd_vmtest_plumbing(int argc, char **argv);
 int cli_fail(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* cli_fail with "NAME: WHY", NAME said once when WHY begins with it already (the block
+ * layer's messages name their file). */
+int cli_fail_named(const char *cmd, const char *name, const char *why);
 bool cli_is_help(const char *arg);
 /* The value v of option opt through bo_parse_num (blackout/util.h): 0, or a usage
  * error naming the option and its accepted range (returns 2). */
