@@ -29,7 +29,7 @@ jq -r '.verdicts[].text' "$J" | grep -q '—' && ! grep -q '\\u00' "$J"
 ok $? "the verdicts' em dashes are UTF-8 in matrix.json, not one \\u escape per byte"
 
 # ---- the schema (docs/matrix.md) ----
-jq -e '.schema == "blackout-matrix/1" and (.mode == "quick") and (.seed|type=="number")
+jq -e '.schema == "blackout-matrix/2" and (.mode == "quick") and (.seed|type=="number")
   and (has("seconds")|not) and (.workloads|length > 0)
   and (.invariants == ["durable","stale","bystander","consistent","atomic"])
   and (.rows|length > 0) and (.columns|length == 6)
