@@ -214,6 +214,14 @@ void matrix_verdict_sum(const struct matrix *m, const struct matrix_verdict *v, 
 #define MATRIX_MAX_VERDICTS 64 /* the rules', one REAL-KERNEL line per row, REAL-MD's */
 size_t matrix_verdicts(const struct matrix *m, struct matrix_verdict *out, size_t max);
 
+/* What a cell tells someone choosing a configuration (the report's "what to choose"):
+ * safe = it judged states and every one kept every invariant; reported = some broke
+ * something, none lost synced data, and every one was reported (a mount error, fsck,
+ * a checksum); silent = synced data kept, but something broke unreported (a bystander,
+ * stale bytes, the filesystem); lost = some state lost synced data. */
+enum matrix_fate { MF_NOT_RUN, MF_SAFE, MF_REPORTED, MF_SILENT, MF_LOST };
+enum matrix_fate matrix_cell_fate(const struct matrix_cell *c);
+
 void matrix_print_table(const struct matrix *m, FILE *f, bool color);
 int matrix_write_json(const struct matrix *m, FILE *f);
 int matrix_write_md(const struct matrix *m, FILE *f);

@@ -52,6 +52,15 @@ uint64_t matrix_prop_count(const struct matrix_cell *c, enum matrix_prop p)
 	}
 }
 
+enum matrix_fate matrix_cell_fate(const struct matrix_cell *c)
+{
+	if (!c->ran || c->states == 0)
+		return MF_NOT_RUN;
+	if (c->viol[MI_DURABLE] || c->silent_lost)
+		return MF_LOST;
+	return c->silent ? MF_SILENT : c->ok < c->states ? MF_REPORTED : MF_SAFE;
+}
+
 const char *matrix_result_name(enum matrix_result r)
 {
 	return r == MV_HOLDS ? "holds" : r == MV_BROKEN ? "broken" : "not measured";
