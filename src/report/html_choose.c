@@ -82,13 +82,21 @@ static size_t count_fate(const struct matrix *m, size_t r, enum matrix_fate fate
 	return n;
 }
 
-/* One line per column, most stacks safe first: "ext3 ordered b=1: safe on 9 of 17". */
+/* The columns ranked by how many stacks they were safe on, counted over the stacks
+ * every column ran on (a column run only on the hard stacks, as --quick does with some,
+ * must not look worse than one run on the easy ones too); when no stack ran every
+ * column, each column's share of the stacks it ran on. */
 static void by_column(const struct matrix *m, FILE *f)
 {
 	size_t order[64], nc = m->ncols < 64 ? m->ncols : 64, safe[64] = {0}, ran[64] = {0};
+	size_t common = 0;
+	for (size_t r = 0; r < m->nrows; r++)
+		common += count_fate(m, r, MF_NOT_RUN) == 0;
 	for (size_t c = 0; c < nc; c++) {
 		order[c] = c;
 		for (size_t r = 0; r < m->nrows; r++) {
+			if (common && count_fate(m, r, MF_NOT_RUN))
+				continue;
 			enum matrix_fate x = matrix_cell_fate(matrix_cell(m, r, c));
 			safe[c] += x == MF_SAFE;
 			ran[c] += x != MF_NOT_RUN;
@@ -102,7 +110,13 @@ static void by_column(const struct matrix *m, FILE *f)
 				break;
 			order[j - 1] = b, order[j] = a;
 		}
-	fputs("<li id=\"choose-cols\"><b>Filesystem configurations</b>, safest first: ", f);
+	if (common)
+		fprintf(f,
+		        "<li id=\"choose-cols\"><b>Filesystem configurations</b>, safest first, on "
+		        "the %zu stacks every one of them ran on: ",
+		        common);
+	else
+		fputs("<li id=\"choose-cols\"><b>Filesystem configurations</b>, safest first: ", f);
 	size_t shown = 0;
 	for (size_t i = 0; i < nc; i++) {
 		size_t c = order[i];
@@ -111,7 +125,11 @@ static void by_column(const struct matrix *m, FILE *f)
 		fputs(shown++ ? "; " : "", f);
 		fputs("<span class=\"opt\">", f);
 		html_col_title(m, c, f);
-		fprintf(f, "</span> safe on %zu of the %zu stacks it ran on", safe[c], ran[c]);
+		if (common)
+			fprintf(f, "</span> safe on %zu", safe[c]);
+		else
+			fprintf(f, "</span> safe on %zu of the %zu stacks it ran on", safe[c],
+			        ran[c]);
 	}
 	fputs(".</li>\n", f);
 }
@@ -147,6 +165,18 @@ static void stk_open(const struct matrix *m, size_t r, FILE *f, bool li)
 	fputs("\">", f);
 }
 
+/* Whether rows a and b fared alike in every column (so they share a line). */
+static bool alike(const struct matrix *m, size_t a, size_t b)
+{
+	for (size_t c = 0; c < m->ncols; c++)
+		if (matrix_cell_fate(matrix_cell(m, a, c)) !=
+		    matrix_cell_fate(matrix_cell(m, b, c)))
+			return false;
+	return true;
+}
+
+#define MATRIX_MAX_ROWS_SHOWN 64
+
 void html_choose(const struct matrix *m, FILE *f)
 {
 	fputs("<section id=\"choose\"><h2>What to choose</h2>\n<p class=\"lead\">Drawn from "
@@ -159,9 +189,10 @@ void html_choose(const struct matrix *m, FILE *f)
 	      "\n<ul class=\"choose\">\n",
 	      f);
 	by_column(m, f);
+	bool done[MATRIX_MAX_ROWS_SHOWN] = {false};
 	/* stacks on which every configuration tried was safe */
 	size_t n = 0;
-	for (size_t r = 0; r < m->nrows; r++) {
+	for (size_t r = 0; r < m->nrows && r < MATRIX_MAX_ROWS_SHOWN; r++) {
 		size_t ran = m->ncols - count_fate(m, r, MF_NOT_RUN);
 		if (!ran || count_fate(m, r, MF_SAFE) != ran)
 			continue;
@@ -171,56 +202,70 @@ void html_choose(const struct matrix *m, FILE *f)
 		stk_open(m, r, f, false);
 		html_row_title(m, r, f);
 		fputs("</span>", f);
+		if (ran < m->ncols) {
+			fputs(" (", f);
+			list_cols(m, r, MF_SAFE, f);
+			fputs(ran == 1 ? ", the only one run)" : ", the only ones run)", f);
+		}
+		done[r] = true;
 	}
 	if (n)
 		fputs(".</li>\n", f);
-	/* stacks where the choice matters */
-	n = 0;
-	for (size_t r = 0; r < m->nrows; r++) {
-		size_t safe = count_fate(m, r, MF_SAFE),
-		       ran = m->ncols - count_fate(m, r, MF_NOT_RUN);
-		if (!safe || safe == ran)
-			continue;
-		if (!n++)
-			fputs("<li id=\"choose-some\"><b>The choice matters</b> on these stacks; "
-			      "choose "
-			      "one of the safe configurations:<ul>\n",
-			      f);
-		stk_open(m, r, f, true);
-		html_row_title(m, r, f);
-		fputs("</span>: safe with ", f);
-		list_cols(m, r, MF_SAFE, f);
-		others(m, r, f);
-		fputs("</li>\n", f);
-	}
-	if (n)
-		fputs("</ul></li>\n", f);
-	/* stacks no configuration made safe */
-	n = 0;
-	for (size_t r = 0; r < m->nrows; r++) {
-		size_t ran = m->ncols - count_fate(m, r, MF_NOT_RUN);
-		if (!ran || count_fate(m, r, MF_SAFE))
-			continue;
-		if (!n++)
-			fputs("<li id=\"choose-none\"><b>No configuration tried was safe</b> on "
-			      "these "
-			      "stacks; avoid them, or add what the table shows helping:<ul>\n",
-			      f);
-		stk_open(m, r, f, true);
-		html_row_title(m, r, f);
-		fputs("</span>: ", f);
-		static const enum matrix_fate fates[] = {MF_REPORTED, MF_SILENT, MF_LOST};
-		bool all = false;
-		for (size_t k = 0; k < 3 && !all; k++)
-			if (count_fate(m, r, fates[k]) == ran) {
-				fprintf(f, "%s with every configuration", fate_words(fates[k]));
-				all = true;
+	/* stacks where the choice matters, then those no configuration made safe; stacks
+	 * whose cells fare alike share a line */
+	for (int pass = 0; pass < 2; pass++) {
+		n = 0;
+		for (size_t r = 0; r < m->nrows && r < MATRIX_MAX_ROWS_SHOWN; r++) {
+			size_t safe = count_fate(m, r, MF_SAFE),
+			       ran = m->ncols - count_fate(m, r, MF_NOT_RUN);
+			if (done[r] || !ran || (pass == 0) != (safe > 0))
+				continue;
+			if (!n++)
+				fputs(pass == 0
+				          ? "<li id=\"choose-some\"><b>The choice matters</b> on "
+				            "these stacks; choose one of the safe "
+				            "configurations:<ul>\n"
+				          : "<li id=\"choose-none\"><b>No configuration tried was "
+				            "safe</b> on these stacks; avoid them, or add what the "
+				            "table shows helping:<ul>\n",
+				      f);
+			fputs("<li>", f);
+			for (size_t k = r, first = 1; k < m->nrows && k < MATRIX_MAX_ROWS_SHOWN;
+			     k++)
+				if (!done[k] && alike(m, r, k)) {
+					fputs(first ? "" : "; ", f);
+					stk_open(m, k, f, false);
+					html_row_title(m, k, f);
+					fputs("</span>", f);
+					done[k] = true;
+					first = 0;
+				}
+			fputs(": ", f);
+			if (safe) {
+				fputs("safe with ", f);
+				list_cols(m, r, MF_SAFE, f);
 			}
-		if (!all)
-			others(m, r, f);
-		fputs("</li>\n", f);
+			static const enum matrix_fate fates[] = {MF_REPORTED, MF_SILENT, MF_LOST};
+			bool all = false;
+			for (size_t k = 0; k < 3 && !all; k++)
+				if (count_fate(m, r, fates[k]) == ran) {
+					fprintf(f, "%s with ", fate_words(fates[k]));
+					if (ran == m->ncols)
+						fputs("every configuration", f);
+					else {
+						list_cols(m, r, fates[k], f);
+						fputs(ran == 1 ? ", the only one run"
+						               : ", the only ones run",
+						      f);
+					}
+					all = true;
+				}
+			if (!all)
+				others(m, r, f);
+			fputs("</li>\n", f);
+		}
+		if (n)
+			fputs("</ul></li>\n", f);
 	}
-	if (n)
-		fputs("</ul></li>\n", f);
 	fputs("</ul></section>\n", f);
 }
