@@ -440,6 +440,9 @@ int crash_explore(const struct crash_config *cfg, struct crash_result **out, str
 void crash_result_free(struct crash_result *r);
 int crash_result_write_json(const struct crash_result *r, FILE *f);
 void crash_result_print(const struct crash_result *r, FILE *f);
+/* A sampled run's coverage (a fraction) as every output prints it: "1.65e-22%", "0.35%",
+ * three significant digits and never rounded to zero. */
+void crash_coverage_text(double coverage, char *buf, size_t len);
 /* Combines shard results (same stack, fs, workload, seed, budget) into one equal
  * to the unsharded run. */
 int crash_result_merge(struct crash_result *const *parts, size_t n, struct crash_result **out,

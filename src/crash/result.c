@@ -106,8 +106,15 @@ static void print_md(const struct crash_result *r, FILE *f)
 	        failing - r->md_forced_silent, r->md_unstarted);
 }
 
+void crash_coverage_text(double coverage, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.3g%%", 100.0 * coverage);
+}
+
 void crash_result_print(const struct crash_result *r, FILE *f)
 {
+	char cov[32];
+	crash_coverage_text(r->coverage, cov, sizeof(cov));
 	fprintf(f, "stack:    %s\nfs:       %s\nworkload: %s\n", r->stack, r->fs, r->workload);
 	if (r->exhaustive)
 		fprintf(f, "states:   %" PRIu64 " built over %" PRIu64 " cut points: exhaustive\n",
@@ -115,9 +122,9 @@ void crash_result_print(const struct crash_result *r, FILE *f)
 	else
 		fprintf(f,
 		        "states:   %" PRIu64 " built over %" PRIu64
-		        " cut points: sampled (seed %" PRIu64 "), %.3g%% of %s2^%.1f outcomes\n",
-		        r->built, r->cuts, r->seed, 100.0 * r->coverage,
-		        r->space_log2 >= 1024 ? "over " : "", r->space_log2);
+		        " cut points: sampled (seed %" PRIu64 "), %s of %s2^%.1f outcomes\n",
+		        r->built, r->cuts, r->seed, cov, r->space_log2 >= 1024 ? "over " : "",
+		        r->space_log2);
 	if (r->nshards > 1)
 		fprintf(f, "shard:    %u/%u\n", r->shard, r->nshards);
 	uint64_t failing = r->judged - r->ok;

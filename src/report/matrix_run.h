@@ -30,7 +30,7 @@ struct matrix_tres {
 	uint64_t states, ok, viol[MI_N], silent, detected, allowed;
 	uint64_t silent_lost, write_errors; /* matrix_cell's */
 	bool exhaustive;
-	double coverage; /* rounded to 1e-4 where made, so a part carries it exactly */
+	double coverage; /* to 10 significant digits where made, so a part carries it exactly */
 	double seconds;
 	struct matrix_example *example;
 };
