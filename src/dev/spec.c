@@ -804,32 +804,49 @@ static void put_value(struct sbuf *b, const char *v)
 	puts_(b, "\"");
 }
 
-static void format_node(struct sbuf *b, const struct dev_spec *s)
+static void format_lowers(struct sbuf *b, const struct dev_spec *s, bool given);
+
+/* given: only the parameters written in the spec (or set), as a person writes it */
+static void format_node(struct sbuf *b, const struct dev_spec *s, bool given)
 {
 	puts_(b, s->model->name);
-	if (s->args.n) {
-		puts_(b, "(");
+	unsigned shown = 0;
+	/* canonical: the model's order; given: the order they were written in */
+	for (uint64_t after = 0;; shown++) {
+		unsigned next = s->args.n;
 		for (unsigned i = 0; i < s->args.n; i++) {
-			if (i)
-				puts_(b, ",");
-			puts_(b, s->model->params[i].name);
-			puts_(b, "=");
-			put_value(b, s->args.kv[i].val);
+			uint64_t at = given ? s->args.kv[i].at : i;
+			if ((!given || s->args.kv[i].given) && at + 1 > after &&
+			    (next == s->args.n || at < (given ? s->args.kv[next].at : next)))
+				next = i;
 		}
-		puts_(b, ")");
+		if (next == s->args.n)
+			break;
+		after = (given ? s->args.kv[next].at : next) + 1ull;
+		puts_(b, shown ? "," : "(");
+		puts_(b, s->model->params[next].name);
+		puts_(b, "=");
+		put_value(b, s->args.kv[next].val);
 	}
+	if (shown)
+		puts_(b, ")");
 	if (!s->nlowers)
 		return;
 	puts_(b, " > ");
+	format_lowers(b, s, given);
+}
+
+static void format_lowers(struct sbuf *b, const struct dev_spec *s, bool given)
+{
 	if (s->nlowers == 1 && s->repeat == 1) {
-		format_node(b, s->lowers[0]);
+		format_node(b, s->lowers[0], given);
 		return;
 	}
 	puts_(b, "[");
 	for (unsigned i = 0; i < s->nlowers; i++) {
 		if (i)
 			puts_(b, " ; ");
-		format_node(b, s->lowers[i]);
+		format_node(b, s->lowers[i], given);
 	}
 	puts_(b, "]");
 	if (s->repeat > 1) {
@@ -839,13 +856,33 @@ static void format_node(struct sbuf *b, const struct dev_spec *s)
 	}
 }
 
+static int format_end(struct sbuf *b)
+{
+	if (b->len)
+		b->buf[b->at < b->len ? b->at : b->len - 1] = 0;
+	return b->at > INT32_MAX ? -EOVERFLOW : (int)b->at;
+}
+
 int dev_spec_format(const struct dev_spec *s, char *buf, size_t len)
 {
 	struct sbuf b = {.buf = buf, .len = len};
-	format_node(&b, s);
-	if (len)
-		buf[b.at < len ? b.at : len - 1] = 0;
-	return b.at > INT32_MAX ? -EOVERFLOW : (int)b.at;
+	format_node(&b, s, false);
+	return format_end(&b);
+}
+
+int dev_spec_format_given(const struct dev_spec *s, char *buf, size_t len)
+{
+	struct sbuf b = {.buf = buf, .len = len};
+	format_node(&b, s, true);
+	return format_end(&b);
+}
+
+int dev_spec_format_lowers(const struct dev_spec *s, char *buf, size_t len)
+{
+	struct sbuf b = {.buf = buf, .len = len};
+	if (s->nlowers)
+		format_lowers(&b, s, true);
+	return format_end(&b);
 }
 
 char *dev_spec_format_alloc(const struct dev_spec *s)
@@ -881,6 +918,59 @@ const struct dev_spec *dev_spec_lower(const struct dev_spec *s, unsigned i)
 	return s->nlowers && i < s->nlowers * s->repeat ? s->lowers[i % s->nlowers] : NULL;
 }
 
+struct dev_spec *dev_spec_lower_edit(struct dev_spec *s, unsigned i)
+{
+	return s->nlowers && i < s->nlowers * s->repeat ? s->lowers[i % s->nlowers] : NULL;
+}
+
+int dev_spec_set(struct dev_spec *s, const char *name, const char *value, struct bo_err *err)
+{
+	int i = param_index(s->model, name);
+	if (i < 0) {
+		char list[512];
+		list_params(s->model, list, sizeof(list));
+		return bo_errf(err, -EINVAL, "%s has no parameter %s (it takes %s)", s->model->name,
+		               name, list);
+	}
+	/* the value is checked as the parser checks it, its errors pointing into it */
+	struct parser p = {.text = value, .len = strlen(value), .err = err};
+	char *v = strdup(value);
+	if (!v)
+		return -ENOMEM;
+	int rc = check_value(&p, s->model, &s->model->params[i], 0, &v);
+	if (rc) {
+		free(v);
+		return rc;
+	}
+	free(s->args.kv[i].val);
+	s->args.kv[i].val = v;
+	if (!s->args.kv[i].given) { /* printed after the parameters written */
+		uint32_t last = 0;
+		for (unsigned k = 0; k < s->args.n; k++)
+			if (s->args.kv[k].given && s->args.kv[k].at >= last)
+				last = s->args.kv[k].at + 1;
+		s->args.kv[i].at = last;
+	}
+	s->args.kv[i].given = true;
+	return 0;
+}
+
+int dev_spec_resize_media(struct dev_spec *s, uint64_t from, uint64_t to, struct bo_err *err)
+{
+	for (unsigned i = 0; i < s->nlowers; i++) {
+		int rc = dev_spec_resize_media(s->lowers[i], from, to, err);
+		if (rc)
+			return rc;
+	}
+	uint64_t size;
+	if (s->nlowers || param_index(s->model, "size") < 0 ||
+	    dev_arg_size(&s->args, "size", &size, NULL) || size != from)
+		return 0;
+	char v[32];
+	snprintf(v, sizeof(v), "%" PRIu64, to);
+	return dev_spec_set(s, "size", v, err);
+}
+
 bool dev_spec_given(const struct dev_spec *s, const char *name)
 {
 	int i = param_index(s->model, name);
@@ -898,72 +988,4 @@ bool dev_spec_equal(const struct dev_spec *a, const struct dev_spec *b)
 		if (!dev_spec_equal(dev_spec_lower(a, i), dev_spec_lower(b, i)))
 			return false;
 	return true;
-}
-
-static const char *type_name(enum dev_ptype t)
-{
-	switch (t) {
-	case DEV_PT_SIZE: return "size";
-	case DEV_PT_U64: return "number";
-	case DEV_PT_BOOL: return "true|false";
-	case DEV_PT_ENUM: return "choice";
-	default: return "text";
-	}
-}
-
-static void describe_default(const struct dev_spec *s, unsigned i, char *def, size_t len)
-{
-	const struct dev_param *pr = &s->model->params[i];
-	if (!pr->def)
-		snprintf(def, len, "[required]");
-	else if (!s->args.kv[i].given || strcmp(pr->def, s->args.kv[i].val) == 0)
-		snprintf(def, len, "[default]");
-	else
-		snprintf(def, len, "[default %.80s]", pr->def[0] ? pr->def : "\"\"");
-}
-
-static int width(int w, const char *s)
-{
-	int n = (int)strlen(s);
-	return n > w ? n : w;
-}
-
-/* One line per parameter, in columns as wide as this layer's widest entry needs
- * (at least 8, 12 and 16), so long names and values do not push a line askew. */
-static void describe_node(const struct dev_spec *s, FILE *out, unsigned depth, const char *label)
-{
-	const struct dev_model *m = s->model;
-	fprintf(out, "%*s%s%s — %s\n", (int)depth * 4, "", label, m->name, m->summary);
-	int nw = 8, vw = 12, dw = 16;
-	char def[96];
-	for (unsigned i = 0; i < s->args.n; i++) {
-		describe_default(s, i, def, sizeof(def));
-		nw = width(nw, m->params[i].name);
-		vw = width(vw, s->args.kv[i].val);
-		dw = width(dw, def);
-	}
-	for (unsigned i = 0; i < s->args.n; i++) {
-		const struct dev_param *pr = &m->params[i];
-		describe_default(s, i, def, sizeof(def));
-		fprintf(out, "%*s  %-*s = %-*s %-*s %s: %s\n", (int)depth * 4, "", nw, pr->name, vw,
-		        s->args.kv[i].val[0] ? s->args.kv[i].val : "\"\"", dw, def,
-		        type_name(pr->type), pr->help);
-	}
-	unsigned n = dev_spec_nlowers(s);
-	for (unsigned i = 0; i < n; i++) {
-		char l[32];
-		snprintf(l, sizeof(l), n > 1 ? "lower %u: " : "over: ", i);
-		describe_node(dev_spec_lower(s, i), out, depth + 1, l);
-	}
-}
-
-int dev_spec_describe(const struct dev_spec *s, FILE *out)
-{
-	char *t = dev_spec_format_alloc(s);
-	if (!t)
-		return -ENOMEM;
-	fprintf(out, "stack: %s\n\n", t);
-	free(t);
-	describe_node(s, out, 0, "");
-	return ferror(out) ? -EIO : 0;
 }
