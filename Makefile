@@ -82,8 +82,11 @@ $(GUEST_OBSERVE): $(GUEST_OBSERVE_SRCS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS_WARN) -O2 -static -o $@ $(GUEST_OBSERVE_SRCS) -lm
 
-GUEST_PROBE_SRCS := src/guest/probe.c src/cli/cmd_probe.c src/cli/cli_common.c \
-	$(filter-out src/probe/inproc.c src/probe/net.c,$(wildcard src/probe/*.c)) src/blk/blk.c src/blk/pages.c \
+# the probe's driver and what it needs: no CLI, no safety checks (the guest writes the
+# device it was given), no TCP listener, no in-process models
+GUEST_PROBE_SRCS := src/guest/probe.c \
+	$(filter-out src/probe/inproc.c src/probe/net.c src/probe/safety.c src/probe/timing.c,$(wildcard src/probe/*.c)) \
+	src/blk/blk.c src/blk/pages.c \
 	src/util/err.c src/util/util.c src/util/num.c
 $(GUEST_PROBE): $(GUEST_PROBE_SRCS)
 	@mkdir -p $(dir $@)
