@@ -66,6 +66,11 @@ struct dev_model {
 	unsigned min_lowers, max_lowers; /* 0,0 for media */
 	int (*open)(const struct dev_args *a, struct bdev **lowers, unsigned nlowers,
 	            struct bdev **out, struct bo_err *err);
+	/* Optional: the parameters checked together (a size the model cannot hold, a
+	 * value valid alone but not with another), -EINVAL naming what is wrong. The
+	 * parser runs it, so `stack describe` and `format` refuse what open would; open
+	 * runs the same check. */
+	int (*check)(const struct dev_args *a, struct bo_err *err);
 };
 
 /* The model these arguments were parsed for. */

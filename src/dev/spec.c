@@ -476,6 +476,16 @@ static int fill_defaults(struct parser *p, struct dev_spec *s, size_t name_at)
 	return 0;
 }
 
+/* The model's own check of its parameters together, its reason under a caret. */
+static int check_model(struct parser *p, struct dev_spec *s, size_t name_at)
+{
+	if (!s->model->check)
+		return 0;
+	struct bo_err e = {{0}};
+	int rc = s->model->check(&s->args, &e);
+	return rc ? spec_error(p, name_at, "%s", bo_errstr(&e, rc)) : 0;
+}
+
 static void list_models(char *buf, size_t len)
 {
 	size_t at = 0;
@@ -698,6 +708,8 @@ static int parse_stack(struct parser *p, unsigned depth, struct dev_spec **out)
 	int rc = parse_layer(p, s, &name_at);
 	if (rc == 0)
 		rc = fill_defaults(p, s, name_at);
+	if (rc == 0)
+		rc = check_model(p, s, name_at);
 	if (rc)
 		goto fail;
 	skip_ws(p);
@@ -942,8 +954,14 @@ int dev_spec_set(struct dev_spec *s, const char *name, const char *value, struct
 		free(v);
 		return rc;
 	}
-	free(s->args.kv[i].val);
+	char *was = s->args.kv[i].val;
 	s->args.kv[i].val = v;
+	if (s->model->check && (rc = s->model->check(&s->args, err))) {
+		s->args.kv[i].val = was;
+		free(v);
+		return rc;
+	}
+	free(was);
 	if (!s->args.kv[i].given) { /* printed after the parameters written */
 		uint32_t last = 0;
 		for (unsigned k = 0; k < s->args.n; k++)

@@ -142,6 +142,10 @@ static void edits(void)
 	   "one argument set, the rest as written: %s", buf);
 	ok(dev_spec_set(s, "chunk", "2M", &err) == -EINVAL && strstr(err.msg, "over its maximum"),
 	   "a value the parser refuses is refused: %s", err.msg);
+	ok(dev_spec_set(dev_spec_lower_edit(dev_spec_lower_edit(s, 1), 0), "size", "1000", &err) ==
+	           -EINVAL &&
+	       strstr(err.msg, "size=1000 is not a positive whole number of 512-byte sectors"),
+	   "a size the model cannot hold is refused by its own check: %s", err.msg);
 	ok(dev_spec_set(s, "nosuch", "1", &err) == -EINVAL &&
 	       strstr(err.msg, "no parameter nosuch"),
 	   "an unknown parameter is named: %s", err.msg);
