@@ -13,14 +13,17 @@ ISAL_LIBS   := $(shell pkg-config --libs libisal 2>/dev/null || echo -lisal)
 # jansson reads and writes every JSON file (docs/json.md)
 JSON_CFLAGS := $(shell pkg-config --cflags jansson 2>/dev/null)
 JSON_LIBS   := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
+# libblkid: the signatures probe safety refuses (src/probe/safety.c)
+BLKID_CFLAGS := $(shell pkg-config --cflags blkid 2>/dev/null)
+BLKID_LIBS   := $(shell pkg-config --libs blkid 2>/dev/null || echo -lblkid)
 CPPFLAGS += -D_GNU_SOURCE -Iinclude -Isrc
 # Each .d names its object both as this make spells it and as an absolute path: a make
 # run with BUILD=/abs/build (install.t) otherwise leaves .d files whose rules a plain
 # `make` never matches, and a changed header then rebuilds nothing.
-CFLAGS   += $(CFLAGS_WARN) $(OPT) -g $(SAN) $(ISAL_CFLAGS) $(JSON_CFLAGS) -MMD -MP \
+CFLAGS   += $(CFLAGS_WARN) $(OPT) -g $(SAN) $(ISAL_CFLAGS) $(JSON_CFLAGS) $(BLKID_CFLAGS) -MMD -MP \
             -MT $@ -MT $(abspath $@)
 LDFLAGS  += $(SAN)
-LDLIBS   += $(ISAL_LIBS) $(JSON_LIBS) -lm
+LDLIBS   += $(ISAL_LIBS) $(JSON_LIBS) $(BLKID_LIBS) -lm
 
 LIB_SRCS  := $(sort $(filter-out src/cli/% src/nbd/% src/guest/%,$(wildcard src/*/*.c)))
 CLI_SRCS  := $(sort $(wildcard src/cli/*.c))
