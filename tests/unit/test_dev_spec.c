@@ -96,6 +96,8 @@ static const struct {
     {"flash(size=100k)", 1, "flash: size 100k is not a whole number of 128k erase blocks"},
     {"flash(eb=96k)", 1, "erase block 96k must be a power of two"},
     {"raid5 > [disk > mem(size=1000)] x3", 17, "mem: size=1000 is not"},
+    {"raid5(chunk=2k) > [mem] x3", 1, "raid5: chunk must be 4k to 1M"},
+    {"raid6(missing=one) > [mem] x4", 1, "missing=one: expected member numbers"},
 };
 
 static int count_leaves(void *ctx, struct bdev *leaf, struct bdev **out, struct bo_err *err)
