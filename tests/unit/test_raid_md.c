@@ -96,6 +96,28 @@ static void rows(void)
 		   "%s: the same members, member count and chunk as the parsed row", m.rows[r].id);
 	}
 	is_int(seen, sizeof(want) / sizeof(want[0]), "every RAID row of the full plan was fed");
+	/* each guest-sized stack is the row's own, its media grown (16M to 64M, a RAID
+	 * member's 6M to 22M), the models and their parameters as written */
+	size_t grown = 0, served = 0;
+	for (size_t r = 0; r < m.nrows; r++) {
+		char why[128], buf[512] = "";
+		const char *vm = matrix_vm_stack(p->spec[r], why, sizeof(why));
+		if (!vm)
+			continue;
+		served++;
+		struct dev_spec *s;
+		if (dev_spec_parse(p->spec[r]->row.stack, &s, &err) == 0 &&
+		    dev_spec_resize_media(s, 16 << 20, 64 << 20, &err) == 0 &&
+		    dev_spec_resize_media(s, 6 << 20, 22 << 20, &err) == 0 &&
+		    dev_spec_format_given(s, buf, sizeof(buf)) > 0 && strcmp(buf, vm) == 0)
+			grown++;
+		else
+			diag("%s: '%s' grown is '%s', served '%s'", m.rows[r].id,
+			     p->spec[r]->row.stack, buf, vm);
+		dev_spec_free(s);
+	}
+	ok(served > 0 && grown == served,
+	   "each of the %zu stacks served to a guest is its row's own with media grown", served);
 	struct matrix_rowspec plain = {.row = {.id = "x", .key = MR_CACHE}};
 	struct matrix_vm_md md;
 	char why[128] = "";
