@@ -19,28 +19,6 @@
 #define SPEC_MAX_LOWERS 64 /* written in one bracket list */
 #define SPEC_MAX_VALUE  4096
 
-struct dev_kv {
-	char *val;   /* value in canonical form, default filled in */
-	bool given;  /* written in the spec */
-	uint32_t at; /* column of the value in the parsed text, for errors */
-};
-
-struct dev_args {
-	const struct dev_model *model;
-	unsigned n; /* number of model parameters */
-	struct dev_kv *kv;
-};
-
-struct dev_spec {
-	const struct dev_model *model;
-	struct dev_args args;
-	unsigned nlowers;         /* written in the spec */
-	struct dev_spec **lowers; /* the written lowers */
-	unsigned repeat;          /* the list of lowers is repeated this many times */
-	uint64_t ndev;            /* devices this layer opens, itself included, after repeats */
-	uint64_t ram;             /* bytes of its `ram` parameters and its lowers', after repeats */
-};
-
 /* ---- arguments ----------------------------------------------------------------- */
 
 const struct dev_model *dev_args_model(const struct dev_args *a)
@@ -930,63 +908,28 @@ const struct dev_spec *dev_spec_lower(const struct dev_spec *s, unsigned i)
 	return s->nlowers && i < s->nlowers * s->repeat ? s->lowers[i % s->nlowers] : NULL;
 }
 
-struct dev_spec *dev_spec_lower_edit(struct dev_spec *s, unsigned i)
+int dev_spec_value(const struct dev_model *m, const char *name, const char *value, int *index,
+                   char **out, struct bo_err *err)
 {
-	return s->nlowers && i < s->nlowers * s->repeat ? s->lowers[i % s->nlowers] : NULL;
-}
-
-int dev_spec_set(struct dev_spec *s, const char *name, const char *value, struct bo_err *err)
-{
-	int i = param_index(s->model, name);
+	int i = *index = param_index(m, name);
 	if (i < 0) {
 		char list[512];
-		list_params(s->model, list, sizeof(list));
-		return bo_errf(err, -EINVAL, "%s has no parameter %s (it takes %s)", s->model->name,
-		               name, list);
+		list_params(m, list, sizeof(list));
+		return bo_errf(err, -EINVAL, "%s has no parameter %s (it takes %s)", m->name, name,
+		               list);
 	}
 	/* the value is checked as the parser checks it, its errors pointing into it */
 	struct parser p = {.text = value, .len = strlen(value), .err = err};
 	char *v = strdup(value);
 	if (!v)
 		return -ENOMEM;
-	int rc = check_value(&p, s->model, &s->model->params[i], 0, &v);
+	int rc = check_value(&p, m, &m->params[i], 0, &v);
 	if (rc) {
 		free(v);
 		return rc;
 	}
-	char *was = s->args.kv[i].val;
-	s->args.kv[i].val = v;
-	if (s->model->check && (rc = s->model->check(&s->args, err))) {
-		s->args.kv[i].val = was;
-		free(v);
-		return rc;
-	}
-	free(was);
-	if (!s->args.kv[i].given) { /* printed after the parameters written */
-		uint32_t last = 0;
-		for (unsigned k = 0; k < s->args.n; k++)
-			if (s->args.kv[k].given && s->args.kv[k].at >= last)
-				last = s->args.kv[k].at + 1;
-		s->args.kv[i].at = last;
-	}
-	s->args.kv[i].given = true;
+	*out = v;
 	return 0;
-}
-
-int dev_spec_resize_media(struct dev_spec *s, uint64_t from, uint64_t to, struct bo_err *err)
-{
-	for (unsigned i = 0; i < s->nlowers; i++) {
-		int rc = dev_spec_resize_media(s->lowers[i], from, to, err);
-		if (rc)
-			return rc;
-	}
-	uint64_t size;
-	if (s->nlowers || param_index(s->model, "size") < 0 ||
-	    dev_arg_size(&s->args, "size", &size, NULL) || size != from)
-		return 0;
-	char v[32];
-	snprintf(v, sizeof(v), "%" PRIu64, to);
-	return dev_spec_set(s, "size", v, err);
 }
 
 bool dev_spec_given(const struct dev_spec *s, const char *name)
