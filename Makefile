@@ -13,14 +13,17 @@ ISAL_LIBS   := $(shell pkg-config --libs libisal 2>/dev/null || echo -lisal)
 # jansson reads and writes every JSON file (docs/json.md)
 JSON_CFLAGS := $(shell pkg-config --cflags jansson 2>/dev/null)
 JSON_LIBS   := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
+# libblkid: the signatures probe safety refuses (src/probe/safety.c)
+BLKID_CFLAGS := $(shell pkg-config --cflags blkid 2>/dev/null)
+BLKID_LIBS   := $(shell pkg-config --libs blkid 2>/dev/null || echo -lblkid)
 CPPFLAGS += -D_GNU_SOURCE -Iinclude -Isrc
 # Each .d names its object both as this make spells it and as an absolute path: a make
 # run with BUILD=/abs/build (install.t) otherwise leaves .d files whose rules a plain
 # `make` never matches, and a changed header then rebuilds nothing.
-CFLAGS   += $(CFLAGS_WARN) $(OPT) -g $(SAN) $(ISAL_CFLAGS) $(JSON_CFLAGS) -MMD -MP \
+CFLAGS   += $(CFLAGS_WARN) $(OPT) -g $(SAN) $(ISAL_CFLAGS) $(JSON_CFLAGS) $(BLKID_CFLAGS) -MMD -MP \
             -MT $@ -MT $(abspath $@)
 LDFLAGS  += $(SAN)
-LDLIBS   += $(ISAL_LIBS) $(JSON_LIBS) -lm
+LDLIBS   += $(ISAL_LIBS) $(JSON_LIBS) $(BLKID_LIBS) -lm
 
 LIB_SRCS  := $(sort $(filter-out src/cli/% src/nbd/% src/guest/%,$(wildcard src/*/*.c)))
 CLI_SRCS  := $(sort $(wildcard src/cli/*.c))
@@ -82,8 +85,11 @@ $(GUEST_OBSERVE): $(GUEST_OBSERVE_SRCS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS_WARN) -O2 -static -o $@ $(GUEST_OBSERVE_SRCS) -lm
 
-GUEST_PROBE_SRCS := src/guest/probe.c src/cli/cmd_probe.c src/cli/cli_common.c \
-	$(filter-out src/probe/inproc.c src/probe/net.c,$(wildcard src/probe/*.c)) src/blk/blk.c src/blk/pages.c \
+# the probe's driver and what it needs: no CLI, no safety checks (the guest writes the
+# device it was given), no TCP listener, no in-process models
+GUEST_PROBE_SRCS := src/guest/probe.c \
+	$(filter-out src/probe/inproc.c src/probe/net.c src/probe/safety.c src/probe/timing.c,$(wildcard src/probe/*.c)) \
+	src/blk/blk.c src/blk/pages.c \
 	src/util/err.c src/util/util.c src/util/num.c
 $(GUEST_PROBE): $(GUEST_PROBE_SRCS)
 	@mkdir -p $(dir $@)

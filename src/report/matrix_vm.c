@@ -15,6 +15,7 @@
 
 #include "blackout/blk.h"
 #include "blackout/dev.h"
+#include "blackout/raid.h"
 #include "blackout/util.h"
 #include "report/matrix_run.h"
 
@@ -131,42 +132,6 @@ const char *matrix_vm_stack(const struct matrix_rowspec *row, char *why, size_t 
 	return stack;
 }
 
-/* One parameter of the row's RAID model, as md's counterpart: chunk (KiB), missing
- * (one member), journal; 0, or -EINVAL with why md has none. */
-static int md_param(const char *p, size_t n, struct matrix_vm_md *md, char miss[4], bool *journal,
-                    char *why, size_t len)
-{
-	char v[32];
-	const char *eq = memchr(p, '=', n);
-	size_t k = eq ? (size_t)(eq - p) : n;
-	snprintf(v, sizeof(v), "%.*s", eq ? (int)(n - k - 1) : 0, eq ? eq + 1 : "");
-	uint64_t bytes;
-	struct bo_err err = {{0}};
-	if (k == 5 && !strncmp(p, "chunk", 5) && bo_parse_size(v, &bytes, &err) == 0 &&
-	    bytes >= 4096 && bytes <= (512u << 10) && !(bytes & (bytes - 1))) {
-		snprintf(md->chunk, sizeof(md->chunk), "%" PRIu64, bytes >> 10);
-		return 0;
-	}
-	if (k == 7 && !strncmp(p, "missing", 7) && v[0] && strspn(v, "0123456789") == strlen(v) &&
-	    strlen(v) <= 2) {
-		memcpy(miss, v, strlen(v) + 1);
-		return 0;
-	}
-	if (k == 7 && !strncmp(p, "journal", 7) && !strcmp(v, "true")) {
-		*journal = true;
-		return 0;
-	}
-	if (k == 7 && !strncmp(p, "missing", 7))
-		snprintf(why, len, "missing=%s: md's counterpart here leaves out one member", v);
-	else if (k == 5 && !strncmp(p, "flush", 5) && !strcmp(v, "drop"))
-		snprintf(why, len,
-		         "Linux md passes flushes to its members; this row models md "
-		         "before it did");
-	else
-		snprintf(why, len, "md has no counterpart of the model's %.*s", (int)n, p);
-	return -EINVAL;
-}
-
 int matrix_vm_md_of(const struct matrix_rowspec *row, struct matrix_vm_md *md, char *why,
                     size_t len)
 {
@@ -174,40 +139,24 @@ int matrix_vm_md_of(const struct matrix_rowspec *row, struct matrix_vm_md *md, c
 	const char *stack = matrix_vm_stack(row, why, len);
 	if (!stack)
 		return -EINVAL;
-	int level = !strncmp(stack, "raid5(", 6) ? 5 : !strncmp(stack, "raid6(", 6) ? 6 : 0;
-	const char *close = strchr(stack, ')');
-	const char *lowers = close ? close + 4 : NULL;
-	if (!level || strncmp(close, ") > [", 5)) {
-		snprintf(why, len, "not a RAID row: Linux md needs the row's members");
-		return -EINVAL;
+	struct dev_spec *s;
+	struct bo_err err = {{0}};
+	int rc = dev_spec_parse(stack, &s, &err);
+	if (rc) {
+		snprintf(why, len, "%.100s", bo_errstr(&err, rc));
+		return rc;
 	}
-	/* "[M] xN" or "[A ; B ; ...]" */
-	unsigned n = 1;
-	const char *times = strstr(lowers, "] x");
-	if (times)
-		n = (unsigned)strtoul(times + 3, NULL, 10);
-	else
-		for (const char *q = lowers; *q; q++)
-			n += *q == ';';
-	bool journal = false;
-	char miss[4] = "";
-	snprintf(md->chunk, sizeof(md->chunk), "512"); /* the model's default and md's */
-	for (const char *p = stack + 6; p < close;) {
-		size_t k = strcspn(p, ",)");
-		int rc = md_param(p, k, md, miss, &journal, why, len);
-		if (rc)
-			return rc;
-		p += k + (p[k] == ',');
-	}
-	unsigned members = journal ? n - 1 : n;
-	if (snprintf(md->stack, sizeof(md->stack), "concat > %s", lowers) >=
-	        (int)sizeof(md->stack) ||
-	    members < 3 || members > 19) {
-		snprintf(why, len, "md's counterpart of this row does not fit vmrecord --md");
-		return -EINVAL;
-	}
-	snprintf(md->md, sizeof(md->md), "%d:%u:%s%s", level, members, miss[0] ? miss : "-",
-	         journal ? ":j" : "");
+	struct raid_md_args a;
+	rc = raid_md_counterpart(s, &a, why, len);
+	dev_spec_free(s);
+	if (rc)
+		return rc;
+	_Static_assert(sizeof(md->stack) == sizeof(a.stack) && sizeof(md->md) == sizeof(a.md) &&
+	                   sizeof(md->chunk) == sizeof(a.chunk),
+	               "matrix_vm_md holds raid_md_args");
+	memcpy(md->stack, a.stack, sizeof(md->stack));
+	memcpy(md->md, a.md, sizeof(md->md));
+	memcpy(md->chunk, a.chunk, sizeof(md->chunk));
 	return 0;
 }
 
@@ -216,24 +165,19 @@ int matrix_vm_md_of(const struct matrix_rowspec *row, struct matrix_vm_md *md, c
  * (three data members: 324 MiB), the models unchanged. */
 static int vm_sized_stack(const char *fs, const char *stack, char *buf, size_t len)
 {
-	bool big = strncmp(fs, "xfs", 3) == 0;
-	size_t o = 0;
-	for (const char *p = stack; *p;) {
-		const char *rep = NULL;
-		size_t skip = 0;
-		if (big && strncmp(p, "size=64M", 8) == 0)
-			rep = "size=320M", skip = 8;
-		else if (big && strncmp(p, "size=22M", 8) == 0)
-			rep = "size=108M", skip = 8;
-		size_t n = rep ? strlen(rep) : 1;
-		if (o + n >= len)
-			return -ENAMETOOLONG;
-		memcpy(buf + o, rep ? rep : p, n);
-		o += n;
-		p += rep ? skip : 1;
+	struct dev_spec *s;
+	int rc = dev_spec_parse(stack, &s, NULL);
+	if (rc)
+		return rc;
+	if (strncmp(fs, "xfs", 3) == 0 &&
+	    ((rc = dev_spec_resize_media(s, 64ull << 20, 320ull << 20, NULL)) ||
+	     (rc = dev_spec_resize_media(s, 22ull << 20, 108ull << 20, NULL)))) {
+		dev_spec_free(s);
+		return rc;
 	}
-	buf[o] = '\0';
-	return 0;
+	int n = dev_spec_format_given(s, buf, len);
+	dev_spec_free(s);
+	return n < 0 ? n : (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
 void matrix_vm_last_line(const char *path, char *buf, size_t len)
