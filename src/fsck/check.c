@@ -59,7 +59,11 @@ bool ck_problem(struct ck *c, enum fsck_kind k, uint32_t ino, uint64_t blk, cons
 	va_start(ap, fmt);
 	vsnprintf(p.msg, sizeof(p.msg), fmt, ap);
 	va_end(ap);
+	p.flags = fsck_problem_flags(
+	    fmt, k, ino, ino && c->iflag && ino <= c->ninodes && (c->iflag[ino] & IF_ZEROLEN));
 	r->nr_problems++;
+	if (!(p.flags & FSCK_PF_PREEN_OK))
+		r->nr_unexpected++;
 	if (k == FSCK_SUPER && ino == 0)
 		c->sb_bad = true;
 	if (k == FSCK_GDT)
@@ -206,12 +210,30 @@ int fsck_check(struct bdev *d, const struct fsck_opts *o, struct fsck_report *r,
 		memset(&r->replay, 0,
 		       sizeof(r->replay)); /* no usable journal: the check says why */
 	r->modified = r->replay.modified;
-	/* Repair: check and fix until a check finds nothing more it can fix. */
 	struct fsck_opts q = *o;
 	q.max_problems = 0;
+	bool listed = false;
+	if (o->repair == FSCK_REPAIR_PREEN) {
+		/* e2fsck -p: a plain check first; one problem it would ask about and
+		 * nothing is repaired (the replay above is what -p always does). */
+		q.repair = FSCK_REPAIR_NONE;
+		bool modified = r->modified;
+		int rc = check_once(d, &q, r, err, false);
+		r->modified = modified;
+		if (rc || !r->nr_problems)
+			return rc;
+		if (r->nr_unexpected) {
+			r->preen_stopped = true;
+			return 0;
+		}
+		q.repair = FSCK_REPAIR_PREEN;
+		listed = true;
+	}
+	/* Repair: check and fix until a check finds nothing more it can fix. */
 	uint32_t before = 0;
 	for (int round = 0; round < 8; round++) {
-		void (*cb)(void *, const struct fsck_problem *) = round ? NULL : o->on_problem;
+		void (*cb)(void *, const struct fsck_problem *) =
+		    round || listed ? NULL : o->on_problem;
 		q.on_problem = cb;
 		uint32_t fixed_before = r->nr_fixed;
 		int rc = check_once(d, &q, r, err, true);
@@ -226,7 +248,8 @@ int fsck_check(struct bdev *d, const struct fsck_opts *o, struct fsck_report *r,
 	}
 	/* The verdict after repair: a plain check. */
 	q.repair = FSCK_REPAIR_NONE;
-	q.on_problem = NULL;
+	q.on_problem = o->on_remaining;
+	q.ctx = o->remaining_ctx;
 	bool modified = r->modified;
 	int rc = check_once(d, &q, r, err, false);
 	r->modified = modified;
