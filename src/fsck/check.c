@@ -165,9 +165,9 @@ static int run_check(struct ck *c)
 }
 
 static int check_once(struct bdev *d, const struct fsck_opts *o, struct fsck_report *r,
-                      struct bo_err *err, bool repair)
+                      struct bo_err *err, bool repair, bool force_maps)
 {
-	struct ck c = {.d = d, .o = o, .r = r, .err = err};
+	struct ck c = {.d = d, .o = o, .r = r, .err = err, .force_maps = force_maps};
 	bool modified = r->modified;
 	uint32_t fixed = r->nr_fixed;
 	struct fsck_replay replay = r->replay;
@@ -199,7 +199,7 @@ int fsck_check(struct bdev *d, const struct fsck_opts *o, struct fsck_report *r,
 		o = &defaults;
 	memset(r, 0, sizeof(*r));
 	if (o->repair == FSCK_REPAIR_NONE || o->fast)
-		return check_once(d, o, r, err, false);
+		return check_once(d, o, r, err, false, false);
 	/* As e2fsck: the journal first, then the check sees the replayed image. A
 	 * journal that cannot be replayed is left as it is: the check reports it. */
 	struct bo_err jerr = {{0}};
@@ -218,7 +218,7 @@ int fsck_check(struct bdev *d, const struct fsck_opts *o, struct fsck_report *r,
 		 * nothing is repaired (the replay above is what -p always does). */
 		q.repair = FSCK_REPAIR_NONE;
 		bool modified = r->modified;
-		int rc = check_once(d, &q, r, err, false);
+		int rc = check_once(d, &q, r, err, false, false);
 		r->modified = modified;
 		if (rc || !r->nr_problems)
 			return rc;
@@ -231,16 +231,26 @@ int fsck_check(struct bdev *d, const struct fsck_opts *o, struct fsck_report *r,
 	}
 	/* Repair: check and fix until a check finds nothing more it can fix. */
 	uint32_t before = 0;
-	for (int round = 0; round < 8; round++) {
+	bool force = false, forced = false;
+	for (int round = 0; round < 12; round++) {
 		void (*cb)(void *, const struct fsck_problem *) =
 		    round || listed ? NULL : o->on_problem;
 		q.on_problem = cb;
 		uint32_t fixed_before = r->nr_fixed;
-		int rc = check_once(d, &q, r, err, true);
+		int rc = check_once(d, &q, r, err, true, force);
 		if (rc)
 			return rc;
-		if (round && r->nr_fixed == fixed_before)
-			break; /* this round changed nothing: the rest is beyond these repairs */
+		if (round && r->nr_fixed == fixed_before) {
+			/* This round changed nothing: the rest is beyond these repairs. Once,
+			 * the global fixes are made anyway (the local fixes left are stuck),
+			 * so what earlier rounds allocated or freed is never left unaccounted
+			 * in the bitmaps, counts and links. */
+			if (forced || !r->nr_problems)
+				break;
+			force = forced = true;
+			continue;
+		}
+		force = false;
 		if (round == 0)
 			before = r->nr_problems;
 		if (!r->nr_problems || r->needs_recovery || !r->modified)
@@ -251,7 +261,7 @@ int fsck_check(struct bdev *d, const struct fsck_opts *o, struct fsck_report *r,
 	q.on_problem = o->on_remaining;
 	q.ctx = o->remaining_ctx;
 	bool modified = r->modified;
-	int rc = check_once(d, &q, r, err, false);
+	int rc = check_once(d, &q, r, err, false, false);
 	r->modified = modified;
 	r->nr_fixed = before > r->nr_problems ? before - r->nr_problems : 0;
 	if (modified && !r->nr_fixed)

@@ -35,6 +35,9 @@ struct walk {
 	bool dir, resize, fast;
 	uint64_t nblk;
 	int64_t last; /* last logical block mapped, -1 none */
+	/* the same counting multiply-claimed blocks: still the file's (e2fsck clones
+	 * them), so they count for i_size as e2fsck's last_block does */
+	int64_t last_all;
 	uint32_t nbad;
 	/* The resize inode's walk reads each reserved GDT block under its double-indirect
 	 * block: what check_reserved needs of them is kept here (bit = slot in that
@@ -126,12 +129,16 @@ static int walk_ptr(struct ck *c, struct walk *w, uint32_t b, int level, uint64_
 	if (!ck_claim(c, b, w->ino, level ? "indirect" : "data")) {
 		/* e2fsck clones a multiply-claimed block for the later claimant */
 		ck_add_fix(c, FIX_CLONE, w->ino, holder, idx, b);
+		if (!level && (int64_t)lblk > w->last_all)
+			w->last_all = (int64_t)lblk;
 		return 0; /* never descend twice into one block: bounds the walk */
 	}
 	if (level)
 		return walk_ind(c, w, b, level, lblk);
 	if ((int64_t)lblk > w->last)
 		w->last = (int64_t)lblk;
+	if ((int64_t)lblk > w->last_all)
+		w->last_all = (int64_t)lblk;
 	if (w->dir) {
 		if (lblk >= (1ull << (21 - c->log_bs))) {
 			ck_problem(c, FSCK_DIR, w->ino, b, NULL, 0, "directory %u is too big",
@@ -255,8 +262,8 @@ static int check_symlink(struct ck *c, uint32_t ino, const uint8_t *in, bool *fa
 static bool really_dir(struct ck *c, uint32_t ino, const uint8_t *in)
 {
 	uint16_t mode = ino_mode(in);
-	if (mode_is_dir(mode) || mode_is_reg(mode) || mode_is_lnk(mode) || !ino_block(in, 0) ||
-	    !mode_to_ftype(mode))
+	/* as e2fsck: any mode but a directory, file or symlink (an invalid type too) */
+	if (mode_is_dir(mode) || mode_is_reg(mode) || mode_is_lnk(mode) || !ino_block(in, 0))
 		return false;
 	bool not_device = false;
 	for (unsigned i = 0; i < EXT2_N_BLOCKS; i++) {
@@ -374,7 +381,7 @@ static int check_inode(struct ck *c, uint32_t ino, const uint8_t *in)
 {
 	uint16_t mode = ino_mode(in);
 	uint32_t fl = ino_flags(in);
-	struct walk w = {.ino = ino, .last = -1};
+	struct walk w = {.ino = ino, .last = -1, .last_all = -1};
 	int rc = 0;
 	bool walk = false, special = false;
 	uint32_t before = c->r->nr_problems;
@@ -450,26 +457,32 @@ static int check_inode(struct ck *c, uint32_t ino, const uint8_t *in)
 			ck_add_fix(c, FIX_IBLOCKS, ino, 0, 0, (uint32_t)want);
 	}
 	uint64_t size = ino_size(in);
+	/* e2fsck's rules (pass 1, bad_size), over every block the inode maps */
+	uint64_t nlast = (uint64_t)(w.last_all + 1);
 	if (w.dir) {
 		uint64_t nb = size / c->bs;
 		if (!w.nblk)
 			ck_problem(c, FSCK_DIR, ino, 0, NULL, 0, "directory inode %u has no blocks",
 			           ino);
-		else if ((size & (c->bs - 1)) || nb > (uint64_t)(w.last + 1) ||
-		         (uint64_t)(w.last + 1) - nb > c->sb[SB_PREALLOC_DIR_BLOCKS]) {
+		else if ((size & (c->bs - 1)) || nb > nlast ||
+		         nlast - nb > c->sb[SB_PREALLOC_DIR_BLOCKS]) {
 			ck_problem(c, FSCK_SIZE, ino, 0, NULL, 0,
-			           "directory inode %u i_size %llu is wrong", ino,
-			           (unsigned long long)size);
+			           "inode %u, i_size is %llu, should be %llu", ino,
+			           (unsigned long long)size, (unsigned long long)(nlast * c->bs));
 			if (!w.nbad)
-				ck_add_fix(c, FIX_SIZE, ino, 0, 0, (uint32_t)(w.last + 1));
+				ck_add_fix(c, FIX_SIZE, ino, 0, 0, (uint32_t)nlast);
 		}
 		c->dir_nblk[ino] = (uint32_t)(w.last + 1);
 	} else if (mode_is_reg(mode)) {
-		if ((w.last >= 0 && size < (uint64_t)w.last * c->bs) || size > max_file_size(c)) {
-			ck_problem(c, FSCK_SIZE, ino, 0, NULL, 0, "inode %u i_size %llu is wrong",
-			           ino, (unsigned long long)size);
+		if (size >= 0x80000000ull)
+			c->large_files++;
+		if ((w.last_all >= 0 && size < (uint64_t)w.last_all * c->bs) ||
+		    size > max_file_size(c)) {
+			ck_problem(c, FSCK_SIZE, ino, 0, NULL, 0,
+			           "inode %u, i_size is %llu, should be %llu", ino,
+			           (unsigned long long)size, (unsigned long long)(nlast * c->bs));
 			if (!w.nbad)
-				ck_add_fix(c, FIX_SIZE, ino, 0, 0, (uint32_t)(w.last + 1));
+				ck_add_fix(c, FIX_SIZE, ino, 0, 0, (uint32_t)nlast);
 		}
 	}
 	if (ino_blocks(in) == 0 && (mode_is_reg(mode) || mode_is_dir(mode)))
@@ -482,7 +495,7 @@ static int check_inode(struct ck *c, uint32_t ino, const uint8_t *in)
 static int check_reserved(struct ck *c, uint32_t ino, const uint8_t *in)
 {
 	uint16_t mode = ino_mode(in);
-	struct walk w = {.ino = ino, .last = -1};
+	struct walk w = {.ino = ino, .last = -1, .last_all = -1};
 	uint8_t rsv_seen[65536 / 4 / 8], rsv_good[65536 / 4 / 8]; /* bs <= 64 KiB */
 	int rc;
 	if (ino == EXT2_JOURNAL_INO && !c->has_journal) {
@@ -616,7 +629,12 @@ int ck_pass1(struct ck *c)
 					if (!mode_is_dir(ino_mode(in))) {
 						ck_problem(c, FSCK_INODE, ino, 0, NULL, 0,
 						           "root inode is not a directory");
-						continue;
+						/* a damaged mode over a directory's blocks: the
+						 * mode is given back (check_inode), as e2fsck's
+						 * check_is_really_dir would, rather than the
+						 * root cleared with everything under it */
+						if (!really_dir(c, ino, in))
+							continue;
 					}
 					if (get_le32(in + I_DTIME))
 						ck_problem(c, FSCK_INODE, ino, 0, NULL, 0,

@@ -311,6 +311,7 @@ static int check_dir(struct ck *c, struct dirst *ds)
 		if (!p) {
 			ck_problem(c, FSCK_DIR, ino, 0, NULL, 0,
 			           "directory inode %u has an unallocated block #%u", ino, l);
+			ck_add_fix(c, FIX_DIR_HOLE, ino, 0, l, 0);
 			continue;
 		}
 		if ((rc = ck_rd(c, p, b, 1)))
@@ -338,6 +339,7 @@ static int check_dir(struct ck *c, struct dirst *ds)
 				ck_problem(c, FSCK_CSUM, ino, p, NULL, 0,
 				           "directory %u block %u has no space for its checksum",
 				           ino, l);
+				ck_add_fix(c, FIX_DIRBLK_CSUM, ino, p, l, 2);
 			} else {
 				end = c->bs - DIRENT_TAIL_SIZE;
 				if (fsck_dirent_csum(c->seed, ino, c->gen[ino], b, c->bs) !=
@@ -429,5 +431,14 @@ int ck_pass2(struct ck *c)
 		i = j;
 	}
 	free(map);
+	/* e2fsck, end of pass 2: large files need the feature (revision 0 cannot carry it:
+	 * the fix makes the revision dynamic, as ext2fs_update_dynamic_rev) */
+	if (!rc && !c->stop && c->large_files &&
+	    !(sb_get32(c->sb, SB_FEATURE_RO_COMPAT) & EXT2_FEATURE_RO_COMPAT_LARGE_FILE)) {
+		ck_problem(c, FSCK_COUNT, 0, 0, NULL, 0,
+		           "filesystem contains large files, but lacks LARGE_FILE flag in "
+		           "superblock");
+		rc = ck_add_fix(c, FIX_LARGE_FILE, 0, 0, 0, 0);
+	}
 	return rc;
 }

@@ -15,7 +15,6 @@ static const char *const preen_ok[] = {
     "deleted inode %u has zero dtime",
     "inode %u is in use, but has dtime set",
     "inode %u i_blocks is %llu, should be %llu",
-    "inode %u i_size %llu is wrong",
     "inode %u, i_size is %llu, should be %llu",
     /* pass 0: times in the future */
     "last mount time is in the future",
@@ -31,6 +30,8 @@ static const char *const preen_ok[] = {
     "directories count wrong for group %u (%u, counted=%u)",
     "free blocks count wrong (%llu, counted=%llu)",
     "free inodes count wrong (%u, counted=%llu)",
+    /* end of pass 2: a large file without the feature */
+    "filesystem contains large files, but lacks LARGE_FILE flag in superblock",
 };
 
 uint32_t fsck_problem_flags(const char *fmt, enum fsck_kind k, uint32_t ino, bool zerolen)

@@ -66,6 +66,20 @@ e2fsck_clean "$W/cnt.img"
 ok $? "... and e2fsck -fn finds nothing after"
 is "$(code fsck -p "$W/cnt.img")" 0 "-p on a clean image: 0"
 
+# issue 37's image: -n finds e2fsck's i_size problem; -y leaves it e2fsck-clean
+. "$BLACKOUT_SRC/tests/compat/fsck_damage_gen.sh"
+"$B" fsck -n "$W/orig.img" >"$W/out" 2>&1
+grep -q "^inode 2050, i_size is 1024, should be 10240$" "$W/out"
+ok $? "-n reports e2fsck's 'i_size is 1024, should be 10240' (a block past i_size, claimed twice)"
+cp "$W/orig.img" "$W/w.img"
+n0=$(e2fsck_nprob "$W/w.img")
+"$B" fsck -y "$W/w.img" >/dev/null 2>&1
+n1=$(e2fsck_nprob "$W/w.img")
+[ "$n1" -le "$n0" ]
+ok $? "-y never makes it worse by e2fsck's count ($n0 -> $n1)"
+e2fsck_clean "$W/w.img"
+ok $? "-y repairs it all, as e2fsck -fy does"
+
 # -y lists every problem that remains after its repairs
 cp "$W/orig.img" "$W/y.img"
 rc=$(code fsck -y "$W/y.img")
@@ -75,4 +89,12 @@ nr=$(grep -c "^remains: " "$W/out")
 ok $? "-y lists each remaining problem ($nr listed, summary says ${n:-none}, exit $rc)"
 [ "$rc" -eq 1 ] || [ "$n" -gt 0 ]
 ok $? "-y exits 1 only when nothing remains"
+# a cleared root is beyond blackout's repairs (docs/fsck-gaps.md): what remains is listed
+cp "$W/clean.img" "$W/r.img"
+debugfs -w -R "clri <2>" "$W/r.img" >/dev/null 2>&1
+rc=$(code fsck -y "$W/r.img")
+n=$(sed -n 's/.*repaired; \([0-9]*\) problem(s) remain.*/\1/p' "$W/out")
+nr=$(grep -c "^remains: " "$W/out")
+[ "$rc" -eq 4 ] && [ -n "$n" ] && [ "$n" -gt 0 ] && [ "$n" -eq "$nr" ]
+ok $? "-y on a cleared root: exit 4, each of the $n remaining problems listed ($nr, exit $rc)"
 done_testing
