@@ -62,6 +62,7 @@ enum fsck_kind {
 
 struct fsck_problem {
 	enum fsck_kind kind;
+	uint32_t code;  /* the problem's code (src/fsck/problem.h), as e2fsck's PR_* */
 	uint32_t ino;   /* 0 when not about an inode */
 	uint64_t block; /* 0 when not about a block */
 	char name[64];  /* directory entry name, when about one ("" otherwise) */
@@ -139,8 +140,6 @@ enum {
 /* e2fsck's exit code for a finished check: 0 clean, 1 fixed, 4 errors left. */
 int fsck_exit_code(const struct fsck_report *r);
 const char *fsck_kind_name(enum fsck_kind k);
-/* FSCK_PF_* for a problem reported with message format fmt (problem.c). */
-uint32_t fsck_problem_flags(const char *fmt, enum fsck_kind k, uint32_t ino, bool zerolen);
 
 /* ---- Corruption injector ------------------------------------------------------- */
 enum fsck_corrupt_what {

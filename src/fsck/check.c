@@ -2,7 +2,6 @@
  * over an ext2/ext3 image read straight from a bdev, records problems, and loops
  * check -> repair (repair.c) -> check until nothing more can be fixed. */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,43 +39,6 @@ const char *fsck_kind_name(enum fsck_kind k)
 	if ((unsigned)k < sizeof(kind_names) / sizeof(kind_names[0]) && kind_names[k])
 		return kind_names[k];
 	return "?";
-}
-
-bool ck_problem(struct ck *c, enum fsck_kind k, uint32_t ino, uint64_t blk, const char *name,
-                int name_len, const char *fmt, ...)
-{
-	struct fsck_report *r = c->r;
-	if (c->stop)
-		return false;
-	struct fsck_problem p = {.kind = k, .ino = ino, .block = blk};
-	if (name && name_len > 0) {
-		size_t n =
-		    (size_t)name_len < sizeof(p.name) - 1 ? (size_t)name_len : sizeof(p.name) - 1;
-		for (size_t i = 0; i < n; i++) /* printable: names are untrusted bytes */
-			p.name[i] = name[i] >= 0x20 && name[i] < 0x7f ? name[i] : '?';
-	}
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(p.msg, sizeof(p.msg), fmt, ap);
-	va_end(ap);
-	p.flags = fsck_problem_flags(
-	    fmt, k, ino, ino && c->iflag && ino <= c->ninodes && (c->iflag[ino] & IF_ZEROLEN));
-	r->nr_problems++;
-	if (!(p.flags & FSCK_PF_PREEN_OK))
-		r->nr_unexpected++;
-	if (k == FSCK_SUPER && ino == 0)
-		c->sb_bad = true;
-	if (k == FSCK_GDT)
-		c->gdt_bad = true;
-	if (k == FSCK_CSUM)
-		r->by_checksum = true;
-	if (r->nr_kept < FSCK_REPORT_KEEP)
-		r->problems[r->nr_kept++] = p;
-	if (c->o->on_problem)
-		c->o->on_problem(c->o->ctx, &p);
-	if (c->o->max_problems && r->nr_problems >= c->o->max_problems)
-		c->stop = true;
-	return !c->stop;
 }
 
 int ck_add_fix(struct ck *c, enum fix_kind k, uint32_t ino, uint32_t pblk, uint32_t off,

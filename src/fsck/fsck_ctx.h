@@ -110,9 +110,7 @@ struct ck {
 	uint32_t lpf; /* lost+found inode (0: none) */
 };
 
-/* check.c: record a problem (false once max_problems is reached); queue a repair. */
-bool ck_problem(struct ck *c, enum fsck_kind k, uint32_t ino, uint64_t blk, const char *name,
-                int name_len, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+/* check.c: queue a repair (problems are recorded by problem.c: problem.h). */
 int ck_add_fix(struct ck *c, enum fix_kind k, uint32_t ino, uint32_t pblk, uint32_t off,
                uint32_t val);
 
