@@ -4,7 +4,7 @@
 # and the four mke2fs-made images of fsck_agree.t (htree, revision 0, 4 KiB
 # metadata_csum), x 28 seeds x 1-3 changes (840 damaged images). For each, e2fsck -fn's
 # problem lines before and after `blackout fsck -y`: none made worse, every remaining
-# problem listed by -y. About a minute; `make check-long` runs it, not `make check`.
+# problem listed by -y. 20-75 s; `make check-long` runs it, not `make check`.
 . "$BLACKOUT_SRC/tests/compat/lib.sh"
 . "$BLACKOUT_SRC/tests/compat/fsck_damage_gen.sh"
 . "$BLACKOUT_SRC/tests/compat/fsck_mkimg.sh"
