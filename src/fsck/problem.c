@@ -10,8 +10,9 @@
 
 /* FSCK_PF_PREEN_OK marks what e2fsck -p fixes without asking (its PR_PREEN_OK): the
  * damage an unclean shutdown leaves and that has one right answer (deletion times,
- * orphan lists, i_size and i_blocks, link counts, an empty unattached inode, bitmaps
- * and summary counts, times in the future, the large_file feature). Anything else
+ * i_size and i_blocks, a reserved inode's mode, link counts, an empty unattached
+ * inode, bitmaps and summary counts, times in the future, the large_file feature).
+ * Not an inode left on an orphan list as dtime (e2fsck's PR_1_LOW_DTIME asks). Anything else
  * stops -p with "UNEXPECTED INCONSISTENCY", as e2fsck -p stops. */
 static const struct fsck_problem_def table[PR_NR] = {
     /* pass 0: superblock, group descriptors, journal superblock (super.c) */
@@ -108,15 +109,14 @@ static const struct fsck_problem_def table[PR_NR] = {
     [PR_1_JOURNAL_UNUSED_DATA] = {FSCK_INODE, PR_1_JOURNAL_UNUSED_DATA_FMT,
                                   "none: reported (docs/fsck-gaps.md)", 0},
     [PR_1_RESIZE_BAD_MODE] = {FSCK_INODE, PR_1_RESIZE_BAD_MODE_FMT,
-                              "the reserved inode gets e2fsck's mode for it", 0},
+                              "the reserved inode gets e2fsck's mode for it", FSCK_PF_PREEN_OK},
     [PR_1_JOURNAL_BAD_MODE] = {FSCK_INODE, PR_1_JOURNAL_BAD_MODE_FMT,
-                               "the reserved inode gets e2fsck's mode for it", 0},
+                               "the reserved inode gets e2fsck's mode for it", FSCK_PF_PREEN_OK},
     [PR_1_RESERVED_BAD_MODE] = {FSCK_INODE, PR_1_RESERVED_BAD_MODE_FMT,
-                                "the reserved inode gets e2fsck's mode for it", 0},
+                                "the reserved inode gets e2fsck's mode for it", FSCK_PF_PREEN_OK},
     [PR_1_RESIZE_INVALID] = {FSCK_INODE, PR_1_RESIZE_INVALID_FMT,
                              "the resize inode is made again from the geometry", 0},
-    [PR_1_LOW_DTIME] = {FSCK_INODE, PR_1_LOW_DTIME_FMT, "the deletion time is set or cleared",
-                        FSCK_PF_PREEN_OK},
+    [PR_1_LOW_DTIME] = {FSCK_INODE, PR_1_LOW_DTIME_FMT, "the deletion time is set or cleared", 0},
     [PR_1_ZERO_DTIME] = {FSCK_INODE, PR_1_ZERO_DTIME_FMT, "the deletion time is set or cleared",
                          FSCK_PF_PREEN_OK},
     [PR_1_INODE_CSUM] = {FSCK_CSUM, PR_1_INODE_CSUM_FMT, "the checksum is rewritten", 0},

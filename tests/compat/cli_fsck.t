@@ -65,6 +65,16 @@ is "$(code fsck -p "$W/cnt.img")" 1 "-p fixes counts and links unasked: exit 1"
 e2fsck_clean "$W/cnt.img"
 ok $? "... and e2fsck -fn finds nothing after"
 is "$(code fsck -p "$W/cnt.img")" 0 "-p on a clean image: 0"
+# an orphan list a crash left (unlinked while open): e2fsck -p clears it unasked
+cp "$W/clean.img" "$W/orph.img"
+oino=$(debugfs -R "stat /hello.txt" "$W/orph.img" 2>/dev/null | head -1 | awk '{print $2}')
+printf 'unlink /hello.txt\nsif <%s> links_count 0\nssv last_orphan %s\n' "$oino" "$oino" |
+	debugfs -w -f - "$W/orph.img" >/dev/null 2>&1
+rc=$(code fsck -p "$W/orph.img")
+[ "$rc" -le 1 ] && ! grep -q "UNEXPECTED INCONSISTENCY" "$W/out"
+ok $? "-p releases an orphaned inode unasked (exit $rc)"
+e2fsck_clean "$W/orph.img"
+ok $? "... and e2fsck -fn finds nothing after"
 
 # issue 37's image: -n finds e2fsck's i_size problem; -y leaves it e2fsck-clean
 . "$BLACKOUT_SRC/tests/compat/fsck_damage_gen.sh"

@@ -11,7 +11,9 @@
 static const enum fsck_pr preen[] = {
     PR_0_FUTURE_SB_LAST_MOUNT,
     PR_0_FUTURE_SB_LAST_WRITE,
-    PR_1_LOW_DTIME,
+    PR_1_RESERVED_BAD_MODE,
+    PR_1_JOURNAL_BAD_MODE,
+    PR_1_RESIZE_BAD_MODE,
     PR_1_ZERO_DTIME,
     PR_1_SET_DTIME,
     PR_1_BAD_I_BLOCKS,
