@@ -107,4 +107,10 @@ n=$(sed -n 's/.*repaired; \([0-9]*\) problem(s) remain.*/\1/p' "$W/out")
 nr=$(grep -c "^remains: " "$W/out")
 [ "$rc" -eq 4 ] && [ -n "$n" ] && [ "$n" -gt 0 ] && [ "$n" -eq "$nr" ]
 ok $? "-y on a cleared root: exit 4, each of the $n remaining problems listed ($nr, exit $rc)"
+cp "$W/clean.img" "$W/r.img"
+debugfs -w -R "clri <2>" "$W/r.img" >/dev/null 2>&1
+"$B" fsck -y --json "$W/r.img" >"$W/j.json" 2>/dev/null
+jq -e '.remaining > 0 and (.remaining_problems | length) == .remaining and .exit == 4' \
+	"$W/j.json" >/dev/null
+ok $? "--json -y: remaining_problems lists each of the 'remaining' problems"
 done_testing
