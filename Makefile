@@ -1,5 +1,5 @@
 # blackout — plain Makefile. `make` builds build/libblackout.a and build/blackout.
-# Targets: all, check, check-unit, check-compat, check-asan, check-format, bench,
+# Targets: all, check, check-unit, check-compat, check-asan, check-format, check-long, bench,
 # fuzz, demo, man, install, uninstall, clean. BUILD=dir builds elsewhere (check-asan
 # uses build/asan). PREFIX (/usr/local) and DESTDIR as usual: see "install" below.
 
@@ -49,7 +49,7 @@ CLI := $(BUILD)/blackout
 PROVE ?= prove
 PROVE_FLAGS ?= -j2 --timer
 
-.PHONY: all deps check check-unit check-compat check-vm check-asan check-format check-fuzz \
+.PHONY: all deps check check-unit check-compat check-vm check-asan check-format check-fuzz check-long \
 	bench fuzz demo clean format unit man install uninstall
 
 all: $(LIB) $(CLI) $(GUEST_OBSERVE) $(GUEST_PROBE)
@@ -113,6 +113,13 @@ check-compat: all
 	  BLACKOUT=$(CURDIR)/$(CLI) BLACKOUT_SRC=$(CURDIR) BUILD=$(CURDIR)/$(BUILD) \
 	  $(PROVE) $(PROVE_FLAGS) tests/compat/*.t; \
 	else echo "check-compat: no compat tests yet"; fi
+
+# Long runs kept out of `make check` (tests/long: minutes each), run on demand.
+check-long: all
+	@if ls tests/long/*.t >/dev/null 2>&1; then \
+	  BLACKOUT=$(CURDIR)/$(CLI) BLACKOUT_SRC=$(CURDIR) BUILD=$(CURDIR)/$(BUILD) \
+	  $(PROVE) -v --timer tests/long/*.t; \
+	else echo "check-long: no long tests"; fi
 
 # Real Linux in qemu on modelled stacks (tests/vm, docs/vmtest.md). Two scripts at a
 # time: one after the other they kept 0.74 of the 2 cores busy (936 s of CPU in 1268 s,
