@@ -19,6 +19,7 @@
 #include "blackout/crash.h"
 #include "blackout/json.h"
 #include "blackout/util.h"
+#include "blackout/vmexplore.h"
 #include "cli/cli.h"
 
 struct vmargs {
@@ -93,12 +94,6 @@ static char *slurp(const char *dir, const char *name, unsigned i, size_t *len)
 	return buf;
 }
 
-struct tally {
-	unsigned observed, classified, unmountable, fsck_errors;
-	struct crash_result *r;
-	size_t fcap;
-};
-
 static const char *outcome_word(const struct crash_outcome *o, char *buf, size_t len)
 {
 	size_t at = 0;
@@ -110,46 +105,9 @@ static const char *outcome_word(const struct crash_outcome *o, char *buf, size_t
 	return buf[0] ? buf : "ok";
 }
 
-static int count_cut(struct tally *t, unsigned i, size_t completed, uint64_t point,
-                     const struct crash_observation *obs, const struct crash_outcome *o)
-{
-	struct crash_result *r = t->r;
-	t->classified++;
-	r->judged++;
-	for (int k = 0; k < CRASH_INV_N; k++)
-		r->viol[k] += (o->broken >> k) & 1;
-	if (!o->broken) {
-		r->ok++;
-		return 0;
-	}
-	t->unmountable += obs->mount_rc != 0;
-	t->fsck_errors += !obs->mount_rc && (o->broken & (1u << CRASH_INV_CONSISTENT));
-	*(o->detected ? &r->detected : &r->silent) += 1;
-	if (r->nfail == t->fcap) {
-		size_t nc = t->fcap ? 2 * t->fcap : 8;
-		struct crash_state *nf = realloc(r->fail, nc * sizeof(*nf));
-		if (!nf)
-			return -ENOMEM;
-		r->fail = nf;
-		t->fcap = nc;
-	}
-	struct crash_state *s = &r->fail[r->nfail++];
-	memset(s, 0, sizeof(*s));
-	snprintf(s->id, sizeof s->id, "cut%u", i);
-	s->pos = (size_t)point;
-	s->completed = completed;
-	s->broken = o->broken;
-	s->allowed = o->allowed;
-	s->detected = o->detected;
-	s->e2fsck_agrees = -1;
-	snprintf(s->detected_by, sizeof s->detected_by, "%s", o->detected_by);
-	snprintf(s->detail, sizeof s->detail, "%s", o->detail);
-	return 0;
-}
-
 /* Judges cut i from what its guests left; prints its line and JSON object. */
 static int judge_cut(const struct vmargs *a, const struct crash_promises *base, unsigned i,
-                     struct tally *t, FILE *vj)
+                     struct vm_cut_tally *t, FILE *vj)
 {
 	size_t wl, cl, hl;
 	char *work = slurp(a->dir, "cut%u.markers.txt", i, &wl);
@@ -173,7 +131,7 @@ static int judge_cut(const struct vmargs *a, const struct crash_promises *base, 
 		else
 			jrc = crash_judge(&p, &obs, &o);
 		if (jrc == 0)
-			rc = count_cut(t, i, p.completed, point, &obs, &o);
+			rc = vm_cut_add(t, i, p.completed, point, &obs, &o);
 		crash_observation_free(&obs);
 	}
 	char word[64];
@@ -193,7 +151,7 @@ static int judge_cut(const struct vmargs *a, const struct crash_promises *base, 
 	return rc;
 }
 
-static void summary(const struct vmargs *a, const struct tally *t, FILE *f)
+static void summary(const struct vmargs *a, const struct vm_cut_tally *t, FILE *f)
 {
 	const struct crash_result *r = t->r;
 	const char *mopt = a->fs && strchr(a->fs, ',') ? strchr(a->fs, ',') + 1 : "defaults";
@@ -230,7 +188,7 @@ static void summary(const struct vmargs *a, const struct tally *t, FILE *f)
 }
 
 /* The cuts in the explorer's format (blackout explore --merge, matrix --vm). */
-static int explore_json(const struct vmargs *a, struct tally *t)
+static int explore_json(const struct vmargs *a, struct vm_cut_tally *t)
 {
 	struct crash_result *r = t->r;
 	snprintf(r->stack, sizeof r->stack, "%s", a->stack ? a->stack : "");
@@ -262,7 +220,7 @@ static int judge(const struct vmargs *a)
 		return rc;
 	struct bo_err err = {{0}};
 	struct crash_oracle *o = NULL;
-	struct tally t = {.r = calloc(1, sizeof(*t.r))};
+	struct vm_cut_tally t = {.r = calloc(1, sizeof(*t.r))};
 	char p[4096];
 	snprintf(p, sizeof p, "%s/verdicts.jsonl", a->dir);
 	FILE *vj = t.r ? fopen(p, "w") : NULL;
