@@ -10,6 +10,7 @@
 
 #include "blackout/crash.h"
 #include "blackout/err.h"
+#include "blackout/vm.h"
 
 /* The cuts of `blackout vmtest --cuts` (one boot per cut), counted into r as the
  * explorer counts its states, plus what only the harness prints. */
@@ -25,5 +26,65 @@ struct vm_cut_tally {
  * with the outcome the judge gave its observation. 0 or -ENOMEM. */
 int vm_cut_add(struct vm_cut_tally *t, unsigned i, size_t completed, uint64_t point,
                const struct crash_observation *obs, const struct crash_outcome *o);
+
+/* TREE/scripts, where the harness's scripts are: $BLACKOUT_SRC, else up from the
+ * running executable, else the installed LIBEXECDIR. Sets BUILD in the environment
+ * (the scripts read it: the plugin, the kernel cache) when it is not set: beside the
+ * executable, or a cache directory for an installed blackout. 0, -ENOENT or
+ * -ENAMETOOLONG. */
+int vm_scripts_dir(char *dir, size_t len);
+
+struct app_spec;
+
+/* One real-kernel exploration (docs/vmtest.md, docs/apps.md): one boot records the
+ * guest's run (scripts/vmrecord; or `log` gives the recording), the explorer enumerates
+ * its crash states (crash_explore with the recording), guests of the real kernel
+ * observe every distinct state (vm_pool_observe) and the one judge classifies. */
+struct vm_explore_opts {
+	/* the options that shape the states, as `blackout explore` takes them
+	 * (crash_config_option): stack, fs ("ext4,barrier=1"), workload, max_states,
+	 * seed, shard, state_id, keep_dir */
+	struct crash_config cfg;
+	unsigned files;    /* steps of vmtest's own workloads (create|append|...); 0: 24 */
+	unsigned jobs;     /* guests in parallel; 0: the number of cores */
+	const char *log;   /* enumerate this recording instead of booting to record one */
+	const char *out;   /* OUT: recording, states, guests' logs, result.json; NULL:
+	                      BUILD/vmtest/<time>-<pid> (BUILD/app/... for an app) */
+	const char *md;    /* md over the stack's members: "LEVEL:N:MISSING[:j]" */
+	unsigned md_chunk; /* md's chunk in KiB (4..512, a power of two); 0: 64 */
+	bool integrity;    /* dm-integrity between the stack and the filesystem */
+	bool md_drop_set;  /* md assembled without member md_drop (docs/md.md) */
+	unsigned md_drop;
+	/* an unmodified program and its checker instead of a workload (docs/apps.md);
+	 * its recording boot carries them in a per-run cpio */
+	const struct app_spec *app;
+	unsigned state_timeout; /* seconds a guest has for one state; 0: the pool's */
+	/* "recording" (done 0), "enumerated", "judged in guests" (done 0 as it starts) */
+	void (*progress)(void *ctx, const char *phase, uint64_t done, uint64_t total);
+	void *progress_ctx;
+};
+
+/* What a run leaves beside its result. */
+struct vm_explore_info {
+	char outdir[4096];         /* OUT */
+	struct vm_pool_stats pool; /* the judging guests' times */
+	size_t acks;               /* an app's acknowledgements recorded */
+};
+
+/* The crash workload NAME as vm_explore replays it: vmtest's own kinds
+ * (create|append|mixed|overwrite, `files` steps) generated, anything else a built-in or
+ * a file (crash_workload_load). */
+int vm_workload_load(const char *name, unsigned files, struct crash_workload **w,
+                     struct bo_err *err);
+
+/* Checks the options alone, before anything is built or booted: -EINVAL with what is
+ * wrong (a usage error), else 0. */
+int vm_explore_check(const struct vm_explore_opts *o, struct bo_err *err);
+
+/* The whole run; *out is the explorer's result (fs "linux-FS,OPTS"), also written to
+ * OUT/result.json. Every child process (scripts under timeout, qemu, nbdkit) is bounded
+ * and gone when it returns. */
+int vm_explore(const struct vm_explore_opts *o, struct crash_result **out,
+               struct vm_explore_info *info, struct bo_err *err);
 
 #endif

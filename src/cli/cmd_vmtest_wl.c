@@ -31,13 +31,7 @@ struct vmargs {
 int cli_vm_workload(const char *cmd, const char *name, unsigned files, struct crash_workload **w)
 {
 	struct bo_err err = {{0}};
-	char *text = NULL;
-	int rc = crash_guest_workload_text(name, files, &text, &err);
-	if (rc == 0)
-		rc = crash_workload_parse(text, strlen(text), name, w, &err);
-	else if (rc == -EINVAL && strncmp(err.msg, "--files", 7) != 0)
-		rc = crash_workload_load(name, w, &err); /* not one of vmtest's own */
-	free(text);
+	int rc = vm_workload_load(name, files, w, &err);
 	return rc ? cli_fail(cmd, "%s", bo_errstr(&err, rc)) : 0;
 }
 
