@@ -34,6 +34,15 @@ int vm_cut_add(struct vm_cut_tally *t, unsigned i, size_t completed, uint64_t po
  * -ENAMETOOLONG. */
 int vm_scripts_dir(char *dir, size_t len);
 
+/* One cut of the seeded-cut harness: after plugin write `write` (1..span) the power
+ * goes; `seed` chooses what the device keeps of its volatile state. */
+struct vm_cut_point {
+	uint64_t write, seed;
+};
+/* The harness's n cut points for a run of `span` plugin writes, from the explorer's
+ * seeded generator (bo_rng): the same seed, the same points. */
+void vm_cut_points(uint64_t seed, uint64_t span, unsigned n, struct vm_cut_point *out);
+
 struct app_spec;
 
 /* One real-kernel exploration (docs/vmtest.md, docs/apps.md): one boot records the
@@ -50,7 +59,7 @@ struct vm_explore_opts {
 	const char *log;   /* enumerate this recording instead of booting to record one */
 	const char *out;   /* OUT: recording, states, guests' logs, result.json; NULL:
 	                      BUILD/vmtest/<time>-<pid> (BUILD/app/... for an app) */
-	const char *md;    /* md over the stack's members: "LEVEL:N:MISSING[:j]" */
+	const char *md;    /* md over the stack's members: "LEVEL:N:MISSING[:POLICY]" */
 	unsigned md_chunk; /* md's chunk in KiB (4..512, a power of two); 0: 64 */
 	bool integrity;    /* dm-integrity between the stack and the filesystem */
 	bool md_drop_set;  /* md assembled without member md_drop (docs/md.md) */
@@ -76,6 +85,13 @@ struct vm_explore_info {
  * a file (crash_workload_load). */
 int vm_workload_load(const char *name, unsigned files, struct crash_workload **w,
                      struct bo_err *err);
+
+/* md's options of a recording (scripts/vmrecord, docs/md.md): md
+ * "LEVEL:N:MISSING[:POLICY]" (level 0, 1, 5 or 6; 2 to 19 members; MISSING a member
+ * below N, two as A+B, or -; POLICY j, ppl or bitmap), chunk in KiB (0: none given;
+ * else 4 to 512, a power of two), md_fail "I@K" (a member present from the start, a
+ * step). NULL md: neither of the others may be given. 0 or -EINVAL naming the fault. */
+int vm_md_check(const char *md, unsigned chunk, const char *md_fail, struct bo_err *err);
 
 /* Checks the options alone, before anything is built or booted: -EINVAL with what is
  * wrong (a usage error), else 0. */

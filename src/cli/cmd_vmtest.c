@@ -103,7 +103,8 @@ static void help(FILE *out)
 int cmd_vmtest(int argc, char **argv)
 {
 	const char *stack = NULL, *fs = NULL, *workload = NULL;
-	if (argc >= 2 && (!strcmp(argv[1], "compile") || !strcmp(argv[1], "judge")))
+	if (argc >= 2 && (!strcmp(argv[1], "compile") || !strcmp(argv[1], "judge") ||
+	                  !strcmp(argv[1], "check-record") || !strcmp(argv[1], "points")))
 		return cmd_vmtest_plumbing(argc, argv);
 	bool cuts = false;
 	for (int i = 1; i < argc; i++) {
@@ -130,24 +131,34 @@ int cmd_vmtest(int argc, char **argv)
 			return cli_usage_error("vmtest", "unknown argument '%s'", a);
 		if (i + 1 >= argc)
 			return cli_usage_error("vmtest", "%s needs a value", a);
+		const char *v = argv[i + 1];
+		uint64_t n;
+		int rc = 0;
 		if (!strcmp(a, "--stack"))
-			stack = argv[i + 1];
+			stack = v;
 		else if (!strcmp(a, "--fs"))
-			fs = argv[i + 1];
+			fs = v;
 		else if (!strcmp(a, "--workload"))
-			workload = argv[i + 1];
+			workload = v;
+		else if (!strcmp(a, "--cuts"))
+			rc = cli_num("vmtest", a, v, 0, 1, 1000, &n);
+		else if (!strcmp(a, "--files"))
+			rc = cli_num("vmtest", a, v, 0, 1, 1000, &n);
+		else if (!strcmp(a, "--seed"))
+			rc = cli_num("vmtest", a, v, 0, 0, UINT64_MAX, &n);
+		else if (!strcmp(a, "--attach") && strcmp(v, "virtio") && strcmp(v, "nbd"))
+			return cli_usage_error("vmtest", "--attach: virtio or nbd, not '%s'", v);
+		if (rc)
+			return rc;
 		i++;
 	}
-	if (!stack || !fs || !workload)
-		return cli_usage_error("vmtest", "--stack, --fs and --workload are required");
-	size_t fl = strcspn(fs, ",");
-	if (!((fl == 4 && (!strncmp(fs, "ext4", 4) || !strncmp(fs, "ext3", 4))) ||
-	      (fl == 3 && !strncmp(fs, "xfs", 3)) || (fl == 5 && !strncmp(fs, "btrfs", 5))))
-		return cli_usage_error(
-		    "vmtest", "--fs: ext4, ext3, xfs or btrfs, then ',OPTS', not '%s'", fs);
+	/* checked here once: scripts/vmtest only starts and stops processes */
+	struct vm_explore_opts o = {.cfg = {.stack = stack, .fs = fs, .workload = workload}};
+	struct bo_err err = {{0}};
+	if (vm_explore_check(&o, &err))
+		return cli_usage_error("vmtest", "%s", err.msg);
 
 	struct dev_spec *spec = NULL;
-	struct bo_err err = {{0}};
 	int rc = dev_spec_parse(stack, &spec, &err);
 	if (rc < 0)
 		return cli_fail("vmtest", "%s", bo_errstr(&err, rc));

@@ -10,13 +10,19 @@
  *       judges each cut from the raw lines the guests left in DIR (cutI.markers.txt:
  *       the steps that returned; chkI.markers.txt: the observation; cutI.host: whether
  *       the power went): one line per cut, DIR/verdicts.jsonl (one object per cut,
- *       then the summary) and the results in the explorer's format. */
+ *       then the summary) and the results in the explorer's format.
+ *   blackout vmtest check-record OPTIONS
+ *       scripts/vmrecord's options checked (exit 2 naming the fault).
+ *   blackout vmtest points SEED SPAN CUTS
+ *       the seeded cut points of the harness, one "I WRITE SEED" line per cut. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "blackout/crash.h"
+#include "blackout/dev.h"
 #include "blackout/json.h"
 #include "blackout/util.h"
 #include "blackout/vmexplore.h"
@@ -290,9 +296,84 @@ static int parse_opts(const char *cmd, int argc, char **argv, int first, struct 
 	return 0;
 }
 
+/* The recording's options as scripts/vmrecord takes them, checked by the library
+ * (vm_explore_check, vm_md_check): the script only starts and stops processes. */
+static int check_record(int argc, char **argv)
+{
+	const char *cmd = "vmtest check-record", *md_fail = NULL;
+	struct vm_explore_opts o = {.files = 24};
+	struct bo_err err = {{0}};
+	for (int i = 2; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		uint64_t n;
+		int rc = 0;
+		if (!strcmp(a, "--integrity")) {
+			o.integrity = true;
+			continue;
+		}
+		if (!v)
+			return cli_usage_error(cmd, "%s needs a value", a);
+		if (!strcmp(a, "--stack"))
+			o.cfg.stack = v;
+		else if (!strcmp(a, "--fs"))
+			o.cfg.fs = v;
+		else if (!strcmp(a, "--workload"))
+			o.cfg.workload = v;
+		else if (!strcmp(a, "--md"))
+			o.md = v;
+		else if (!strcmp(a, "--md-fail"))
+			md_fail = v;
+		else if (!strcmp(a, "--files") && !(rc = cli_num(cmd, a, v, 0, 1, 1000, &n)))
+			o.files = (unsigned)n;
+		else if (!strcmp(a, "--md-chunk") && !(rc = cli_num(cmd, a, v, 0, 1, 1u << 20, &n)))
+			o.md_chunk = (unsigned)n;
+		else if (!strcmp(a, "--timeout"))
+			rc = cli_num(cmd, a, v, 0, 10, 3600, &n);
+		else if (strcmp(a, "--out") && strcmp(a, "--initrd-extra") &&
+		         strcmp(a, "--files") && strcmp(a, "--md-chunk"))
+			return cli_usage_error(cmd, "unknown argument '%s'", a);
+		if (rc)
+			return rc;
+		i++;
+	}
+	if (vm_explore_check(&o, &err) || vm_md_check(o.md, o.md_chunk, md_fail, &err))
+		return cli_usage_error(cmd, "%s", err.msg);
+	struct dev_spec *spec = NULL;
+	int rc = dev_spec_parse(o.cfg.stack, &spec, &err);
+	dev_spec_free(spec);
+	return rc < 0 ? cli_fail(cmd, "%s", bo_errstr(&err, rc)) : 0;
+}
+
+/* Where the seeded-cut harness cuts (scripts/vmtest): `points SEED SPAN CUTS` prints,
+ * for cut i = 1..CUTS, "i K OSEED" — the plugin write K in [1, SPAN] after which the
+ * power goes, and the seed of what the device keeps (vm_cut_points). */
+static int points(int argc, char **argv)
+{
+	const char *cmd = "vmtest points";
+	uint64_t seed, span, cuts;
+	if (argc != 5)
+		return cli_usage_error(cmd, "usage: vmtest points SEED SPAN CUTS");
+	int rc = cli_num(cmd, "SEED", argv[2], 0, 0, UINT64_MAX, &seed);
+	if (rc == 0)
+		rc = cli_num(cmd, "SPAN", argv[3], 0, 1, UINT64_MAX, &span);
+	if (rc == 0)
+		rc = cli_num(cmd, "CUTS", argv[4], 0, 1, 1000, &cuts);
+	if (rc)
+		return rc;
+	struct vm_cut_point p[1000];
+	vm_cut_points(seed, span, (unsigned)cuts, p);
+	for (unsigned i = 0; i < cuts; i++)
+		printf("%u %" PRIu64 " %" PRIu64 "\n", i + 1, p[i].write, p[i].seed);
+	return 0;
+}
+
 int cmd_vmtest_plumbing(int argc, char **argv)
 {
 	struct vmargs a = {.files = 24};
+	if (!strcmp(argv[1], "check-record"))
+		return check_record(argc, argv);
+	if (!strcmp(argv[1], "points"))
+		return points(argc, argv);
 	if (!strcmp(argv[1], "compile")) {
 		if (argc < 4)
 			return cli_usage_error("vmtest compile",

@@ -51,29 +51,79 @@ __attribute__((format(printf, 4, 5))) static int path(struct bo_err *err, char *
 	return bo_errf(err, -ENAMETOOLONG, "a path is too long (--out?)");
 }
 
-/* "LEVEL:N:MISSING[:j]": md over the stack's top concat's N lowers (docs/md.md). */
-static int check_md(const char *md, struct bo_err *err)
+/* A whole decimal number of at most `digits` digits, no leading zero. */
+static bool number(const char *p, size_t n, size_t digits, unsigned long *v)
 {
-	unsigned level, n;
-	char miss[32], pol[8] = "", extra;
-	int k = sscanf(md, "%u:%u:%31[^:]:%7[^:]%c", &level, &n, miss, pol, &extra);
-	bool ok = (k == 3 || k == 4) && (level == 0 || level == 1 || level == 5 || level == 6) &&
-	          n >= 2 && n <= 19 && (k == 3 || !strcmp(pol, "j"));
-	/* MISSING: - or a member, two as A+B */
-	char *end = miss;
-	for (int m = 0; ok && m < 2 && strcmp(miss, "-"); m++) {
-		unsigned long v = strtoul(end, &end, 10);
-		ok = end > miss && v < n && (*end == '\0' || (*end == '+' && m == 0));
-		if (*end == '\0')
-			break;
-		end++;
+	if (n == 0 || n > digits || strspn(p, "0123456789") < n || (n > 1 && p[0] == '0'))
+		return false;
+	*v = strtoul(p, NULL, 10);
+	return true;
+}
+
+int vm_md_check(const char *md, unsigned chunk, const char *md_fail, struct bo_err *err)
+{
+	if (!md)
+		return chunk || md_fail ? bo_errf(err, -EINVAL, "%s needs --md",
+		                                  chunk ? "--md-chunk" : "--md-fail")
+		                        : 0;
+	/* LEVEL:N:MISSING[:POLICY] */
+	const char *f[5] = {md};
+	size_t nf = 1;
+	for (const char *p = md; *p && nf < 5; p++)
+		if (*p == ':')
+			f[nf++] = p + 1;
+	size_t len[5];
+	for (size_t i = 0; i < nf; i++)
+		len[i] = i + 1 < nf ? (size_t)(f[i + 1] - f[i]) - 1 : strlen(f[i]);
+	unsigned long level, n = 0, miss[2];
+	size_t nmiss = 0;
+	bool ok = (nf == 3 || nf == 4) && len[0] == 1 && strchr("0156", f[0][0]) &&
+	          number(f[0], 1, 1, &level) && number(f[1], len[1], 2, &n) && n >= 2 && n <= 19;
+	if (ok && !(len[2] == 1 && f[2][0] == '-')) {
+		const char *plus = memchr(f[2], '+', len[2]);
+		size_t l0 = plus ? (size_t)(plus - f[2]) : len[2];
+		ok = number(f[2], l0, 2, &miss[nmiss++]) &&
+		     (!plus || number(plus + 1, len[2] - l0 - 1, 2, &miss[nmiss++]));
+	}
+	if (ok && nf == 4) {
+		static const char *const pol[] = {"j", "ppl", "bitmap"};
+		bool known = false;
+		for (size_t i = 0; i < 3; i++)
+			known |= strlen(pol[i]) == len[3] && !strncmp(f[3], pol[i], len[3]);
+		ok = known;
 	}
 	if (!ok)
-		return bo_errf(err, -EINVAL,
-		               "--md: LEVEL:N:MISSING[:j], e.g. 5:4:3 or 5:5:-:j (level 0, 1, 5 "
-		               "or 6; 2 to 19 members; MISSING a member below N, two as A+B, or "
-		               "-; j: the next lower is md's write journal), not '%.60s'",
-		               md);
+		return bo_errf(
+		    err, -EINVAL,
+		    "--md: LEVEL:N:MISSING[:POLICY], e.g. 5:4:3 or 5:4:0:ppl (level 0, 1, "
+		    "5 or 6; 2 to 19 members; MISSING a member, two as A+B, or -; POLICY "
+		    "j (the next export is md's write journal), ppl or bitmap)");
+	for (size_t i = 0; i < nmiss; i++)
+		if (miss[i] >= n)
+			return bo_errf(err, -EINVAL, "--md: member %lu missing of %lu (0 to %lu)",
+			               miss[i], n, n - 1);
+	if (chunk && (chunk < 4 || chunk > 512 || (chunk & (chunk - 1))))
+		return bo_errf(err, -EINVAL, "--md-chunk: 4 to 512 KiB, a power of two; not '%u'",
+		               chunk);
+	if (md_fail) {
+		const char *at = strchr(md_fail, '@');
+		unsigned long i, k;
+		if (!at || !number(md_fail, (size_t)(at - md_fail), 2, &i) ||
+		    !number(at + 1, strlen(at + 1), 6, &k))
+			return bo_errf(err, -EINVAL,
+			               "--md-fail: I@K, a member and a step of the workload (e.g. "
+			               "1@3), not '%.40s'",
+			               md_fail);
+		if (i >= n)
+			return bo_errf(err, -EINVAL, "--md-fail: member %lu of %lu (0 to %lu)", i,
+			               n, n - 1);
+		for (size_t m = 0; m < nmiss; m++)
+			if (miss[m] == i)
+				return bo_errf(
+				    err, -EINVAL,
+				    "--md-fail: member %lu is missing from the start (--md %s)", i,
+				    md);
+	}
 	return 0;
 }
 
@@ -105,13 +155,7 @@ int vm_explore_check(const struct vm_explore_opts *o, struct bo_err *err)
 	if ((o->md || o->md_chunk) && o->log)
 		return bo_errf(err, -EINVAL,
 		               "--md shapes the recording boot; --log gives a recording");
-	if (o->md_chunk && !o->md)
-		return bo_errf(err, -EINVAL, "--md-chunk needs --md");
-	if (o->md_chunk &&
-	    (o->md_chunk < 4 || o->md_chunk > 512 || (o->md_chunk & (o->md_chunk - 1))))
-		return bo_errf(err, -EINVAL, "--md-chunk: 4 to 512 KiB, a power of two; not '%u'",
-		               o->md_chunk);
-	if (o->md && check_md(o->md, err))
+	if (vm_md_check(o->md, o->md_chunk, NULL, err))
 		return -EINVAL;
 	if (o->files > 1000)
 		return bo_errf(err, -EINVAL, "--files: 0 to 1000");

@@ -1,6 +1,7 @@
 /* test_vm_tally.c — the seeded-cut harness (vm_cut_add) and the explorer
  * (crash_result_add) count the same outcomes the same way: ok, silent, detected, hung,
- * each invariant broken and allowed, md's start, and which states are listed. */
+ * each invariant broken and allowed, md's start, and which states are listed; md's
+ * recording options are checked in C; the harness's cut points are seeded. */
 #include <errno.h>
 
 #include "blackout/vmexplore.h"
@@ -107,5 +108,48 @@ int main(void)
 	is_str(ex->fail[44].id, "extra", "the last one is whole");
 	crash_result_free(vm);
 	crash_result_free(ex);
+
+	/* md's recording options, checked once here (scripts/vmrecord asks) */
+	struct bo_err err = {{0}};
+	static const char *const good[] = {"5:4:3",   "5:4:0:ppl", "6:5:1+2",
+	                                   "5:5:-:j", "1:2:-",     "0:19:18:bitmap"};
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		ok(vm_md_check(good[i], 64, NULL, &err) == 0, "--md %s is taken", good[i]);
+	static const char *const bad[] = {"5:4",   "7:4:0",     "5:4:4",  "5:4:0:x",
+	                                  "5:1:0", "5:4:0+",    "5:20:0", "5:4:01",
+	                                  "",      "5:4:0:j:x", "x:4:0",  "5:4:1+4"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ok(vm_md_check(bad[i], 0, NULL, &err) == -EINVAL && strstr(err.msg, "--md"),
+		   "--md '%s' is refused: %s", bad[i], err.msg);
+	ok(vm_md_check("5:4:0", 48, NULL, &err) == -EINVAL && strstr(err.msg, "--md-chunk"),
+	   "a chunk that is not a power of two is refused");
+	ok(vm_md_check(NULL, 64, NULL, &err) == -EINVAL && strstr(err.msg, "needs --md"),
+	   "--md-chunk without --md is refused");
+	ok(vm_md_check("5:4:-", 0, "1@3", &err) == 0, "--md-fail 1@3 is taken");
+	ok(vm_md_check("5:4:-", 0, "4@3", &err) == -EINVAL &&
+	       strstr(err.msg, "member 4 of 4 (0 to 3)"),
+	   "--md-fail of a member the array does not have is refused: %s", err.msg);
+	ok(vm_md_check("5:4:1", 0, "1@3", &err) == -EINVAL && strstr(err.msg, "missing from"),
+	   "--md-fail of a member missing from the start is refused");
+
+	/* the harness's cut points: seeded, within the run */
+	struct vm_cut_point a[50], b[50], c[50];
+	vm_cut_points(7, 300, 50, a);
+	vm_cut_points(7, 300, 50, b);
+	vm_cut_points(8, 300, 50, c);
+	bool inside = true, differ = false;
+	for (int i = 0; i < 50; i++) {
+		inside &= a[i].write >= 1 && a[i].write <= 300 && a[i].seed < 1000000007;
+		differ |= a[i].write != c[i].write;
+	}
+	ok(memcmp(a, b, sizeof(a)) == 0, "the same seed gives the same cut points");
+	ok(inside, "every cut point is a write of the run (1..300)");
+	ok(differ, "another seed gives other cut points");
+	struct vm_cut_point one[10];
+	vm_cut_points(3, 1, 10, one);
+	bool first = true;
+	for (int i = 0; i < 10; i++)
+		first &= one[i].write == 1;
+	ok(first, "a run of one write is cut after that write, every time");
 	return tap_done();
 }
