@@ -1,8 +1,7 @@
 /* cmd_vmtest.c — `blackout vmtest`: the real Linux kernel on a modelled device. Without
- * --cuts it records, enumerates and judges many states per boot
- * (cmd_vmtest_explore.c); with --cuts it checks the arguments (the stack spec through
- * dev_spec_parse) and runs the seeded-cut harness, scripts/vmtest, which drives qemu
- * and the nbdkit plugin (docs/vmtest.md). */
+ * --cuts it records, enumerates and judges many states per boot (cmd_vmtest_explore.c,
+ * vm_explore); with --cuts it checks every argument and runs the seeded-cut harness,
+ * scripts/vmtest, which only drives qemu and the nbdkit plugin (docs/vmtest.md). */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -97,7 +96,11 @@ static void help(FILE *out)
 	    "  blackout vmtest compile WORKLOAD DIR [--files N]\n"
 	    "                   the workload as guest shell + data\n"
 	    "  blackout vmtest judge WORKLOAD DIR CUTS [--files N] [--fs FS] ...\n"
-	    "                   the one judge on the raw lines the guests left in DIR\n");
+	    "                   the one judge on the raw lines the guests left in DIR\n"
+	    "  blackout vmtest points SEED SPAN CUTS\n"
+	    "                   the seeded cut points: one 'I WRITE SEED' line per cut\n"
+	    "  blackout vmtest check-record OPTIONS\n"
+	    "                   scripts/vmrecord's options checked (exit 2 naming the fault)\n");
 }
 
 int cmd_vmtest(int argc, char **argv)
