@@ -429,6 +429,7 @@ struct crash_result {
 	uint64_t stored_blocks;    /* observer: 4 KiB blocks written into deltas */
 	struct crash_state *fail;  /* failing states, in enumeration order */
 	size_t nfail;
+	size_t fail_cap;     /* entries allocated in fail (crash_result_add grows it) */
 	struct crash_io *io; /* the recorded run */
 	size_t nio;
 	struct crash_damage *damage; /* map_damage: at most CRASH_DAMAGE_MAX ranges */
@@ -437,6 +438,14 @@ struct crash_result {
 };
 
 int crash_explore(const struct crash_config *cfg, struct crash_result **out, struct bo_err *err);
+/* Counts one judged state's outcome, whoever observed it (blackout's own fs, a guest of
+ * the real kernel, md in that guest, an application's checker): the invariants broken
+ * and allowed, ok / silent / detected, hung, md's start and e2fsck's disagreement; and
+ * lists the state (its verdict fields taken from o) when it broke an invariant or was
+ * allowed to. `judged` is the caller's: it counts the states chosen for judging, which
+ * an outside observer judges later. 0 or -ENOMEM. */
+int crash_result_add(struct crash_result *r, const struct crash_state *s,
+                     const struct crash_outcome *o);
 void crash_result_free(struct crash_result *r);
 int crash_result_write_json(const struct crash_result *r, FILE *f);
 void crash_result_print(const struct crash_result *r, FILE *f);

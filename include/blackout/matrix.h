@@ -254,7 +254,7 @@ struct matrix_run_opts {
 	bool vm;
 	unsigned vm_states;       /* the state budget of a real-kernel exploration */
 	const char *vm_workloads; /* comma-separated; NULL: append-fsync */
-	const char *vm_cmd;       /* the program run as `PROG vmtest ...` for each cell */
+	const char *vm_cmd;       /* NULL, or a stand-in run in place of vm_explore */
 	const char *vm_out;       /* where each run keeps its logs; NULL: build/vm-matrix */
 	/* --vm's application section: example ids (comma-separated) or "none"; NULL: all */
 	const char *vm_apps;
@@ -268,7 +268,7 @@ int matrix_plan_check(const struct matrix_run_opts *o, struct bo_err *err);
 
 /* The application section of a --vm run (src/report/matrix_apps.c): rows = the run's
  * stacks among nocache, cache, cache-lying and flash-cheap-128k; columns = the built-in
- * examples of docs/apps.md, each cell one `PROG app` run (o->vm_cmd) on Linux ext4
+ * examples of docs/apps.md, each cell one vm_explore run of the example on Linux ext4
  * barrier=1. Sets m->apps (after matrix_run, on its matrix); a cell whose run failed
  * says why and is counted by matrix_apps_failed. */
 int matrix_apps_run(const struct matrix_run_opts *o, struct matrix *m, struct bo_err *err);

@@ -30,9 +30,6 @@ bool cli_is_help(const char *arg);
  * error naming the option and its accepted range (returns 2). */
 int cli_num(const char *cmd, const char *opt, const char *v, unsigned flags, uint64_t min,
             uint64_t max, uint64_t *out);
-/* Path of scripts/vmtest (from $BLACKOUT_SRC or beside the executable); sets $BUILD
- * to the executable's directory when unset. -ENOENT when not found. */
-int cli_vm_script(char *script, size_t len);
 /* Runs argv to completion (cli_run.c): 0, or 1 after saying what failed (`what`: how
  * the user knows it). quiet: its standard output goes to standard error. */
 int cli_run(const char *cmd, const char *what, char *const argv[], bool quiet);
@@ -41,9 +38,8 @@ struct crash_result;
 int cli_write_result(const char *cmd, const struct crash_result *r, const char *path);
 
 struct crash_workload;
-/* vmtest's workload: one of its own kinds (create, append, mixed, overwrite, of `files`
- * steps) generated, else a built-in or a file. 0, or the exit status of a failure it
- * reported (cmd_vmtest_wl.c). */
+/* vmtest's workload (vm_workload_load): 0, or the exit status of a failure it reported
+ * (cmd_vmtest_wl.c). */
 int cli_vm_workload(const char *cmd, const char *name, unsigned files, struct crash_workload **w);
 /* vmtest without --cuts: record, enumerate with the explorer, judge in guests
  * (cmd_vmtest_explore.c). */

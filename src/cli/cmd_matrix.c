@@ -9,6 +9,7 @@
 
 #include "blackout/matrix.h"
 #include "blackout/util.h"
+#include "blackout/vmexplore.h"
 #include "cli/cli.h"
 #include "cli/cli_opts.h"
 
@@ -70,14 +71,12 @@ static const struct cli_opt matrix_opts[] = {
      "and torn rows ext4 over dm-integrity (docs/integrity.md); one\n"
      "`blackout vmtest` run per cell and workload: the guest's I/O\n"
      "recorded once, its crash states enumerated and judged by\n"
-     "Linux (docs/vmtest.md); logs under DIR/vm; BLACKOUT_VM_CELL\n"
-     "names another program to run as `PROG vmtest ...` instead.\n"
+     "Linux (docs/vmtest.md); logs under DIR/vm.\n"
      "It also adds the application section: the built-in examples\n"
      "of docs/apps.md on Linux ext4 barrier=1 over the run's rows\n"
      "among nocache, cache, cache-lying and flash-cheap-128k, one\n"
      "`blackout app` run per row and example (the two config updates\n"
-     "share one), --vm-states states each; BLACKOUT_VM_CELL's\n"
-     "program is run as `PROG app ...` for them; not in --shard runs",
+     "share one), --vm-states states each; not in --shard runs",
      G_RUN},
     {OPT_VM_STATES, "vm-states", "N",
      "crash states per real-kernel run (default 20 quick, 300 full;\nabout a second each under "
@@ -254,33 +253,25 @@ static int run(struct matrix_run_opts *o, const char *out, int json, const char 
 	struct progress_state ps = {.tty = isatty(2) == 1};
 	o->progress = progress;
 	o->progress_ctx = &ps;
-	char exe[4096], vmdir[4096 + 8], apps[4096 + 40];
+	char vmdir[4096 + 8], apps[4096 + 40];
 	if (o->vm) {
-		/* each cell runs this very program's `vmtest`, unless BLACKOUT_VM_CELL names
-		 * another one taking the same arguments (a wrapper, or a test's stand-in) */
+		/* each cell is a vm_explore call, unless BLACKOUT_VM_CELL names a stand-in
+		 * program that answers with a result (the compat tests' guest-free cells) */
 		const char *cell = getenv("BLACKOUT_VM_CELL");
-		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-		if (cell && *cell)
-			snprintf(exe, sizeof(exe), "%s", cell);
-		else if (n > 0)
-			exe[n] = '\0';
-		else
-			return cli_fail("matrix",
-			                "--vm: cannot find this program (/proc/self/exe)");
+		o->vm_cmd = cell && *cell ? cell : NULL;
 		snprintf(vmdir, sizeof(vmdir), "%s/vm", out);
-		o->vm_cmd = exe;
 		o->vm_out = vmdir;
-		/* the built-in examples sit beside scripts/vmtest in the source tree */
+		/* the built-in examples sit beside scripts/ in the source tree; this also
+		 * sets BUILD for the cells' scripts */
 		bool none = o->vm_apps && strcmp(o->vm_apps, "none") == 0;
-		if (!shard && !none && cli_vm_script(apps, sizeof(apps)) < 0)
+		int found = vm_scripts_dir(apps, sizeof(apps) - 8);
+		if (!shard && !none && found < 0)
 			return cli_fail("matrix",
 			                "--vm: cannot find scripts/vmtest, whose tree holds "
 			                "the examples (set BLACKOUT_SRC, or --vm-apps none)");
 		if (!shard && !none) {
-			*strrchr(apps, '/') = '\0'; /* TREE/scripts/vmtest: TREE/apps */
-			char *s = strrchr(apps, '/');
-			size_t l = s ? (size_t)(s - apps) : strlen(apps);
-			snprintf(apps + l, sizeof(apps) - l, "%sapps", s ? "/" : "/../");
+			*strrchr(apps, '/') = '\0'; /* TREE/scripts: TREE/apps */
+			strcat(apps, "/apps");
 			o->apps_dir = apps;
 		}
 	}

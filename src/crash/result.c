@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,6 +86,47 @@ int crash_result_write_json(const struct crash_result *r, FILE *f)
 		top = NULL;
 	}
 	return bo_json_write(top, f, 0);
+}
+
+int crash_result_add(struct crash_result *r, const struct crash_state *s,
+                     const struct crash_outcome *o)
+{
+	if (o->broken || o->allowed) {
+		/* a result read back or merged holds exactly nfail entries */
+		if (r->fail_cap < r->nfail)
+			r->fail_cap = r->nfail;
+		struct crash_state *nf = bo_grow(r->fail, &r->fail_cap, r->nfail, sizeof(*nf), 16);
+		if (!nf)
+			return -ENOMEM;
+		r->fail = nf;
+		struct crash_state *f = &r->fail[r->nfail++];
+		*f = *s;
+		f->broken = o->broken;
+		f->allowed = o->allowed;
+		f->detected = o->detected;
+		f->e2fsck_agrees = o->e2fsck_agrees;
+		snprintf(f->detected_by, sizeof(f->detected_by), "%s", o->detected_by);
+		snprintf(f->detail, sizeof(f->detail), "%s", o->detail);
+	}
+	for (int i = 0; i < CRASH_INV_N; i++) {
+		r->viol[i] += (o->broken >> i) & 1;
+		r->allowed[i] += (o->allowed >> i) & 1;
+	}
+	if (!o->broken)
+		r->ok++;
+	else if (o->detected)
+		r->detected++;
+	else
+		r->silent++;
+	r->hung += o->detected && strcmp(o->detected_by, "hung") == 0;
+	/* md's start, beside the verdict (an outside observer's guest, docs/md.md) */
+	r->md_started += o->md == CRASH_MD_STARTED;
+	r->md_refused += o->md == CRASH_MD_FORCED || o->md == CRASH_MD_UNSTARTED;
+	r->md_unstarted += o->md == CRASH_MD_UNSTARTED;
+	r->md_forced_ok += o->md == CRASH_MD_FORCED && !o->broken;
+	r->md_forced_silent += o->md == CRASH_MD_FORCED && o->broken && !o->detected;
+	r->e2fsck_disagree += o->e2fsck_agrees == 0;
+	return 0;
 }
 
 static void print_md(const struct crash_result *r, FILE *f)

@@ -1,10 +1,10 @@
 /* matrix_vm.c — `blackout matrix --vm`: columns measured on the real Linux kernel (ext4
  * with and without barriers, xfs, btrfs) on each row's stack, served to a qemu guest by
- * the nbdkit plugin. matrix_vm_cell() is the one place a real-kernel exploration runs:
- * one `blackout vmtest` run (docs/vmtest.md: one boot records the guest's I/O, the
- * explorer enumerates its crash states, guests judge them), read back in the crash
- * explorer's result format. */
+ * the nbdkit plugin. matrix_vm_cell() runs each cell: one vm_explore call (docs/vmtest.md:
+ * one boot records the guest's I/O, the explorer enumerates its crash states, guests
+ * judge them) in a bounded child process, its result read back in the explorer's format. */
 #include <errno.h>
+#include <signal.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,10 +13,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "blackout/app.h"
 #include "blackout/blk.h"
 #include "blackout/dev.h"
 #include "blackout/raid.h"
 #include "blackout/util.h"
+#include "blackout/vmexplore.h"
 #include "report/matrix_run.h"
 
 /* a real-kernel run (a recording boot, a judging boot, about a second per state)
@@ -214,6 +216,91 @@ int matrix_vm_result_load(const char *path, struct crash_result **out, struct bo
 	return 0;
 }
 
+/* A stand-in's arguments (BLACKOUT_VM_CELL, the compat tests' cells without guests):
+ * the run's options spelled as `blackout vmtest` and `blackout app` take them, without
+ * the command's name. */
+static void standin_args(const struct vm_explore_opts *vo, unsigned jobs, const char *json,
+                         char (*num)[24], const char **argv, size_t max)
+{
+	const struct crash_config *c = &vo->cfg;
+	size_t k = 0;
+	snprintf(num[0], 24, "%" PRIu64, c->max_states);
+	snprintf(num[1], 24, "%" PRIu64, c->seed);
+	snprintf(num[2], 24, "%u", jobs);
+	snprintf(num[3], 24, "%u", vo->md_chunk);
+	if (vo->app)
+		argv[k++] = "--checker", argv[k++] = vo->app->checker;
+	argv[k++] = "--stack", argv[k++] = c->stack;
+	argv[k++] = "--fs", argv[k++] = c->fs;
+	if (!vo->app)
+		argv[k++] = "--workload", argv[k++] = c->workload;
+	argv[k++] = "--max-states", argv[k++] = num[0];
+	argv[k++] = "--seed", argv[k++] = num[1];
+	argv[k++] = "--jobs", argv[k++] = num[2];
+	argv[k++] = "--out", argv[k++] = vo->out;
+	argv[k++] = "--json", argv[k++] = json;
+	if (vo->md) {
+		argv[k++] = "--md", argv[k++] = vo->md;
+		argv[k++] = "--md-chunk", argv[k++] = num[3];
+	}
+	if (vo->integrity)
+		argv[k++] = "--integrity";
+	for (size_t i = 0; vo->app && i < vo->app->nwith && k + 4 < max; i++)
+		argv[k++] = "--with", argv[k++] = vo->app->with[i];
+	if (vo->app) {
+		argv[k++] = vo->app->prog;
+		for (size_t i = 0; i < vo->app->nargs && k + 1 < max; i++)
+			argv[k++] = vo->app->args[i];
+	}
+	argv[k] = NULL;
+}
+
+pid_t matrix_vm_start(const struct matrix_run_opts *o, const struct vm_explore_opts *vo,
+                      const char *log, const char *json, unsigned seconds)
+{
+	unlink(json); /* a result left by an earlier run must not stand for this one */
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid != 0)
+		return pid;
+	FILE *l = freopen(log, "w", stdout);
+	if (!l || dup2(fileno(stdout), 2) < 0)
+		_exit(127);
+	/* bounded like every process here: the scripts and guests bound themselves, the
+	 * alarm the whole run (its scripts get SIGTERM and its guests SIGKILL as it ends) */
+	alarm(seconds);
+	if (o->vm_cmd) {
+		char num[4][24];
+		const char *argv[64] = {o->vm_cmd};
+		standin_args(vo, vo->jobs, json, num, argv + 1, 62);
+		execvp(o->vm_cmd, (char *const *)argv);
+		_exit(127);
+	}
+	struct crash_result *r = NULL;
+	struct vm_explore_info info;
+	struct bo_err err = {{0}};
+	int rc = vm_explore(vo, &r, &info, &err);
+	FILE *f = rc ? NULL : fopen(json, "w");
+	if (f && (crash_result_write_json(r, f) || fclose(f)))
+		rc = bo_errf(&err, -EIO, "writing %s failed", json);
+	else if (!f && rc == 0)
+		rc = bo_errf(&err, -errno, "cannot write %s", json);
+	if (rc)
+		printf("%s\n", bo_errstr(&err, rc));
+	else
+		crash_result_print(r, stdout); /* the log ends with the run's summary */
+	int status = rc ? 1 : r->judged != r->ok ? 3 : 0;
+	crash_result_free(r);
+	fflush(NULL);
+	_exit(status);
+}
+
+bool matrix_vm_timed_out(int status)
+{
+	int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	return code == 124 || code == 137 || code == 128 + SIGALRM;
+}
+
 int matrix_vm_cell(const struct matrix_run_opts *o, const char *stack, const char *fs,
                    const struct matrix_vm_md *md, bool integrity, const char *workload,
                    unsigned budget, const char *dir, struct crash_result **out, struct bo_err *err)
@@ -224,57 +311,27 @@ int matrix_vm_cell(const struct matrix_run_opts *o, const char *stack, const cha
 	char sized[1024];
 	if (vm_sized_stack(fs, stack, sized, sizeof(sized)))
 		return bo_errf(err, -ENAMETOOLONG, "the stack is too long to grow for %s", fs);
-	char states[16], seed[24], log[4200], json[4200], limit[24];
-	snprintf(states, sizeof(states), "%u", budget);
-	snprintf(limit, sizeof(limit), "%u", VM_RUN_SECONDS(budget));
-	snprintf(seed, sizeof(seed), "%" PRIu64, o->seed);
+	char log[4200], json[4200];
 	snprintf(log, sizeof(log), "%s/vmtest.log", dir);
 	snprintf(json, sizeof(json), "%s/explore.json", dir);
-	unlink(json); /* a result left by an earlier run must not stand for this one */
-	fflush(NULL);
-	pid_t pid = fork();
+	/* one guest per cell: the matrix already runs --jobs cells side by side */
+	struct vm_explore_opts vo = {.cfg = {.stack = sized,
+	                                     .fs = fs,
+	                                     .workload = workload,
+	                                     .max_states = budget,
+	                                     .seed = o->seed,
+	                                     .nshards = 1},
+	                             .files = 24,
+	                             .jobs = 1,
+	                             .out = dir,
+	                             .integrity = integrity};
+	if (md) {
+		vo.md = md->md;
+		vo.md_chunk = (unsigned)strtoul(md->chunk, NULL, 10);
+	}
+	pid_t pid = matrix_vm_start(o, &vo, log, json, VM_RUN_SECONDS(budget));
 	if (pid < 0)
 		return bo_errf(err, -errno, "fork: %s", strerror(errno));
-	if (pid == 0) {
-		FILE *l = freopen(log, "w", stdout);
-		if (!l || dup2(fileno(stdout), 2) < 0)
-			_exit(127);
-		/* one guest per cell: the matrix already runs --jobs cells side by side.
-		 * Bounded like every process here: vmtest bounds each qemu, this the whole run */
-		/* vmtest's arguments: the common ones, then md's or dm-integrity's */
-		char *args[32] = {"timeout",
-		                  "-k",
-		                  "30",
-		                  limit,
-		                  (char *)o->vm_cmd,
-		                  "vmtest",
-		                  "--stack",
-		                  sized,
-		                  "--fs",
-		                  (char *)fs,
-		                  "--workload",
-		                  (char *)workload,
-		                  "--max-states",
-		                  states,
-		                  "--seed",
-		                  seed,
-		                  "--jobs",
-		                  "1",
-		                  "--out",
-		                  (char *)dir,
-		                  "--json",
-		                  json};
-		size_t k = 22;
-		if (md) {
-			args[k++] = "--md", args[k++] = (char *)md->md;
-			args[k++] = "--md-chunk", args[k++] = (char *)md->chunk;
-		}
-		if (integrity)
-			args[k++] = "--integrity";
-		args[k] = NULL;
-		execvp("timeout", args);
-		_exit(127);
-	}
 	int st;
 	while (waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR)
@@ -287,7 +344,7 @@ int matrix_vm_cell(const struct matrix_run_opts *o, const char *stack, const cha
 		        fs, log);
 		/* no path in the message: it goes into a cell, the same in every shard */
 		int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-		if (code == 124 || code == 137)
+		if (matrix_vm_timed_out(st))
 			return bo_errf(err, -ETIMEDOUT, "vmtest did not finish in %u s",
 			               VM_RUN_SECONDS(budget));
 		return bo_errf(err, -EIO, "vmtest failed (exit %d): %s", code, last);

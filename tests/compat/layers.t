@@ -22,7 +22,7 @@ fsck   fsck e2fsck
 md     md_view
 crash  crash
 app    app
-vm     vm
+vm     vm vmexplore
 report matrix
 nbd
 guest

@@ -12,8 +12,7 @@ fake="$SCRATCH/src"
 mkdir -p "$fake"
 cat >"$fake/vmcell" <<'EOF'
 #!/bin/bash
-[ "$1" = vmtest ] || exit 2
-shift
+[ "$1" = --stack ] || exit 2
 while [ $# -gt 0 ]; do
 	case "$1" in --stack) stack=$2 ;; --fs) fs=$2 ;; --json) json=$2 ;; --max-states) cuts=$2 ;; esac
 	shift 2
