@@ -17,12 +17,6 @@ uint32_t fs_now(struct fs *fs)
 	return fs->now_override ? fs->now_override : (uint32_t)time(NULL);
 }
 
-uint32_t fs_csum(const struct fs *fs, uint32_t seed, const void *p, size_t n)
-{
-	(void)fs;
-	return crc32c_raw(seed, p, n);
-}
-
 uint32_t fs_inode_csum_seed(const struct fs *fs, uint32_t ino, uint32_t gen)
 {
 	return ext2_inode_csum_seed(fs->csum_seed, ino, gen);

@@ -200,7 +200,6 @@ static inline void fs_sb_dirty(struct fs *fs, uint32_t off)
 int fs_error(struct fs *fs, int rc);
 
 /* ---- checksums (fs.c) ---- */
-uint32_t fs_csum(const struct fs *fs, uint32_t seed, const void *p, size_t n);
 uint32_t fs_inode_csum_seed(const struct fs *fs, uint32_t ino, uint32_t gen);
 
 /* ---- allocation (alloc.c) ---- */

@@ -246,7 +246,7 @@ static int read_run(const char *path, struct crash_result **out, struct bo_err *
 	int rc = matrix_vm_result_load(path, &r, err);
 	if (rc)
 		return rc;
-	if (strcmp(r->workload, "app") != 0)
+	if (strcmp(r->workload, VM_APP_WORKLOAD) != 0)
 		rc = bo_errf(err, -EPROTO, "%s: workload '%.40s', not an app run's", path,
 		             r->workload);
 	else if (r->nfail != r->judged - r->ok)

@@ -219,7 +219,7 @@ static int paths(struct vx *v, struct bo_err *err)
 	if (rc)
 		return bo_errf(err, rc, "cannot find scripts/vmtest (set BLACKOUT_SRC)");
 	const char *b = getenv("BUILD");
-	const char *kind = o->app ? "app" : "vmtest";
+	const char *kind = o->app ? VM_APP_RUNS_DIR : VM_EXPLORE_RUNS_DIR;
 	char top[PATH_MAX + 16];
 	if ((rc = path(err, v->build, sizeof(v->build), "%s", b && *b ? b : ".")) ||
 	    (rc = path(err, top, sizeof(top), "%s/%s", v->build, kind)))
@@ -492,7 +492,7 @@ int vm_explore(const struct vm_explore_opts *o, struct crash_result **out,
 	    .name = "linux", .store = v->store, .observe = observe, .ctx = v};
 	v->cfg.wl = w;
 	if (o->app)
-		v->cfg.workload = "app";
+		v->cfg.workload = VM_APP_WORKLOAD;
 	v->cfg.log = v->logpath;
 	v->cfg.observer = &ob;
 	v->cfg.progress = explore_progress;
