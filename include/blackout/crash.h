@@ -119,10 +119,18 @@ void crash_workload_free(struct crash_workload *w);
 struct crash_builtin {
 	const char *name;
 	const char *summary;
-	const char *text; /* in the file format */
+	const char *text;   /* in the file format */
+	const char *source; /* the bug zoo: the published test it restates, else NULL */
+	const char *fix;    /* the fix commit that test names ("btrfs 5e85262e542d: ...") */
 };
+/* The classic workloads (the matrix's and the explorer's default set). */
 size_t crash_builtin_count(void);
 const struct crash_builtin *crash_builtin_get(size_t i);
+/* The bug zoo (docs/workloads.md, "Bug zoo"): published crash reproducers restated in
+ * the workload language; several need a guest kernel. Not in the default set. */
+size_t crash_zoo_count(void);
+const struct crash_builtin *crash_zoo_get(size_t i);
+/* A classic or a zoo workload by name. */
 const struct crash_builtin *crash_builtin_find(const char *name);
 /* A built-in by name, else a file by path. */
 int crash_workload_load(const char *name_or_path, struct crash_workload **out, struct bo_err *err);

@@ -7,7 +7,7 @@
 #include "cli/cli.h"
 
 static const char workloads_help[] =
-    "usage: blackout workloads             list the built-in workloads\n"
+    "usage: blackout workloads             list the built-in workloads and the bug zoo\n"
     "       blackout workloads show NAME   print one in the workload file format\n"
     "       blackout workloads check FILE  parse a workload file and print it back\n"
     "\n"
@@ -25,6 +25,13 @@ int cmd_workloads(int argc, char **argv)
 		for (size_t i = 0; i < crash_builtin_count(); i++) {
 			const struct crash_builtin *b = crash_builtin_get(i);
 			printf("%-20s %s\n", b->name, b->summary);
+		}
+		/* the bug zoo: where each came from and the commit that fixed it */
+		printf("\nbug zoo (published reproducers; source test, fix commit):\n");
+		for (size_t i = 0; i < crash_zoo_count(); i++) {
+			const struct crash_builtin *b = crash_zoo_get(i);
+			printf("%-26s %s\n%-26s   %s; fixed by %s\n", b->name, b->summary, "",
+			       b->source, b->fix);
 		}
 		return 0;
 	}

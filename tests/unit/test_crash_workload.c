@@ -60,6 +60,27 @@ int main(void)
 		crash_workload_free(w);
 	}
 
+	ok(crash_zoo_count() == 7, "seven bug-zoo workloads (%zu)", crash_zoo_count());
+	for (size_t i = 0; i < crash_zoo_count(); i++) {
+		const struct crash_builtin *b = crash_zoo_get(i);
+		struct crash_workload *w = NULL;
+		struct bo_err err = {{0}};
+		int rc = crash_workload_load(b->name, &w, &err);
+		ok(rc == 0, "zoo %s parses %s", b->name, err.msg);
+		if (rc)
+			continue;
+		ok(b->source && !strncmp(b->source, "xfstests generic/", 17) && b->fix &&
+		       strchr(b->fix, ':'),
+		   "zoo %s names its source test and fix commit", b->name);
+		is_str(w->name, b->name, "%s: name line matches the table", b->name);
+		ok(crash_builtin_find(b->name) == b, "%s is found by name", b->name);
+		roundtrip(w, b->name);
+		crash_workload_free(w);
+	}
+	for (size_t i = 0; i < crash_builtin_count(); i++)
+		ok(crash_builtin_get(i)->source == NULL, "%s is a classic, not a zoo entry",
+		   crash_builtin_get(i)->name);
+
 	struct crash_workload *w = NULL;
 	struct bo_err err = {{0}};
 	int rc = parse("# comment\nname t1\nsetup\n  create /a   # trailing\nwrite /a 0 4k\n"
