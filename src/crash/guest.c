@@ -64,7 +64,7 @@ static int write_payload(const char *dir, const char *name, uint32_t tag, uint64
 
 #define FSOP "/bin/bo-observe fsop "
 
-/* The shell fd (3..9) of each name a workload holds open, given out in file order as
+/* The shell fd (4..9: guest-init's fd 3 carries the markers) of each name a workload holds open, given out in file order as
  * the parser checks them (at most CRASH_WL_MAX_FDS at once). */
 struct fdmap {
 	char name[CRASH_WL_MAX_FDS][32];
@@ -77,7 +77,7 @@ static int fd_of(struct fdmap *m, const struct crash_step *s)
 		if (!strcmp(m->name[i], s->arg)) {
 			if (s->op == CRASH_OP_CLOSE)
 				m->name[i][0] = 0;
-			return 3 + i;
+			return 4 + i;
 		}
 		if (free_slot < 0 && !m->name[i][0])
 			free_slot = i;
@@ -85,7 +85,7 @@ static int fd_of(struct fdmap *m, const struct crash_step *s)
 	if (s->op != CRASH_OP_OPEN || free_slot < 0)
 		return -EINVAL; /* the parser refuses these */
 	snprintf(m->name[free_slot], sizeof(m->name[free_slot]), "%s", s->arg);
-	return 3 + free_slot;
+	return 4 + free_slot;
 }
 
 /* A write through the guest's helper: FLAGS direct, sync, direct-sync or mmap. */

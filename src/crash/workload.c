@@ -375,7 +375,7 @@ static int track_fd(struct parser *p, const struct crash_step *s, const struct t
 	if (i >= 0)
 		return perr(p, t->col, "fd '%s' is already open%s", s->arg, NULL);
 	if ((i = fd_slot(p, "")) < 0)
-		return perr(p, t->col, "more than 7 files open at once%s%s", NULL, NULL);
+		return perr(p, t->col, "more than 6 files open at once%s%s", NULL, NULL);
 	snprintf(p->fds[i], sizeof(p->fds[i]), "%s", s->arg);
 	return 0;
 }

@@ -18,7 +18,7 @@ for w in g764-unlink-fsync-fd g771-unlink-fsync-extents g779-symlink-rename g782
 done
 t "every zoo workload compiles for the guest into a script that parses" '[ $bad -eq 0 ]'
 t "generic/737's second write is O_DIRECT|O_SYNC through the helper" 'grep -q "fsop write direct-sync /wl/r3 0 " "$T/g737-osync-dio-size/workload.sh"'
-t "generic/764 fsyncs through the shell fd after the unlink" 'grep -A3 "rm '\''/mnt/testdir/foo'\''" "$T/g764-unlink-fsync-fd/workload.sh" | grep -q "fsop fsync 3"'
+t "generic/764 fsyncs through the shell fd after the unlink" 'grep -A3 "rm '\''/mnt/testdir/foo'\''" "$T/g764-unlink-fsync-fd/workload.sh" | grep -q "fsop fsync 4"'
 S='cache(size=64k,flush=honor) > disk > mem(size=16M)'
 out=$("$B" explore --stack "$S" --fs ext3 --workload g782-link-new-dir --max-states 200 2>/dev/null); rc=$?
 t "g782 on blackout's ext3, flushes honoured: no failing state" '[ $rc -eq 0 ] && echo "$out" | grep -q ", 0 failing"'

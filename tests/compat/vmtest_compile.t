@@ -54,7 +54,7 @@ t "the new steps compile to a script that parses" '[ $rc -eq 0 ]'
 t "falloc through the helper, mode by name" 'grep -q "bo-observe fsop falloc zero-range 0 32768 '\''/mnt/f'\''" "$T/n/workload.sh"'
 t "the append after zero-range starts at 32k" 'grep -q "if=/wl/r1 bs=65536 seek=32768 " "$T/n/workload.sh"'
 t "O_DIRECT, mmap, O_SYNC and O_DIRECT|O_SYNC writes with their bytes" 'grep -q "fsop write direct /wl/r6 0 " "$T/n/workload.sh" && grep -q "fsop write mmap /wl/r7 1024 " "$T/n/workload.sh" && grep -q "fsop write sync /wl/r8 8192 " "$T/n/workload.sh" && grep -q "fsop write direct-sync /wl/r9 0 " "$T/n/workload.sh" && [ "$(stat -c %s "$T/n/wl/r7")" = 100 ]'
-t "two named fds get shell fds 3 and 4; fsync goes through the fd" 'grep -q "exec 3<'\''/mnt/f'\''" "$T/n/workload.sh" && grep -q "exec 4<'\''/mnt/f'\''" "$T/n/workload.sh" && grep -q "fsop fsync 4 " "$T/n/workload.sh" && grep -q "fsop fdatasync 3 " "$T/n/workload.sh" && grep -q "exec 3<&-" "$T/n/workload.sh"'
+t "two named fds get shell fds 4 and 5 (3 is the guest's markers); fsync goes through the fd" 'grep -q "exec 4<'\''/mnt/f'\''" "$T/n/workload.sh" && grep -q "exec 5<'\''/mnt/f'\''" "$T/n/workload.sh" && grep -q "fsop fsync 5 " "$T/n/workload.sh" && grep -q "fsop fdatasync 4 " "$T/n/workload.sh" && grep -q "exec 4<&-" "$T/n/workload.sh" && ! grep -q "exec 3" "$T/n/workload.sh"'
 t "symlink and xattrs" 'grep -q "ln -s '\''/mnt/f'\'' '\''/mnt/l'\''" "$T/n/workload.sh" && grep -q "fsop setxattr '\''/mnt/f'\'' '\''user.k'\'' '\''v1'\''" "$T/n/workload.sh"'
 printf 'setup\ncreate /f\nrun\nfalloc /f collapse 0 4k\n' >"$T/e.txt"
 err=$("$B" vmtest compile "$T/e.txt" "$T/e" 2>&1); rc=$?

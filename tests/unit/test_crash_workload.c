@@ -168,8 +168,8 @@ int main(void)
 	expect_error("run\nopen h /a\nopen h /b\n", "line 3, column 6: fd 'h' is already open",
 	             "open twice");
 	expect_error("run\nopen a /a\nopen b /a\nopen c /a\nopen d /a\nopen e /a\nopen f /a\n"
-	             "open g /a\nopen h /a\n",
-	             "line 9, column 6: more than 7 files open", "eight fds");
+	             "open g /a\n",
+	             "line 8, column 6: more than 6 files open", "seven fds");
 	expect_error("run\nopen h-1 /a\n", "column 7: an fd name may hold", "fd name");
 	expect_error("run\ndwrite /a 1T 4k\n", "offset + length is past 1T", "dwrite past 1T");
 
