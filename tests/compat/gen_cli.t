@@ -18,6 +18,9 @@ n=$("$B" gen --len 1 --list 2>/dev/null | wc -l)
 t "--list prints one line per workload" '[ "$n" = 175 ]'
 "$B" gen --random 20 --seed 7 --length 6 --out "$T/r1" >/dev/null
 "$B" gen --random 20 --seed 7 --length 6 --out "$T/r2" >/dev/null
+bad=0
+for f in "$T"/r1/*.wl; do "$B" workloads check "$f" >/dev/null 2>&1 || bad=$((bad + 1)); done
+t "every random workload passes blackout workloads check" '[ $bad -eq 0 ] && [ -f "$T/r1/rand7-000020.wl" ]'
 t "the same seed writes the same files" 'diff -r "$T/r1" "$T/r2" >/dev/null && [ "$(ls "$T/r1" | wc -l)" = 20 ]'
 err=$("$B" gen --len 4 2>&1); rc=$?
 t "--len 4 is a usage error naming the range" '[ $rc -eq 2 ] && echo "$err" | grep -q "len"'
