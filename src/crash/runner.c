@@ -88,7 +88,11 @@ static int emulate(struct fs *fs, const struct crash_step *s, struct crash_exec 
 		break;
 	case CRASH_OP_SETXATTR:
 	case CRASH_OP_REMOVEXATTR: rc = fs_lstat(fs, s->path, &st); break;
-	case CRASH_OP_OPEN: rc = fs_stat(fs, s->path, &st); break;
+	case CRASH_OP_OPEN:
+		/* the guest opens regular files only ([ -f PATH ] && exec N<PATH) */
+		if ((rc = fs_stat(fs, s->path, &st)) == 0 && (st.mode & 0170000) != 0100000)
+			rc = -EISDIR;
+		break;
 	default: break; /* close, fsync-fd: nothing to the sizes */
 	}
 	if (f) {

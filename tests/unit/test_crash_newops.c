@@ -150,6 +150,12 @@ int main(void)
 	is_int(ex[1].off, 8192, "an append after zero-range starts at its end");
 	is_int(ex[7].off, 9216 + 4096, "an append after insert starts 4 KiB later");
 	crash_workload_free(w);
+	t = "setup\nmkdir /d\nrun\nopen h /d\n";
+	crash_workload_parse(t, strlen(t), "t", &w, &err);
+	rc = crash_workload_dry_run(w, ex, &err);
+	ok(rc == -EISDIR && strstr(err.msg, "line 4"),
+	   "open of a directory fails the dry run, as the guest's [ -f ] would: %s", err.msg);
+	crash_workload_free(w);
 	t = "setup\ncreate /f\nrun\nfalloc /f collapse 0 4k\n";
 	crash_workload_parse(t, strlen(t), "t", &w, &err);
 	rc = crash_workload_dry_run(w, ex, &err);
