@@ -18,7 +18,8 @@ enum gen_reject {
 	GEN_REJ_EXISTS,    /* a name to create that already exists */
 	GEN_REJ_NO_PARENT, /* a name whose parent directory does not exist */
 	GEN_REJ_KIND,      /* a file step on a directory or symlink, or the other way;
-	                    * fdatasync as the persistence of a directory */
+	                    * fdatasync as the persistence of a directory; fsync of a
+	                    * symlink (it would open a target that may not exist) */
 	GEN_REJ_INTO_SELF, /* a directory renamed under itself (mv A A/C) */
 	GEN_REJ_NOT_EMPTY, /* rmdir, or a rename over, a directory that is not empty */
 	GEN_REJ_RANGE,     /* a collapse/insert range the file does not hold (EINVAL) */

@@ -344,7 +344,9 @@ static int apply(struct tree *tr, const struct tmpl *t)
 		}
 		return -1;
 	}
-	case G_FSYNC: return a ? -1 : GEN_REJ_MISSING;
+	case G_FSYNC:
+		/* fsync opens the name, following a symlink to a target that may not exist */
+		return !a ? GEN_REJ_MISSING : a->kind == 'l' ? GEN_REJ_KIND : -1;
 	case G_SYNC: return -1;
 	case G_N: break;
 	}
@@ -483,6 +485,16 @@ static int emit_one(struct walk *w)
 	return rc;
 }
 
+/* Persistence that could not run as meant: fdatasync of a directory (POSIX defines
+ * a directory's names through fsync), or any fsync of a symlink (it would open the
+ * link's target, which may not exist). */
+static bool bad_persist(unsigned p, const struct ent *se)
+{
+	if (p == P_NONE || p == P_SYNC)
+		return false;
+	return (se && se->kind == 'l') || (p == P_FDATASYNC && (!se || se->kind == 'd'));
+}
+
 static uint64_t ipow(uint64_t b, unsigned e)
 {
 	uint64_t r = 1;
@@ -511,7 +523,7 @@ static int walk(struct walk *w, const struct tree *tr, unsigned depth)
 		const struct ent *se = find(&next, subj);
 		bool sdir = !se || se->kind == 'd';
 		for (unsigned p = 0; p < np; p++) {
-			if (p == P_FDATASYNC && sdir) {
+			if (bad_persist(p, se)) {
 				/* fdatasync of a directory: not what POSIX defines names by */
 				w->st->rejected += rest;
 				w->st->reason[GEN_REJ_KIND] += rest;
@@ -608,7 +620,7 @@ int gen_random(uint64_t seed, unsigned count, unsigned len, gen_emit_fn emit, vo
 			subject(t, subj, sizeof subj);
 			const struct ent *se = find(&next, subj);
 			bool sdir = !se || se->kind == 'd';
-			if (c == P_FDATASYNC && sdir && persists(t->op)) {
+			if (persists(t->op) && bad_persist((unsigned)c, se)) {
 				st->rejected++;
 				st->reason[GEN_REJ_KIND]++;
 				continue;
