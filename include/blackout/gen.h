@@ -52,4 +52,11 @@ int gen_exhaustive(unsigned len, gen_emit_fn emit, void *ctx, struct gen_stats *
 int gen_random(uint64_t seed, unsigned count, unsigned len, gen_emit_fn emit, void *ctx,
                struct gen_stats *st, struct bo_err *err);
 
+/* Checks one sequence of operations, each written as the generator writes it
+ * ("rename /A /A/C", "falloc /foo collapse 4096 4096", persistence steps apart): 0 when
+ * every step could run, 1 when step *at rejects it for *why, -EINVAL (err naming the
+ * step) when a step is not one of the generator's operations. */
+int gen_check(const char *const *steps, unsigned n, unsigned *at, enum gen_reject *why,
+              struct bo_err *err);
+
 #endif

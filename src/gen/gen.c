@@ -27,14 +27,26 @@ static const char setup_text[] = "setup\nmkdir /A\nmkdir /B\nmkdir /A/C\ncreate 
 #define MAX_ENT 24
 struct ent {
 	char path[48];
-	char kind; /* 'f' file, 'd' directory, 'l' symlink */
-	bool xattr;
-	uint64_t size;
+	char kind;     /* 'f' file, 'd' directory, 'l' symlink */
+	bool xattr;    /* of the inode: every hard link of it agrees */
+	uint64_t size; /* likewise */
+	unsigned ino;  /* hard links share it */
 };
 struct tree {
 	struct ent e[MAX_ENT];
 	unsigned n;
+	unsigned next_ino;
 };
+
+/* A change to a's inode, seen through every name it has. */
+static void share(struct tree *t, const struct ent *a)
+{
+	for (unsigned i = 0; i < t->n; i++)
+		if (t->e[i].ino == a->ino) {
+			t->e[i].size = a->size;
+			t->e[i].xattr = a->xattr;
+		}
+}
 
 static struct ent *find(struct tree *t, const char *path)
 {
@@ -87,6 +99,7 @@ static void add(struct tree *t, const char *path, char kind, uint64_t size)
 	e->kind = kind;
 	e->xattr = false;
 	e->size = size;
+	e->ino = ++t->next_ino;
 }
 
 static void drop(struct tree *t, struct ent *e)
@@ -97,6 +110,7 @@ static void drop(struct tree *t, struct ent *e)
 static void initial(struct tree *t)
 {
 	t->n = 0;
+	t->next_ino = 0;
 	for (unsigned i = 0; i < NDIRS; i++)
 		add(t, dirs[i], 'd', 0);
 	add(t, "/foo", 'f', SETUP_SIZE);
@@ -256,6 +270,7 @@ static int apply(struct tree *tr, const struct tmpl *t)
 			a->size -= len;
 		else if (!strcmp(m, "insert"))
 			a->size += len;
+		share(tr, a);
 		return -1;
 	}
 	case G_WRITE:
@@ -273,6 +288,7 @@ static int apply(struct tree *tr, const struct tmpl *t)
 			a->size = 8192;
 		else if ((t->op == G_DWRITE || t->op == G_MWRITE) && a->size < 4096)
 			a->size = 4096;
+		share(tr, a);
 		return -1;
 	case G_SETXATTR:
 	case G_REMOVEXATTR:
@@ -283,6 +299,7 @@ static int apply(struct tree *tr, const struct tmpl *t)
 		if (t->op == G_REMOVEXATTR && !a->xattr)
 			return GEN_REJ_NO_XATTR;
 		a->xattr = t->op == G_SETXATTR;
+		share(tr, a);
 		return -1;
 	case G_LINK:
 	case G_SYMLINK:
@@ -294,9 +311,14 @@ static int apply(struct tree *tr, const struct tmpl *t)
 			return GEN_REJ_EXISTS;
 		if (!has_parent(tr, t->b))
 			return GEN_REJ_NO_PARENT;
-		add(tr, t->b, t->op == G_LINK ? 'f' : 'l', a && t->op == G_LINK ? a->size : 0);
-		if (t->op == G_LINK) /* a hard link shares the inode: its xattrs too */
-			find(tr, t->b)->xattr = find(tr, t->a)->xattr;
+		add(tr, t->b, t->op == G_LINK ? 'f' : 'l', 0);
+		if (t->op == G_LINK) { /* the same inode under a new name */
+			struct ent *nb = find(tr, t->b);
+			a = find(tr, t->a);
+			nb->ino = a->ino;
+			tr->next_ino--;
+			share(tr, a);
+		}
 		return -1;
 	case G_UNLINK:
 		if (!a)
@@ -631,5 +653,40 @@ int gen_random(uint64_t seed, unsigned count, unsigned len, gen_emit_fn emit, vo
 		rc = emit_one(w);
 	}
 	free(w);
+	return rc;
+}
+
+int gen_check(const char *const *steps, unsigned n, unsigned *at, enum gen_reject *why,
+              struct bo_err *err)
+{
+	struct opset *ops = malloc(sizeof *ops);
+	if (!ops)
+		return -ENOMEM;
+	build(ops);
+	struct tree tr;
+	initial(&tr);
+	int rc = 0;
+	for (unsigned i = 0; rc == 0 && i < n; i++) {
+		const struct tmpl *t = NULL;
+		char text[128];
+		for (unsigned k = 0; k < ops->n && !t; k++) {
+			step_text(&(struct step){&ops->t[k], P_NONE, false}, text, sizeof text);
+			if (!strcmp(text, steps[i]))
+				t = &ops->t[k];
+		}
+		if (!t) {
+			rc = bo_errf(err, -EINVAL,
+			             "step %u: '%s' is not one of the generator's operations",
+			             i + 1, steps[i]);
+			break;
+		}
+		int r = apply(&tr, t);
+		if (r >= 0) {
+			*at = i;
+			*why = (enum gen_reject)r;
+			rc = 1;
+		}
+	}
+	free(ops);
 	return rc;
 }

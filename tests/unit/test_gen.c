@@ -1,6 +1,7 @@
 /* test_gen.c — the workload generator (docs/gen.md): seq-1's counts and why each
  * rejected sequence was rejected, every generated workload parses, invalid sequences
  * never come out, and the same seed gives the same random workloads. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,6 +86,51 @@ int main(void)
 	   (unsigned long long)st.rejected);
 	rc = gen_exhaustive(4, NULL, NULL, &st, &err);
 	ok(rc < 0 && strstr(err.msg, "1..3"), "--len 4 is refused: %s", err.msg);
+
+	/* known sequences, each rejected at its step for its reason (or not at all) */
+	static const struct {
+		const char *steps[3];
+		unsigned n;
+		int rc;
+		unsigned at;
+		enum gen_reject why;
+	} cases[] = {
+	    {{"rename /A /A/C"}, 1, 1, 0, GEN_REJ_INTO_SELF},
+	    {{"unlink /bar"}, 1, 1, 0, GEN_REJ_MISSING},
+	    {{"create /foo"}, 1, 1, 0, GEN_REJ_EXISTS},
+	    {{"rmdir /A"}, 1, 1, 0, GEN_REJ_NOT_EMPTY},
+	    {{"removexattr /foo user.bo"}, 1, 1, 0, GEN_REJ_NO_XATTR},
+	    {{"rename /A /B", "create /A/bar"}, 2, 1, 1, GEN_REJ_NO_PARENT},
+	    {{"symlink /foo /bar", "write /bar 0 8k"}, 2, 1, 1, GEN_REJ_KIND},
+	    {{"symlink /foo /bar", "fsync /bar"}, 2, 1, 1, GEN_REJ_KIND},
+	    /* a hard link shares the size: a collapse through the other name sees it */
+	    {{"link /foo /bar", "truncate /foo 2k", "falloc /bar collapse 4096 4096"},
+	     3,
+	     1,
+	     2,
+	     GEN_REJ_RANGE},
+	    {{"link /foo /bar", "setxattr /foo user.bo v1", "removexattr /bar user.bo"},
+	     3,
+	     0,
+	     0,
+	     0},
+	    {{"rename /A /B", "fsync /B", "mkdir /A"}, 3, 0, 0, 0},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		unsigned at = 99;
+		enum gen_reject why = GEN_REJ_N;
+		rc = gen_check(cases[i].steps, cases[i].n, &at, &why, &err);
+		ok(rc == cases[i].rc && (rc == 0 || (at == cases[i].at && why == cases[i].why)),
+		   "%s%s%s: %s at step %u", cases[i].steps[0], cases[i].n > 1 ? " ... " : "",
+		   cases[i].n > 1 ? cases[i].steps[cases[i].n - 1] : "",
+		   rc ? gen_reject_name(why) : "runs", rc ? at + 1 : 0);
+	}
+	const char *bogus[] = {"mv A A/B"};
+	unsigned at;
+	enum gen_reject why;
+	rc = gen_check(bogus, 1, &at, &why, &err);
+	ok(rc == -EINVAL && strstr(err.msg, "'mv A A/B' is not one of"), "an unknown step: %s",
+	   err.msg);
 
 	/* random: the same seed gives the same workloads, another seed others */
 	struct seen r1 = {0}, r2 = {0}, r3 = {0};
