@@ -26,12 +26,12 @@ int cmd_workloads(int argc, char **argv)
 			const struct crash_builtin *b = crash_builtin_get(i);
 			printf("%-20s %s\n", b->name, b->summary);
 		}
-		/* the bug zoo: where each came from and the commit that fixed it */
-		printf("\nbug zoo (published reproducers; source test, fix commit):\n");
+		/* the bug zoo, one line each as above (scripts take the first word): where
+		 * each came from and the commit that fixed it */
 		for (size_t i = 0; i < crash_zoo_count(); i++) {
 			const struct crash_builtin *b = crash_zoo_get(i);
-			printf("%-26s %s\n%-26s   %s; fixed by %s\n", b->name, b->summary, "",
-			       b->source, b->fix);
+			printf("%-20s %s [%s; fixed by %s]\n", b->name, b->summary, b->source,
+			       b->fix);
 		}
 		return 0;
 	}
