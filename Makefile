@@ -1,5 +1,5 @@
 # blackout — plain Makefile. `make` builds build/libblackout.a and build/blackout.
-# Targets: all, check, check-unit, check-compat, check-asan, check-format, bench,
+# Targets: all, check, check-unit, check-compat, check-asan, check-format, check-long, bench,
 # fuzz, demo, man, install, uninstall, clean. BUILD=dir builds elsewhere (check-asan
 # uses build/asan). PREFIX (/usr/local) and DESTDIR as usual: see "install" below.
 
@@ -13,14 +13,17 @@ ISAL_LIBS   := $(shell pkg-config --libs libisal 2>/dev/null || echo -lisal)
 # jansson reads and writes every JSON file (docs/json.md)
 JSON_CFLAGS := $(shell pkg-config --cflags jansson 2>/dev/null)
 JSON_LIBS   := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
+# libblkid: the signatures probe safety refuses (src/probe/safety.c)
+BLKID_CFLAGS := $(shell pkg-config --cflags blkid 2>/dev/null)
+BLKID_LIBS   := $(shell pkg-config --libs blkid 2>/dev/null || echo -lblkid)
 CPPFLAGS += -D_GNU_SOURCE -Iinclude -Isrc
 # Each .d names its object both as this make spells it and as an absolute path: a make
 # run with BUILD=/abs/build (install.t) otherwise leaves .d files whose rules a plain
 # `make` never matches, and a changed header then rebuilds nothing.
-CFLAGS   += $(CFLAGS_WARN) $(OPT) -g $(SAN) $(ISAL_CFLAGS) $(JSON_CFLAGS) -MMD -MP \
+CFLAGS   += $(CFLAGS_WARN) $(OPT) -g $(SAN) $(ISAL_CFLAGS) $(JSON_CFLAGS) $(BLKID_CFLAGS) -MMD -MP \
             -MT $@ -MT $(abspath $@)
 LDFLAGS  += $(SAN)
-LDLIBS   += $(ISAL_LIBS) $(JSON_LIBS) -lm
+LDLIBS   += $(ISAL_LIBS) $(JSON_LIBS) $(BLKID_LIBS) -lm
 
 LIB_SRCS  := $(sort $(filter-out src/cli/% src/nbd/% src/guest/%,$(wildcard src/*/*.c)))
 CLI_SRCS  := $(sort $(wildcard src/cli/*.c))
@@ -46,7 +49,7 @@ CLI := $(BUILD)/blackout
 PROVE ?= prove
 PROVE_FLAGS ?= -j2 --timer
 
-.PHONY: all deps check check-unit check-compat check-vm check-asan check-format check-fuzz \
+.PHONY: all deps check check-unit check-compat check-vm check-asan check-format check-fuzz check-long \
 	bench fuzz demo clean format unit man install uninstall
 
 all: $(LIB) $(CLI) $(GUEST_OBSERVE) $(GUEST_PROBE)
@@ -82,8 +85,11 @@ $(GUEST_OBSERVE): $(GUEST_OBSERVE_SRCS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS_WARN) -O2 -static -o $@ $(GUEST_OBSERVE_SRCS) -lm
 
-GUEST_PROBE_SRCS := src/guest/probe.c src/cli/cmd_probe.c src/cli/cli_common.c \
-	$(filter-out src/probe/inproc.c src/probe/net.c,$(wildcard src/probe/*.c)) src/blk/blk.c src/blk/pages.c \
+# the probe's driver and what it needs: no CLI, no safety checks (the guest writes the
+# device it was given), no TCP listener, no in-process models
+GUEST_PROBE_SRCS := src/guest/probe.c \
+	$(filter-out src/probe/inproc.c src/probe/net.c src/probe/safety.c src/probe/timing.c,$(wildcard src/probe/*.c)) \
+	src/blk/blk.c src/blk/pages.c \
 	src/util/err.c src/util/util.c src/util/num.c
 $(GUEST_PROBE): $(GUEST_PROBE_SRCS)
 	@mkdir -p $(dir $@)
@@ -107,6 +113,13 @@ check-compat: all
 	  BLACKOUT=$(CURDIR)/$(CLI) BLACKOUT_SRC=$(CURDIR) BUILD=$(CURDIR)/$(BUILD) \
 	  $(PROVE) $(PROVE_FLAGS) tests/compat/*.t; \
 	else echo "check-compat: no compat tests yet"; fi
+
+# Long runs kept out of `make check` (tests/long: minutes each), run on demand.
+check-long: all
+	@if ls tests/long/*.t >/dev/null 2>&1; then \
+	  BLACKOUT=$(CURDIR)/$(CLI) BLACKOUT_SRC=$(CURDIR) BUILD=$(CURDIR)/$(BUILD) \
+	  $(PROVE) -v --timer tests/long/*.t; \
+	else echo "check-long: no long tests"; fi
 
 # Real Linux in qemu on modelled stacks (tests/vm, docs/vmtest.md). Two scripts at a
 # time: one after the other they kept 0.74 of the 2 cores busy (936 s of CPU in 1268 s,
@@ -219,8 +232,12 @@ DOCDIR     ?= $(PREFIX)/share/doc/blackout
 NBDKIT_PLUGINDIR ?= $(or $(shell nbdkit --dump-config 2>/dev/null | \
 	sed -n 's|^plugindir=/usr/|$(PREFIX)/|p'),$(PREFIX)/lib/nbdkit/plugins)
 $(BUILD)/obj/src/cli/cmd_vmtest.o: CPPFLAGS += -DBLACKOUT_LIBEXECDIR='"$(LIBEXECDIR)"'
+$(BUILD)/obj/src/cli/main.o: CPPFLAGS += -DBLACKOUT_VERSION='"$(VERSION)"'
 
-MAN_STAMP := $(BUILD)/man/.stamp
+# The pages name DOCDIR, so they are made again when it (or PREFIX) changes: the
+# stamp's name carries a hash of it.
+MAN_KEY   := $(shell printf '%s' '$(VERSION) $(DOCDIR)' | cksum | cut -d' ' -f1)
+MAN_STAMP := $(BUILD)/man/.stamp-$(MAN_KEY)
 man: $(MAN_STAMP)
 $(MAN_STAMP): $(CLI) scripts/gen-man
 	rm -rf $(BUILD)/man

@@ -401,6 +401,9 @@ int crash_config_format(const struct crash_config *cfg, const char *prog, char *
 int crash_config_parse(const char *line, struct crash_config *cfg, char ***words,
                        struct bo_err *err);
 void crash_config_words_free(char **words);
+/* 0 when text is a valid --fs value, else -EINVAL with a message saying what is
+ * wrong: lets a command refuse it while it reads its options. */
+int crash_fs_check(const char *text, struct bo_err *err);
 /* One of the options above (opt, and value: the next argument or NULL) into cfg:
  * returns how many arguments it took (1 or 2), 0 when opt is not one of them, or
  * -EINVAL/-ERANGE with a message naming the option. Strings are not copied. */
@@ -477,6 +480,7 @@ struct crash_result {
 	uint64_t stored_blocks;    /* observer: 4 KiB blocks written into deltas */
 	struct crash_state *fail;  /* failing states, in enumeration order */
 	size_t nfail;
+	size_t fail_cap;     /* entries allocated in fail (crash_result_add grows it) */
 	struct crash_io *io; /* the recorded run */
 	size_t nio;
 	struct crash_damage *damage; /* map_damage: at most CRASH_DAMAGE_MAX ranges */
@@ -485,9 +489,20 @@ struct crash_result {
 };
 
 int crash_explore(const struct crash_config *cfg, struct crash_result **out, struct bo_err *err);
+/* Counts one judged state's outcome, whoever observed it (blackout's own fs, a guest of
+ * the real kernel, md in that guest, an application's checker): the invariants broken
+ * and allowed, ok / silent / detected, hung, md's start and e2fsck's disagreement; and
+ * lists the state (its verdict fields taken from o) when it broke an invariant or was
+ * allowed to. `judged` is the caller's: it counts the states chosen for judging, which
+ * an outside observer judges later. 0 or -ENOMEM. */
+int crash_result_add(struct crash_result *r, const struct crash_state *s,
+                     const struct crash_outcome *o);
 void crash_result_free(struct crash_result *r);
 int crash_result_write_json(const struct crash_result *r, FILE *f);
 void crash_result_print(const struct crash_result *r, FILE *f);
+/* A sampled run's coverage (a fraction) as every output prints it: "1.65e-22%", "0.35%",
+ * three significant digits and never rounded to zero. */
+void crash_coverage_text(double coverage, char *buf, size_t len);
 /* Combines shard results (same stack, fs, workload, seed, budget) into one equal
  * to the unsharded run. */
 int crash_result_merge(struct crash_result *const *parts, size_t n, struct crash_result **out,

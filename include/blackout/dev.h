@@ -66,6 +66,11 @@ struct dev_model {
 	unsigned min_lowers, max_lowers; /* 0,0 for media */
 	int (*open)(const struct dev_args *a, struct bdev **lowers, unsigned nlowers,
 	            struct bdev **out, struct bo_err *err);
+	/* Optional: the parameters checked together (a size the model cannot hold, a
+	 * value valid alone but not with another), -EINVAL naming what is wrong. The
+	 * parser runs it, so `stack describe` and `format` refuse what open would; open
+	 * runs the same check. */
+	int (*check)(const struct dev_args *a, struct bo_err *err);
 };
 
 /* The model these arguments were parsed for. */
@@ -84,6 +89,12 @@ void dev_spec_free(struct dev_spec *s);
 /* Canonical text: every parameter spelled out, parseable back to an equal spec.
  * Returns the length written (like snprintf) or -errno. */
 int dev_spec_format(const struct dev_spec *s, char *buf, size_t len);
+/* The text as a person writes it: only the parameters written (or set), values
+ * canonical; parses back to an equal spec. Same return as dev_spec_format. */
+int dev_spec_format_given(const struct dev_spec *s, char *buf, size_t len);
+/* What stands below the top layer, as dev_spec_format_given writes it after " > "
+ * ("[A ; B]", "[A] x4" or the one lower); "" for a medium. */
+int dev_spec_format_lowers(const struct dev_spec *s, char *buf, size_t len);
 /* Same model, same parameter values, same lowers (after expanding `x N`). */
 bool dev_spec_equal(const struct dev_spec *a, const struct dev_spec *b);
 
@@ -94,6 +105,17 @@ unsigned dev_spec_nlowers(const struct dev_spec *s);                         /* 
 const struct dev_spec *dev_spec_lower(const struct dev_spec *s, unsigned i); /* NULL past end */
 /* Whether parameter `name` was written in the spec (false: its default applies). */
 bool dev_spec_given(const struct dev_spec *s, const char *name);
+
+/* Editing a parsed spec. A written lower stands for each of its `x N` repeats, so
+ * editing lower i edits every copy of it. dev_spec_set checks the value as the
+ * parser does (its type, its maximum, the model's own rule) and marks it given.
+ * Limits on the whole stack (devices, RAM) are checked when a spec is parsed:
+ * format an edited spec and parse it again before opening it. */
+struct dev_spec *dev_spec_lower_edit(struct dev_spec *s, unsigned i);
+int dev_spec_set(struct dev_spec *s, const char *name, const char *value, struct bo_err *err);
+/* Every medium (a layer with nothing below it and a `size`) whose size is `from`
+ * bytes gets `to`: the same stack, grown (a guest's filesystem needs room). */
+int dev_spec_resize_media(struct dev_spec *s, uint64_t from, uint64_t to, struct bo_err *err);
 
 /* `blackout stack describe`: every layer, every parameter with its value, its
  * default and what it models. */

@@ -14,7 +14,8 @@
 
 enum fsck_repair {
 	FSCK_REPAIR_NONE,  /* -n: report only, never write */
-	FSCK_REPAIR_PREEN, /* -p: fix the damage crashes leave (same set as -y here) */
+	FSCK_REPAIR_PREEN, /* -p: fix only what e2fsck -p fixes unasked (fsck_problem_flags);
+	                    * anything else: nothing repaired, r->preen_stopped */
 	FSCK_REPAIR_YES,   /* -y: fix everything this checker knows how to fix */
 };
 
@@ -31,6 +32,10 @@ struct fsck_opts {
 	/* Called for every problem as it is found (may be NULL). */
 	void (*on_problem)(void *ctx, const struct fsck_problem *p);
 	void *ctx;
+	/* Repair modes: called for every problem the check after the repairs still
+	 * finds (may be NULL), with remaining_ctx. */
+	void (*on_remaining)(void *ctx, const struct fsck_problem *p);
+	void *remaining_ctx;
 };
 
 /* What was wrong, in e2fsck's pass order. */
@@ -57,11 +62,16 @@ enum fsck_kind {
 
 struct fsck_problem {
 	enum fsck_kind kind;
+	uint32_t code;  /* the problem's code (src/fsck/problem.h), as e2fsck's PR_* */
 	uint32_t ino;   /* 0 when not about an inode */
 	uint64_t block; /* 0 when not about a block */
 	char name[64];  /* directory entry name, when about one ("" otherwise) */
 	char msg[192];  /* what is wrong, one line */
+	uint32_t flags; /* FSCK_PF_* */
 };
+
+/* e2fsck -p fixes it without asking (e2fsck's PR_PREEN_OK). */
+#define FSCK_PF_PREEN_OK 0x1u
 
 /* What the journal replay before a repairing check did. */
 struct fsck_replay {
@@ -81,6 +91,8 @@ struct fsck_report {
 	uint32_t nr_fixed;         /* repaired (repair modes) */
 	bool by_checksum;          /* at least one problem was a checksum mismatch */
 	bool needs_recovery;       /* needs_recovery was set: the caller replays first */
+	uint32_t nr_unexpected;    /* problems without FSCK_PF_PREEN_OK */
+	bool preen_stopped;        /* -p found one of those and repaired nothing */
 	bool modified;             /* the image was written */
 	struct fsck_replay replay; /* repair modes: the journal replay before checking */
 	uint32_t nr_kept;          /* problems[] holds the first nr_kept */
@@ -114,6 +126,17 @@ struct fsck_journal_map {
 int fsck_journal_map(struct bdev *d, struct fsck_journal_map *m, struct bo_err *err);
 void fsck_journal_map_free(struct fsck_journal_map *m);
 
+/* e2fsck's exit codes (e2fsck(8) EXIT CODE): 2 (fixed, reboot) and 32 (cancelled) are
+ * never returned by blackout; 16 and 8 are the CLI's. */
+enum {
+	FSCK_EXIT_OK = 0,
+	FSCK_EXIT_NONDESTRUCT = 1, /* errors corrected */
+	FSCK_EXIT_REBOOT = 2,      /* errors corrected, reboot (a mounted root: never here) */
+	FSCK_EXIT_UNCORRECTED = 4, /* errors left uncorrected */
+	FSCK_EXIT_ERROR = 8,       /* operational error */
+	FSCK_EXIT_USAGE = 16,      /* usage or syntax error */
+	FSCK_EXIT_CANCELED = 32,   /* cancelled by the user */
+};
 /* e2fsck's exit code for a finished check: 0 clean, 1 fixed, 4 errors left. */
 int fsck_exit_code(const struct fsck_report *r);
 const char *fsck_kind_name(enum fsck_kind k);

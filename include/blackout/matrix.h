@@ -163,7 +163,24 @@ const struct matrix_cell *matrix_find(const struct matrix *m, const char *row, c
 const struct matrix_cell *matrix_cell_at(const struct matrix *m, enum matrix_row_key row,
                                          enum matrix_col_key col);
 
-/* Verdicts: one sentence per expectation of the seeds, computed from the cells. */
+/* What a verdict's result is about, counted per cell (matrix_prop_count). */
+enum matrix_prop {
+	MP_ANY,         /* no invariant broke: states - ok */
+	MP_DURABLE,     /* synced data kept: viol[MI_DURABLE] */
+	MP_BYSTANDER,   /* untouched files intact: viol[MI_BYSTANDER] */
+	MP_SILENT,      /* nothing broke silently: silent */
+	MP_STALE,       /* no file showed data never written to it: viol[MI_STALE] + allowed */
+	MP_SILENT_LOST, /* no synced data lost silently: silent_lost */
+	MP_N
+};
+const char *matrix_prop_name(enum matrix_prop p); /* "any", "durable", ... */
+uint64_t matrix_prop_count(const struct matrix_cell *c, enum matrix_prop p);
+
+enum matrix_result { MV_HOLDS, MV_BROKEN, MV_UNMEASURED };
+const char *matrix_result_name(enum matrix_result r); /* "holds", "broken", "not measured" */
+
+/* Verdicts: one sentence per expectation of the sources docs/matrix.md quotes, computed
+ * from the cells; with it a result a script can read (docs/json.md). */
 #define MATRIX_VERDICT_CELLS 4
 struct matrix_verdict {
 	char expectation[32]; /* "ATOMIC-SECTORS", "NO-WRITE-ERRORS", ... */
@@ -173,9 +190,37 @@ struct matrix_verdict {
 	struct {
 		const char *row, *col;
 	} cells[MATRIX_VERDICT_CELLS];
+	enum matrix_prop prop; /* what holds or breaks in those cells */
+	/* cells the rule would have compared too, in this run's table but not run */
+	size_t nunmeasured;
+	struct {
+		const char *row, *col;
+	} unmeasured[MATRIX_VERDICT_CELLS];
 };
+
+/* A verdict's result over the cells it rests on: broken when prop broke in one of them,
+ * holds when in none, not measured when it rests on none. A line with no cells of its
+ * own (REAL-KERNEL's and REAL-MD's first, which sum up) rests on the cells of the lines
+ * of its expectation that follow it. */
+struct matrix_verdict_sum {
+	enum matrix_result result;
+	uint64_t states, count; /* over those cells: states judged, states breaking prop */
+	size_t ncells;
+	bool exhaustive;
+	double coverage; /* the smallest of those cells' (1 when exhaustive) */
+};
+void matrix_verdict_sum(const struct matrix *m, const struct matrix_verdict *v, size_t nv, size_t i,
+                        struct matrix_verdict_sum *out);
 #define MATRIX_MAX_VERDICTS 64 /* the rules', one REAL-KERNEL line per row, REAL-MD's */
 size_t matrix_verdicts(const struct matrix *m, struct matrix_verdict *out, size_t max);
+
+/* What a cell tells someone choosing a configuration (the report's "what to choose"):
+ * safe = it judged states and every one kept every invariant; reported = some broke
+ * something, none lost synced data, and every one was reported (a mount error, fsck,
+ * a checksum); silent = synced data kept, but something broke unreported (a bystander,
+ * stale bytes, the filesystem); lost = some state lost synced data. */
+enum matrix_fate { MF_NOT_RUN, MF_SAFE, MF_REPORTED, MF_SILENT, MF_LOST };
+enum matrix_fate matrix_cell_fate(const struct matrix_cell *c);
 
 void matrix_print_table(const struct matrix *m, FILE *f, bool color);
 int matrix_write_json(const struct matrix *m, FILE *f);
@@ -209,7 +254,7 @@ struct matrix_run_opts {
 	bool vm;
 	unsigned vm_states;       /* the state budget of a real-kernel exploration */
 	const char *vm_workloads; /* comma-separated; NULL: append-fsync */
-	const char *vm_cmd;       /* the program run as `PROG vmtest ...` for each cell */
+	const char *vm_cmd;       /* NULL, or a stand-in run in place of vm_explore */
 	const char *vm_out;       /* where each run keeps its logs; NULL: build/vm-matrix */
 	/* --vm's application section: example ids (comma-separated) or "none"; NULL: all */
 	const char *vm_apps;
@@ -217,10 +262,13 @@ struct matrix_run_opts {
 };
 
 int matrix_run(const struct matrix_run_opts *o, struct matrix *m, struct bo_err *err);
+/* Plans o without running it: 0, or -EINVAL naming an unknown row, column or workload
+ * (what a command refuses while it reads its options). */
+int matrix_plan_check(const struct matrix_run_opts *o, struct bo_err *err);
 
 /* The application section of a --vm run (src/report/matrix_apps.c): rows = the run's
  * stacks among nocache, cache, cache-lying and flash-cheap-128k; columns = the built-in
- * examples of docs/apps.md, each cell one `PROG app` run (o->vm_cmd) on Linux ext4
+ * examples of docs/apps.md, each cell one vm_explore run of the example on Linux ext4
  * barrier=1. Sets m->apps (after matrix_run, on its matrix); a cell whose run failed
  * says why and is counted by matrix_apps_failed. */
 int matrix_apps_run(const struct matrix_run_opts *o, struct matrix *m, struct bo_err *err);

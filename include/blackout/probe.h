@@ -176,6 +176,37 @@ int probe_fd_open(const char *path, bool writable, struct bdev **out, struct bo_
  * known filesystem, partition table or volume signature, naming it and what to do. */
 int probe_safety_check(const char *path, bool signatures, struct bo_err *err);
 
+/* ---- a run on a real device (src/probe/drive.c): the CLI and the guest's bo-probe ---- */
+/* The region write takes when --size is not given: the rest of the device, at most */
+#define PROBE_DEFAULT_REGION (1ull << 30)
+/* The stream's length when --ops is not given: bounded, so a run nobody pulls the
+ * power on ends (about 90 s where every flush reaches a disk, measured on a loaded
+ * virtual disk; under a second on tmpfs), long enough for a person at the switch;
+ * ops 0 asks for a stream that runs until the device fails. */
+#define PROBE_DEFAULT_OPS 10000u
+struct probe_write_opts {
+	const char *dev, *log; /* log: probe_write_logged's file */
+	uint64_t offset, size; /* size 0: the rest of the device, at most PROBE_DEFAULT_REGION */
+	uint64_t ops;          /* the stream's operations; 0: until the device fails */
+	uint64_t seed;         /* the stream's, when seed_given; else the run id */
+	bool seed_given;
+	uint64_t settle;      /* seconds idle once the pattern is flushed */
+	const char *on_ready; /* run with sh -c before the stream; not 0: no stream */
+	FILE *status;         /* where the phases are told (NULL: stderr) */
+};
+/* Refuses (-EINVAL) a log that is the device probed, or a file on it (or on another
+ * partition of its disk): the pull would take the log with it. */
+int probe_log_apart(const char *dev, const char *log, struct bo_err *err);
+/* The write phase on o->dev (pattern, settle, the stream) reporting to `sink`. */
+int probe_write_device(const struct probe_write_opts *o, const struct probe_sink *sink,
+                       struct probe_stream *st, struct bo_err *err);
+/* The same reporting to the file o->log, refused unless apart from the device. */
+int probe_write_logged(const struct probe_write_opts *o, struct probe_stream *st,
+                       struct bo_err *err);
+/* The verify phase: the log at `log` read and parsed, the device read back. */
+int probe_verify_device(const char *dev, const char *log, struct probe_verdict *v,
+                        struct bo_err *err);
+
 /* ---- sinks (src/probe/sink.c) and the listener (src/probe/net.c) ---- */
 /* Writes all of line to the fd *(int *)ctx: a sink's emit for a file or socket. */
 int probe_fd_emit(void *ctx, const char *line, size_t len);

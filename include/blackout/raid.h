@@ -5,6 +5,7 @@
 #define BLACKOUT_RAID_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "blackout/blk.h"
@@ -105,5 +106,21 @@ struct raid_hole_result {
 };
 int raid_hole_probe(struct bdev *d, uint64_t lba, uint32_t count, bool fail_after, uint64_t max,
                     struct raid_hole_result *res, struct bo_err *err);
+
+/* Linux md's counterpart of a RAID spec (raid5 or raid6 over its members), in the
+ * terms vmtest takes (docs/vmtest.md): md assembled over the spec's own members,
+ * served under a concat as member exports. The spec's parameters map one by one:
+ * chunk (4k to 512k, a power of two) to --md-chunk in KiB, missing=I (one member)
+ * and journal=true (the last member is md's write journal) to --md; every other
+ * parameter left at its default. */
+struct dev_spec;
+struct raid_md_args {
+	char stack[256]; /* "concat > " and the members, as the spec writes them */
+	char md[24];     /* --md LEVEL:MEMBERS:MISSING[:j], MISSING '-' when none */
+	char chunk[12];  /* --md-chunk, KiB */
+};
+/* 0, or -EINVAL with why md has no counterpart in `why` (not a RAID spec, two
+ * members missing, a model of md before it passed flushes, ...). */
+int raid_md_counterpart(const struct dev_spec *s, struct raid_md_args *md, char *why, size_t len);
 
 #endif

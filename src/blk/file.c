@@ -140,8 +140,7 @@ int blk_file_open(const char *path, uint32_t sector_size, uint64_t size, unsigne
 		size = have;
 	if (size == 0) {
 		close(fd);
-		return bo_errf(err, -EINVAL, "%s: empty file (give a size to create an image)",
-		               path);
+		return bo_errf(err, -EINVAL, "%s: empty file", path);
 	}
 	if (sector_size != 512 && sector_size != 4096) {
 		close(fd);

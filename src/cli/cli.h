@@ -22,14 +22,14 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
 /* vmtest compile|judge: plumbing for scripts/vmtest (cmd_vmtest_wl.c) */
 int cmd_vmtest_plumbing(int argc, char **argv);
 int cli_fail(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* cli_fail with "NAME: WHY", NAME said once when WHY begins with it already (the block
+ * layer's messages name their file). */
+int cli_fail_named(const char *cmd, const char *name, const char *why);
 bool cli_is_help(const char *arg);
 /* The value v of option opt through bo_parse_num (blackout/util.h): 0, or a usage
  * error naming the option and its accepted range (returns 2). */
 int cli_num(const char *cmd, const char *opt, const char *v, unsigned flags, uint64_t min,
             uint64_t max, uint64_t *out);
-/* Path of scripts/vmtest (from $BLACKOUT_SRC or beside the executable); sets $BUILD
- * to the executable's directory when unset. -ENOENT when not found. */
-int cli_vm_script(char *script, size_t len);
 /* Runs argv to completion (cli_run.c): 0, or 1 after saying what failed (`what`: how
  * the user knows it). quiet: its standard output goes to standard error. */
 int cli_run(const char *cmd, const char *what, char *const argv[], bool quiet);
@@ -38,9 +38,8 @@ struct crash_result;
 int cli_write_result(const char *cmd, const struct crash_result *r, const char *path);
 
 struct crash_workload;
-/* vmtest's workload: one of its own kinds (create, append, mixed, overwrite, of `files`
- * steps) generated, else a built-in or a file. 0, or the exit status of a failure it
- * reported (cmd_vmtest_wl.c). */
+/* vmtest's workload (vm_workload_load): 0, or the exit status of a failure it reported
+ * (cmd_vmtest_wl.c). */
 int cli_vm_workload(const char *cmd, const char *name, unsigned files, struct crash_workload **w);
 /* vmtest without --cuts: record, enumerate with the explorer, judge in guests
  * (cmd_vmtest_explore.c). */

@@ -43,3 +43,10 @@ int cli_num(const char *cmd, const char *opt, const char *v, unsigned flags, uin
 	int rc = bo_parse_num(opt, v, flags, min, max, out, &err);
 	return rc ? cli_usage_error(cmd, "%s", err.msg) : 0;
 }
+
+int cli_fail_named(const char *cmd, const char *name, const char *why)
+{
+	size_t n = strlen(name);
+	bool named = strncmp(why, name, n) == 0 && why[n] == ':';
+	return cli_fail(cmd, "%s%s%s", named ? "" : name, named ? "" : ": ", why);
+}

@@ -4,21 +4,14 @@
  * with its acknowledgements as marks (scripts/vmrecord); the explorer enumerates the
  * recording's crash states; guests judge each with the filesystem's checks and the
  * application's checker (vm_pool_observe, the one judge). Parsing and printing only. */
-#include <errno.h>
-#include <limits.h>
-#include <stdarg.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "blackout/app.h"
 #include "blackout/crash.h"
-#include "blackout/dev.h"
-#include "blackout/vm.h"
+#include "blackout/vmexplore.h"
 #include "cli/cli.h"
 
 #define CMD      "app"
@@ -62,18 +55,11 @@ static void help(FILE *out)
 }
 
 struct ax {
-	struct crash_config cfg;
+	struct vm_explore_opts o;
 	struct app_spec spec;
 	const char *with[MAX_WITH];
-	const char *log, *out, *json;
-	unsigned jobs, state_timeout;
-	char fsname[16], src[PATH_MAX], build[PATH_MAX], outdir[PATH_MAX];
-	char guest_sh[PATH_MAX + 32], vmdir[PATH_MAX + 8], stage_gz[PATH_MAX + 32];
-	char logpath[PATH_MAX + 32], store[PATH_MAX + 16], pool[PATH_MAX + 16];
-	char judge_initrd[PATH_MAX + 32];
-	struct app_acks acks;
-	struct vm_pool_stats stats;
-	double t0;
+	const char *json;
+	double t0, last;
 };
 
 static int num_opt(const char *a, const char *v, uint64_t min, uint64_t max, unsigned *out)
@@ -88,6 +74,7 @@ static int num_opt(const char *a, const char *v, uint64_t min, uint64_t max, uns
 static int parse(struct ax *x, int argc, char **argv)
 {
 	struct bo_err err = {{0}};
+	struct crash_config *cfg = &x->o.cfg;
 	int i = 1;
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -95,7 +82,7 @@ static int parse(struct ax *x, int argc, char **argv)
 			break;
 		if (!strcmp(a, "--stack") || !strcmp(a, "--fs") || !strcmp(a, "--max-states") ||
 		    !strcmp(a, "--seed") || !strcmp(a, "--state")) {
-			int used = crash_config_option(&x->cfg, a, val, &err);
+			int used = crash_config_option(cfg, a, val, &err);
 			if (used < 0)
 				return cli_usage_error(CMD, "%s", err.msg);
 			i += used - 1;
@@ -111,21 +98,21 @@ static int parse(struct ax *x, int argc, char **argv)
 		else if (!strcmp(a, "--with"))
 			return cli_usage_error(CMD, "--with: at most %d", MAX_WITH);
 		else if (!strcmp(a, "--jobs"))
-			rc = num_opt(a, val, 1, 64, &x->jobs);
+			rc = num_opt(a, val, 1, 64, &x->o.jobs);
 		else if (!strcmp(a, "--timeout"))
 			rc = num_opt(a, val, 1, 3000, &x->spec.prog_timeout);
 		else if (!strcmp(a, "--check-timeout"))
 			rc = num_opt(a, val, 1, 600, &x->spec.check_timeout);
 		else if (!strcmp(a, "--state-timeout"))
-			rc = num_opt(a, val, 5, 3600, &x->state_timeout);
+			rc = num_opt(a, val, 5, 3600, &x->o.state_timeout);
 		else if (!strcmp(a, "--log"))
-			x->log = val;
+			x->o.log = val;
 		else if (!strcmp(a, "--out"))
-			x->out = val;
+			x->o.out = val;
 		else if (!strcmp(a, "--json"))
 			x->json = val;
 		else if (!strcmp(a, "--keep"))
-			x->cfg.keep_dir = val;
+			cfg->keep_dir = val;
 		else
 			return cli_usage_error(CMD, "unknown argument '%s'", a);
 		if (rc)
@@ -142,171 +129,31 @@ static int parse(struct ax *x, int argc, char **argv)
 	x->spec.args = argv + i + 1;
 	x->spec.nargs = (size_t)(argc - i - 1);
 	x->spec.with = x->with;
-	if ((x->cfg.state_id || x->cfg.keep_dir) && !(x->cfg.state_id && x->cfg.keep_dir && x->log))
-		return cli_usage_error(CMD, "--state ID and --keep DIR go together, with --log");
-	if (x->state_timeout && x->state_timeout <= x->spec.check_timeout)
-		return cli_usage_error(CMD, "--state-timeout must exceed --check-timeout");
-	const char *fs = x->cfg.fs;
-	size_t fl = strcspn(fs, ",");
-	static const char *const fss[] = {"ext4", "ext3", "xfs", "btrfs"};
-	bool known = false;
-	for (size_t k = 0; k < sizeof(fss) / sizeof(fss[0]); k++)
-		known |= strlen(fss[k]) == fl && !strncmp(fs, fss[k], fl);
-	if (!known)
-		return cli_usage_error(
-		    CMD, "--fs: ext4, ext3, xfs or btrfs, then ',MOUNTOPTS'; not '%s'", fs);
-	snprintf(x->fsname, sizeof(x->fsname), "%.*s", (int)fl, fs);
-	struct dev_spec *spec = NULL;
-	int rc = dev_spec_parse(x->cfg.stack, &spec, &err);
-	if (rc < 0)
-		return cli_fail(CMD, "%s", bo_errstr(&err, rc));
-	dev_spec_free(spec);
+	x->o.app = &x->spec;
+	if (vm_explore_check(&x->o, &err))
+		return cli_usage_error(CMD, "%s", err.msg);
 	return 0;
 }
 
-/* A path into buf; false when it does not fit. */
-__attribute__((format(printf, 3, 4))) static bool path(char *buf, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(buf, len, fmt, ap);
-	va_end(ap);
-	return n >= 0 && (size_t)n < len;
-}
-
-static int paths(struct ax *x)
-{
-	char script[PATH_MAX + 32];
-	if (cli_vm_script(script, sizeof(script)) < 0)
-		return cli_fail(CMD, "cannot find scripts/vmtest (set BLACKOUT_SRC)");
-	*strrchr(script, '/') = '\0';
-	bool ok = path(x->src, sizeof(x->src), "%s", script);
-	ok &= path(x->guest_sh, sizeof(x->guest_sh), "%s/../tests/vm/guest-app.sh", script);
-	const char *b = getenv("BUILD");
-	ok &= path(x->build, sizeof(x->build), "%s", b && *b ? b : ".");
-	char top[PATH_MAX + 8];
-	ok &= path(top, sizeof(top), "%s/app", x->build);
-	if (x->out)
-		ok &= path(x->outdir, sizeof(x->outdir), "%s", x->out);
-	else
-		ok &= path(x->outdir, sizeof(x->outdir), "%s/%ld-%ld", top, (long)time(NULL),
-		           (long)getpid());
-	ok &= path(x->vmdir, sizeof(x->vmdir), "%s/vm", x->build);
-	ok &= path(x->stage_gz, sizeof(x->stage_gz), "%s/app.cpio.gz", x->outdir);
-	ok &= path(x->store, sizeof(x->store), "%s/states", x->outdir);
-	ok &= path(x->pool, sizeof(x->pool), "%s/pool", x->outdir);
-	ok &= path(x->judge_initrd, sizeof(x->judge_initrd), "%s/judge-initramfs.gz", x->outdir);
-	if (!ok)
-		return cli_fail(CMD, "a path is too long (--out?)");
-	if (!x->out)
-		mkdir(top, 0777);
-	if (mkdir(x->outdir, 0777) && errno != EEXIST)
-		return cli_fail(CMD, "cannot make %s: %s", x->outdir, strerror(errno));
-	return 0;
-}
-
-/* One boot records the program: OUT/record/io.log. */
-static int record(struct ax *x)
-{
-	char tool[PATH_MAX + 32], dir[PATH_MAX + 16], wl[PATH_MAX + 16], secs[16];
-	bool ok = path(tool, sizeof(tool), "%s/vmrecord", x->src);
-	ok &= path(dir, sizeof(dir), "%s/record", x->outdir);
-	ok &= path(wl, sizeof(wl), "%s/app.wl", x->outdir);
-	ok &= path(secs, sizeof(secs), "%u", x->spec.prog_timeout + 180);
-	ok &= path(x->logpath, sizeof(x->logpath), "%s/io.log", dir);
-	if (!ok)
-		return cli_fail(CMD, "a path is too long");
-	struct crash_workload *w;
-	struct bo_err err = {{0}};
-	int rc = app_workload(0, &w, &err);
-	FILE *f = rc ? NULL : fopen(wl, "w");
-	if (!f) {
-		crash_workload_free(rc ? NULL : w);
-		return cli_fail(CMD, "cannot write %s", wl);
-	}
-	rc = crash_workload_format(w, f);
-	crash_workload_free(w);
-	if (fclose(f) || rc)
-		return cli_fail(CMD, "cannot write %s", wl);
-	char *argv[] = {"timeout",
-	                "3600",
-	                tool,
-	                "--stack",
-	                (char *)x->cfg.stack,
-	                "--fs",
-	                (char *)x->cfg.fs,
-	                "--workload",
-	                wl,
-	                "--out",
-	                dir,
-	                "--timeout",
-	                secs,
-	                "--initrd-extra",
-	                x->stage_gz,
-	                NULL};
-	printf("app: recording %s on %s (%s) in one boot\n", x->spec.prog, x->cfg.fs, x->cfg.stack);
-	return cli_run(CMD, "scripts/vmrecord (the recording boot)", argv, false);
-}
-
-static void pool_progress(void *ctx, size_t done, size_t total)
+static void progress(void *ctx, const char *phase, uint64_t done, uint64_t total)
 {
 	struct ax *x = ctx;
-	static double last;
 	double now = bo_now();
-	if (done != total && now - last < 5)
-		return;
-	last = now;
-	fprintf(stderr, "app: judged in guests %zu of %zu states, %.0f s so far\n", done, total,
-	        now - x->t0);
-}
-
-/* The observer: the judging initramfs gets the acknowledgements per state, then the pool
- * of guests judges the store; the program's directory leaves the tree for the oracle. */
-static int observe(void *ctx, const char *store, size_t n, struct crash_observation *obs,
-                   struct bo_err *err)
-{
-	struct ax *x = ctx;
-	char dir[PATH_MAX + 16], gz[PATH_MAX + 32], tool[PATH_MAX + 32];
-	bool ok = path(dir, sizeof(dir), "%s/judge", x->outdir);
-	ok &= path(gz, sizeof(gz), "%s/judge.cpio.gz", x->outdir);
-	ok &= path(tool, sizeof(tool), "%s/vm-build", x->src);
-	if (!ok)
-		return bo_errf(err, -ENAMETOOLONG, "a path is too long");
-	char *vb[] = {"timeout", "1200", tool, x->vmdir, NULL};
-	if (cli_run(CMD, "scripts/vm-build (the kernel and initramfs cache)", vb, true))
-		return bo_errf(err, -EIO, "the guests' kernel and initramfs could not be built");
-	int rc = app_judge_stage(&x->acks, store, n, dir, gz, err);
-	char cache[PATH_MAX + 32], kernel[PATH_MAX + 32];
-	ok = path(cache, sizeof(cache), "%s/initramfs.gz", x->vmdir);
-	ok &= path(kernel, sizeof(kernel), "%s/vmlinuz", x->vmdir);
-	if (rc == 0 && !ok)
-		rc = bo_errf(err, -ENAMETOOLONG, "a path is too long");
-	if (rc == 0)
-		rc = app_sh("cat \"$1\" \"$2\" \"$3\" >\"$4\"",
-		            (char *const[]){cache, x->stage_gz, gz, x->judge_initrd, NULL}, err);
-	if (rc)
-		return rc;
-	mkdir(x->pool, 0777);
-	const char *comma = strchr(x->cfg.fs, ',');
-	struct vm_pool_cfg pc = {.kernel = kernel,
-	                         .initrd = x->judge_initrd,
-	                         .statedir = store,
-	                         .workdir = x->pool,
-	                         .fs = x->fsname,
-	                         .mopt = comma ? comma + 1 : NULL,
-	                         .jobs = x->jobs,
-	                         .state_timeout = x->state_timeout,
-	                         .progress = pool_progress,
-	                         .progress_ctx = x};
-	x->t0 = bo_now();
-	rc = vm_pool_observe(&pc, n, obs, &x->stats, err);
-	for (size_t i = 0; rc == 0 && i < n; i++)
-		app_obs_hide(&obs[i]);
-	return rc;
+	if (!strcmp(phase, "recording")) {
+		printf("app: recording %s on %s (%s) in one boot\n", x->spec.prog, x->o.cfg.fs,
+		       x->o.cfg.stack);
+	} else if (!strcmp(phase, "judged in guests") && done == 0) {
+		x->t0 = now;
+	} else if (!strcmp(phase, "judged in guests") && (done == total || now - x->last >= 5)) {
+		x->last = now;
+		fprintf(stderr,
+		        "app: judged in guests %" PRIu64 " of %" PRIu64 " states, %.0f s so far\n",
+		        done, total, now - x->t0);
+	}
 }
 
 /* The application's line: what its checker said, counted from the judge's outcomes. */
-static void print_app(const struct ax *x, const struct crash_result *r, FILE *f)
+static void print_app(const struct vm_explore_info *info, const struct crash_result *r, FILE *f)
 {
 	uint64_t lost = 0, corrupt = 0, crashed = 0, hung = 0;
 	for (size_t i = 0; i < r->nfail; i++) {
@@ -321,9 +168,9 @@ static void print_app(const struct ax *x, const struct crash_result *r, FILE *f)
 	        "\napp:      %zu acknowledgements recorded; over %llu distinct states: %llu lost "
 	        "acknowledged work, %llu corruption detected by the checker, %llu checker "
 	        "crashed or failed, %llu checker hung\n",
-	        x->acks.n, (unsigned long long)r->judged, (unsigned long long)lost,
+	        info->acks, (unsigned long long)r->judged, (unsigned long long)lost,
 	        (unsigned long long)corrupt, (unsigned long long)crashed, (unsigned long long)hung);
-	const struct vm_pool_stats *s = &x->stats;
+	const struct vm_pool_stats *s = &info->pool;
 	fprintf(f,
 	        "guests:   %u boots, %zu states observed, %u hung; %.1f s judging, %.2f distinct "
 	        "states/s in all\n"
@@ -334,41 +181,6 @@ static void print_app(const struct ax *x, const struct crash_result *r, FILE *f)
 	        s->mount, s->read, s->umount, s->check, s->other);
 }
 
-static int explore(struct ax *x)
-{
-	struct bo_err err = {{0}};
-	int rc = app_acks_load(x->logpath, &x->acks, &err);
-	if (rc)
-		return cli_fail(CMD, "%s", bo_errstr(&err, rc));
-	struct crash_workload *w;
-	if ((rc = app_workload(x->acks.n, &w, &err)))
-		return cli_fail(CMD, "%s", bo_errstr(&err, rc));
-	struct crash_observer ob = {
-	    .name = "linux", .store = x->store, .observe = observe, .ctx = x};
-	x->cfg.wl = w;
-	x->cfg.workload = "app";
-	x->cfg.log = x->logpath;
-	x->cfg.observer = &ob;
-	struct crash_result *r = NULL;
-	rc = crash_explore(&x->cfg, &r, &err);
-	crash_workload_free(w);
-	if (rc)
-		return cli_fail(CMD, "%s", bo_errstr(&err, rc));
-	FILE *t = x->json && strcmp(x->json, "-") == 0 ? stderr : stdout;
-	crash_result_print(r, t);
-	print_app(x, r, t);
-	char res[PATH_MAX + 32];
-	snprintf(res, sizeof(res), "%s/result.json", x->outdir);
-	int status = cli_write_result(CMD, r, res);
-	if (status == 0 && x->json)
-		status = cli_write_result(CMD, r, x->json);
-	fprintf(t, "logs, states and results: %s\n", x->outdir);
-	if (status == 0 && r->judged != r->ok)
-		status = 3;
-	crash_result_free(r);
-	return status;
-}
-
 int cmd_app(int argc, char **argv)
 {
 	for (int i = 1; i < argc && argv[i][0] == '-'; i++)
@@ -376,28 +188,29 @@ int cmd_app(int argc, char **argv)
 			help(stdout);
 			return 0;
 		}
-	struct ax x = {.cfg = {.stack = "cache(size=1M,flush=honor) > mem(size=64M)",
-	                       .fs = "ext4",
-	                       .max_states = 300},
-	               .spec = {.prog_timeout = 120, .check_timeout = 20},
-	               .jobs = 2};
+	struct ax x = {.o = {.cfg = {.stack = "cache(size=1M,flush=honor) > mem(size=64M)",
+	                             .fs = "ext4",
+	                             .max_states = 300},
+	                     .jobs = 2},
+	               .spec = {.prog_timeout = 120, .check_timeout = 20}};
 	int rc = parse(&x, argc, argv);
 	if (rc)
 		return rc;
-	/* every file checked, and the per-run cpio made, before any guest boots */
-	if ((rc = paths(&x)))
-		return rc;
-	char stage[PATH_MAX + 16];
-	snprintf(stage, sizeof(stage), "%s/stage", x.outdir);
+	x.o.progress = progress;
+	x.o.progress_ctx = &x;
+	x.last = -1e9;
 	struct bo_err err = {{0}};
-	x.spec.guest_sh = x.guest_sh;
-	if ((rc = app_stage(&x.spec, stage, x.stage_gz, &err)))
+	struct crash_result *r = NULL;
+	struct vm_explore_info info;
+	if ((rc = vm_explore(&x.o, &r, &info, &err)))
 		return cli_fail(CMD, "%s", bo_errstr(&err, rc));
-	if (x.log)
-		snprintf(x.logpath, sizeof(x.logpath), "%s", x.log);
-	else if ((rc = record(&x)))
-		return rc;
-	rc = explore(&x);
-	app_acks_free(&x.acks);
-	return rc;
+	FILE *t = x.json && strcmp(x.json, "-") == 0 ? stderr : stdout;
+	crash_result_print(r, t);
+	print_app(&info, r, t);
+	int status = x.json ? cli_write_result(CMD, r, x.json) : 0;
+	fprintf(t, "logs, states and results: %s\n", info.outdir);
+	if (status == 0 && r->judged != r->ok)
+		status = 3;
+	crash_result_free(r);
+	return status;
 }

@@ -7,52 +7,56 @@
 
 #include "blackout/fsck.h"
 #include "cli/cli.h"
+#include "cli/cli_opts.h"
 
-static const char corrupt_help[] =
-    "usage: blackout corrupt IMAGE --what KIND --seed N [--count K]\n"
-    "\n"
-    "Damages an ext2/ext3 image on purpose, reproducibly: the same image, KIND, seed and\n"
-    "count make the same changes. Prints one line per change (structure, block, offset,\n"
-    "old and new value). Checksums are left as they were: damage is damage.\n"
-    "\n"
-    "  --what KIND  superblock | gdt | bitmap | inode | dirent | htree | indirect | data\n"
-    "  --seed N     the seed (decimal)\n"
-    "  --count K    number of changes (default 1)\n"
-    "\n"
-    "Exit: 0 changed, 1 nothing of that kind to change (e.g. no htree directory) or error.\n";
+enum { OPT_WHAT = CLI_LONG, OPT_SEED, OPT_COUNT };
+static const struct cli_opt corrupt_opts[] = {
+    {OPT_WHAT, "what", "KIND",
+     "superblock | gdt | bitmap | inode | dirent | htree |\nindirect | data (required)", 0},
+    {OPT_SEED, "seed", "N", "the seed, decimal (required)", 0},
+    {OPT_COUNT, "count", "K", "number of changes (default 1)", 0},
+    {0}};
+static const struct cli_spec corrupt_spec = {
+    "corrupt",
+    "damage an ext2/ext3 image on purpose, seeded and reproducible",
+    "IMAGE --what KIND --seed N [--count K]",
+    "Damages an ext2/ext3 image on purpose, reproducibly: the same image, KIND, seed\n"
+    "and count make the same changes. Prints one line per change (structure, block,\n"
+    "offset, old and new value). Checksums are left as they were: damage is damage.\n",
+    corrupt_opts,
+    1,
+    1,
+    "0 changed, 1 nothing of that kind to change (e.g. no htree directory) or an\n"
+    "image that cannot be read, 2 usage error.",
+    "$ blackout corrupt a.img --what inode --seed 7 --count 3\n"
+    "$ blackout fsck -n a.img\n",
+    NULL};
 
 int cmd_corrupt(int argc, char **argv)
 {
 	const char *image = NULL, *what = NULL;
 	uint64_t seed = 0, count = 1;
 	bool have_seed = false;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (cli_is_help(a)) {
-			fputs(corrupt_help, stdout);
-			return 0;
-		}
-		if ((!strcmp(a, "--what") || !strcmp(a, "--seed") || !strcmp(a, "--count")) &&
-		    i + 1 >= argc)
-			return cli_usage_error("corrupt", "%s needs a value", a);
-		if (!strcmp(a, "--what"))
-			what = argv[++i];
-		else if (!strcmp(a, "--seed")) {
-			if (cli_num("corrupt", a, argv[++i], 0, 0, UINT64_MAX, &seed))
-				return 2;
+	struct cli_parse p;
+	int k;
+	cli_parse_start(&p, &corrupt_spec, argc, argv);
+	while ((k = cli_next(&p)) > 0) {
+		if (k == OPT_WHAT)
+			what = p.arg;
+		else if (k == OPT_SEED &&
+		         cli_num("corrupt", "--seed", p.arg, 0, 0, UINT64_MAX, &seed))
+			return CLI_EXIT_USAGE;
+		else if (k == OPT_SEED)
 			have_seed = true;
-		} else if (!strcmp(a, "--count")) {
-			if (cli_num("corrupt", a, argv[++i], 0, 1, 100000, &count))
-				return 2;
-		} else if (a[0] == '-')
-			return cli_usage_error("corrupt", "unknown option '%s'", a);
-		else if (image)
-			return cli_usage_error("corrupt", "one image only");
-		else
-			image = a;
+		else if (k == OPT_COUNT &&
+		         cli_num("corrupt", "--count", p.arg, 0, 1, 100000, &count))
+			return CLI_EXIT_USAGE;
 	}
-	if (!image || !what || !have_seed)
-		return cli_usage_error("corrupt", "IMAGE, --what and --seed are required");
+	if (k < 0)
+		return p.status;
+	image = p.args[0];
+	if (!what || !have_seed)
+		return cli_usage_error("corrupt", "--what and --seed are required");
 	enum fsck_corrupt_what w;
 	if (fsck_corrupt_parse(what, &w))
 		return cli_usage_error("corrupt", "unknown kind '%s'", what);
@@ -60,7 +64,7 @@ int cmd_corrupt(int argc, char **argv)
 	struct bdev *d;
 	int rc = blk_file_open(image, 512, 0, 0, &d, &err);
 	if (rc)
-		return cli_fail("corrupt", "%s", bo_errstr(&err, rc));
+		return cli_fail_named("corrupt", image, bo_errstr(&err, rc));
 	size_t logsz = 256 * (size_t)count + 256;
 	char *log = malloc(logsz);
 	if (!log) {

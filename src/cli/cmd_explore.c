@@ -8,44 +8,95 @@
 #include <unistd.h>
 
 #include "blackout/crash.h"
+#include "blackout/dev.h"
 #include "blackout/util.h"
 #include "cli/cli.h"
+#include "cli/cli_opts.h"
 
-static const char explore_help[] =
-    "usage: blackout explore --stack SPEC --fs FS --workload NAME|FILE [options]\n"
-    "       blackout explore --log FILE --stack SPEC --fs FS --workload W [options]\n"
-    "       blackout explore --merge A.json B.json ... [--json FILE]\n"
-    "\n"
+/* The options that shape the states are the rebuild line's (crash_config_option);
+ * their keys are CLI_LONG and up, read by name. */
+enum { G_RUN = 1 }; /* what --merge cannot take */
+enum {
+	OPT_STACK = CLI_LONG,
+	OPT_FS,
+	OPT_WORKLOAD,
+	OPT_LOG,
+	OPT_MAX_STATES,
+	OPT_SEED,
+	OPT_SHARD,
+	OPT_ARM,
+	OPT_STATE,
+	OPT_E2FSCK,
+	OPT_CONFIG_END, /* the crash_config options end here */
+	OPT_SAVE_LOG,
+	OPT_JSON,
+	OPT_KEEP,
+	OPT_DAMAGE,
+	OPT_QUIET,
+	OPT_MERGE,
+};
+static const struct cli_opt explore_opts[] = {
+    {OPT_STACK, "stack", "SPEC", "device stack, e.g. 'cache(flush=honor) > disk > mem(size=64M)'",
+     G_RUN},
+    {OPT_FS, "fs", "FS",
+     "ext2 or ext3, then comma-separated: metadata_csum, bs=1024, verify=fast, mount "
+     "options; e.g. 'ext3,data=ordered,barrier=1'; verify=fast runs fsck --fast at mount "
+     "(what the user is told of: docs/explore.md)",
+     G_RUN},
+    {OPT_WORKLOAD, "workload", "W", "a built-in (blackout workloads) or a workload file", G_RUN},
+    {OPT_LOG, "log", "FILE",
+     "enumerate this recording (docs/realkernel.md) instead of\nrecording the workload: its "
+     "set-up is replayed on the stack",
+     G_RUN},
+    {OPT_SAVE_LOG, "save-log", "FILE", "save the recording, set-up included, for --log", G_RUN},
+    {OPT_MAX_STATES, "max-states", "N", "budget; above it states are sampled (default 100000)",
+     G_RUN},
+    {OPT_SEED, "seed", "S", "seed of the sampling (default 0)", G_RUN},
+    {OPT_SHARD, "shard", "I/N", "judge only shard I of N (0 <= I < N); merge with --merge", G_RUN},
+    {OPT_JSON, "json", "FILE", "write every failing state and the counts as JSON ('-': stdout)", 0},
+    {OPT_KEEP, "keep", "DIR", "write each failing state as DIR/ID.img + DIR/ID.cmd (rebuild)",
+     G_RUN},
+    {OPT_ARM, "arm", "RULE",
+     "arm a fault rule (docs/models/fault.md) on the stack's first\nfault layer once the set-up "
+     "is on the media",
+     G_RUN},
+    {OPT_STATE, "state", "ID", "judge only state ID (as printed, e.g. p12w-3)", G_RUN},
+    {OPT_DAMAGE, "damage", NULL,
+     "with --state: list the sectors that are not what the stack\nlast held (lost: older "
+     "content; damaged: neither)",
+     G_RUN},
+    {OPT_E2FSCK, "e2fsck", NULL,
+     "also run e2fsck -fn on failing states and a sample of ok\nones (without an own fsck it is "
+     "the consistency judge of\nevery state)",
+     G_RUN},
+    {OPT_QUIET, "quiet", NULL, "no progress and no summary", 0},
+    {OPT_MERGE, "merge", NULL, "fold the result files given as operands (shards) into one", 0,
+     G_RUN},
+    {0}};
+
+static const struct cli_spec explore_spec = {
+    "explore",
+    "cut power at every point of a workload and judge what survived",
+    "--stack SPEC --fs FS --workload NAME|FILE [OPTIONS]\n"
+    "--log FILE --stack SPEC --fs FS --workload W [OPTIONS]\n"
+    "--merge [--json FILE] [--quiet] A.json B.json ...",
     "Makes the filesystem on the stack, runs the workload's setup, records the\n"
     "workload's I/O once, then cuts power after every recorded operation and during\n"
     "every write, builds every outcome the stack's models allow at each cut (cache\n"
     "subsets, torn sectors, ...), and judges each distinct state: mount (journal\n"
     "recovery), the oracle (durable, stale, bystander, consistent, atomic), fsck.\n"
-    "Details: docs/explore.md; workloads: docs/workloads.md; shards: docs/scale.md.\n"
-    "\n"
-    "  --stack SPEC        device stack, e.g. 'cache(flush=honor) > disk > mem(size=64M)'\n"
-    "  --fs FS             ext2|ext3[,metadata_csum][,bs=1024][,verify=fast][,mount options],\n"
-    "                      e.g. 'ext3,data=ordered,barrier=1'; verify=fast runs fsck --fast\n"
-    "                      at mount (what the user is told of: docs/explore.md)\n"
-    "  --workload W        a built-in (blackout workloads) or a workload file\n"
-    "  --log FILE          enumerate this recording (docs/realkernel.md) instead of\n"
-    "                      recording the workload: its set-up is replayed on the stack\n"
-    "  --save-log FILE     save the recording, set-up included, for --log\n"
-    "  --max-states N      budget; above it states are sampled (default 100000)\n"
-    "  --seed S            seed of the sampling (default 0)\n"
-    "  --shard I/N         judge only shard I of N (0 <= I < N); merge with --merge\n"
-    "  --json FILE         write every failing state and the counts as JSON ('-': stdout)\n"
-    "  --keep DIR          write each failing state as DIR/ID.img + DIR/ID.cmd (rebuild)\n"
-    "  --arm RULE          arm a fault rule (docs/models/fault.md) on the stack's first\n"
-    "                      fault layer once the set-up is on the media\n"
-    "  --state ID          judge only state ID (as printed, e.g. p12w-3)\n"
-    "  --damage            with --state: list the sectors that are not what the stack\n"
-    "                      last held (lost: older content; damaged: neither)\n"
-    "  --e2fsck            also run e2fsck -fn on failing states and a sample of ok ones\n"
-    "                      (without an own fsck it is the consistency judge of every state)\n"
-    "  --quiet             no progress and no summary\n"
-    "\n"
-    "Exit status: 0 when no state broke an invariant, 3 when some did, 1 on error.\n";
+    "Details: docs/explore.md; workloads: docs/workloads.md; shards: docs/scale.md.\n",
+    explore_opts,
+    0,
+    -1,
+    "0 when no state broke an invariant, 3 when some did, 1 an error (a workload or\n"
+    "result file that cannot be read, a run that failed), 2 usage error.",
+    "$ blackout explore --stack 'cache(flush=ignore) > disk > mem(size=16M)' \\\n"
+    "      --fs ext3,data=ordered,barrier=1 --workload append-fsync\n"
+    "$ blackout explore --stack 'disk > mem(size=16M)' --fs ext3 \\\n"
+    "      --workload append-fsync --shard 0/2 --json a.json --quiet\n"
+    "$ blackout explore --merge a.json b.json\n",
+    NULL};
 
 /* what the explore command adds to the crash_config: where results go */
 struct opts {
@@ -120,58 +171,56 @@ int cmd_explore(int argc, char **argv)
 	struct opts o = {0};
 	struct crash_config cfg = {.max_states = CRASH_MAX_STATES_DEFAULT};
 	struct bo_err err = {{0}};
-	int merge_at = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (cli_is_help(a)) {
-			fputs(explore_help, stdout);
-			return 0;
-		}
-		if (strcmp(a, "--merge") == 0) {
-			merge_at = i + 1;
-			/* the files run up to the next option */
-			while (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0)
-				i++;
-			if (i + 1 == merge_at)
-				return cli_usage_error("explore", "--merge needs result files");
+	bool merging = false;
+	struct cli_parse p;
+	int k;
+	char l[32];
+	cli_parse_start(&p, &explore_spec, argc, argv);
+	while ((k = cli_next(&p)) > 0) {
+		if (k < OPT_CONFIG_END) {
+			const char *opt = cli_opt_label(&explore_spec, k, l, sizeof(l));
+			if (crash_config_option(&cfg, opt, p.arg, &err) < 0)
+				return cli_usage_error("explore", "%s", err.msg);
 			continue;
 		}
-		/* the options that shape the states are the rebuild line's (crash.h) */
-		int used = crash_config_option(&cfg, a, i + 1 < argc ? argv[i + 1] : NULL, &err);
-		if (used < 0)
-			return cli_usage_error("explore", "%s", err.msg);
-		if (used > 0) {
-			i += used - 1;
-			continue;
+		switch (k) {
+		case OPT_SAVE_LOG: o.save_log = p.arg; break;
+		case OPT_JSON: o.json = p.arg; break;
+		case OPT_KEEP: o.keep = p.arg; break;
+		case OPT_DAMAGE: o.damage = true; break;
+		case OPT_QUIET: o.quiet = true; break;
+		case OPT_MERGE: merging = true; break;
 		}
-		if (strcmp(a, "--quiet") == 0) {
-			o.quiet = true;
-			continue;
-		}
-		if (strcmp(a, "--damage") == 0) {
-			o.damage = true;
-			continue;
-		}
-		if (strcmp(a, "--json") != 0 && strcmp(a, "--keep") != 0 &&
-		    strcmp(a, "--save-log") != 0)
-			return cli_usage_error("explore", "unknown option '%s'", a);
-		if (i + 1 >= argc)
-			return cli_usage_error("explore", "%s needs a value", a);
-		*(a[2] == 'j' ? &o.json : a[2] == 'k' ? &o.keep : &o.save_log) = argv[++i];
 	}
-	if (merge_at) {
-		int n = 0;
-		while (merge_at + n < argc && strncmp(argv[merge_at + n], "--", 2) != 0)
-			n++;
-		return merge(n, argv + merge_at, o.json, o.quiet);
+	if (k < 0)
+		return p.status;
+	if (merging) {
+		if (p.nargs == 0)
+			return cli_usage_error("explore", "--merge needs result files");
+		return merge(p.nargs, p.args, o.json, o.quiet);
 	}
+	if (p.nargs)
+		return cli_usage_error(
+		    "explore", "unexpected operand '%s' (operands go with --merge)", p.args[0]);
 	if (!cfg.stack || !cfg.fs || !cfg.workload)
 		return cli_usage_error("explore", "--stack, --fs and --workload are required");
 	if (o.damage && !cfg.state_id)
 		return cli_usage_error("explore", "--damage maps one state: give --state ID");
+	/* a spec or --fs that does not parse is a malformed value: refused before any work */
+	struct dev_spec *ds;
+	int rc = dev_spec_parse(cfg.stack, &ds, &err);
+	if (rc == 0) {
+		dev_spec_free(ds);
+		rc = crash_fs_check(cfg.fs, &err);
+	}
+	if (rc) {
+		fprintf(stderr, "blackout explore: %s\nTry 'blackout explore --help'.\n",
+		        bo_errstr(&err, rc));
+		return CLI_EXIT_USAGE;
+	}
 
 	struct crash_workload *w;
-	int rc = crash_workload_load(cfg.workload, &w, &err);
+	rc = crash_workload_load(cfg.workload, &w, &err);
 	if (rc)
 		return cli_fail("explore", "%s", bo_errstr(&err, rc));
 	double last = -1e9;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -14,29 +15,29 @@
 #include "blackout/fsck.h"
 #include "blackout/util.h"
 #include "cli/cli.h"
+#include "cli/cli_opts.h"
 
 struct fscmd {
-	const char *name;
-	const char *usage;
-	const char *help;
-	int min_args, max_args; /* after IMAGE */
+	struct cli_spec spec; /* operands counted with IMAGE */
 	bool writes;
-	int (*run)(const char *cmd, struct fs *fs, int argc, char **argv, bool flag);
-	char flag;      /* one optional single-letter flag, e.g. 'l' for ls -l, 'p' mkdir -p */
+	int (*run)(const char *cmd, struct fs *fs, int argc, char **argv, unsigned flags);
 	uint64_t paths; /* bit i: argument i after IMAGE is a path inside the image */
 };
+
+/* the flags a command's options set */
+enum { FS_LONG = 1, FS_ALL = 2, FS_PARENTS = 4, FS_SYMBOLIC = 8 };
 
 #define ALL_PATHS UINT64_MAX
 
 /* An image file that cannot be opened. The block layer usually names the file
- * already ("x.img: No such file or directory"); a bare errno gets the name added. */
+ * already ("x.img: No such file or directory"); a bare errno gets the name added.
+ * hint: what to do, said only where it applies ("" for none). */
 static int image_fail(const char *cmd, const char *image, const struct bo_err *err, int rc,
                       const char *hint)
 {
 	const char *why = bo_errstr(err, rc);
 	bool named = err->msg[0] != 0;
-	return cli_fail(cmd, "%s%s%s%s", named ? "" : image, named ? "" : ": ", why,
-	                rc == -ENOENT ? hint : "");
+	return cli_fail(cmd, "%s%s%s%s", named ? "" : image, named ? "" : ": ", why, hint);
 }
 
 static int fail_rc(const char *cmd, struct fs *fs, const char *what, int rc)
@@ -84,20 +85,28 @@ static void mode_str(uint16_t mode, char out[11])
 struct ls_ctx {
 	struct fs *fs;
 	const char *dir;
+	bool all; /* '.' and '..' too */
 };
+
+static bool ls_hidden(const struct ls_ctx *c, const char *name)
+{
+	return !c->all && (!strcmp(name, ".") || !strcmp(name, ".."));
+}
 
 static int ls_cb(void *ctx, const char *name, uint32_t ino, uint8_t ft)
 {
-	(void)ctx;
 	(void)ino;
 	(void)ft;
-	printf("%s\n", name);
+	if (!ls_hidden(ctx, name))
+		printf("%s\n", name);
 	return 0;
 }
 
 static int ls_long_cb(void *ctx, const char *name, uint32_t ino, const struct fs_stat *st)
 {
 	struct ls_ctx *c = ctx;
+	if (ls_hidden(c, name))
+		return 0;
 	if (!st) {
 		printf("?????????? %8u %s\n", ino, name);
 		return 0;
@@ -120,7 +129,7 @@ static int ls_long_cb(void *ctx, const char *name, uint32_t ino, const struct fs
 	return 0;
 }
 
-static int run_ls(const char *cmd, struct fs *fs, int argc, char **argv, bool l)
+static int run_ls(const char *cmd, struct fs *fs, int argc, char **argv, unsigned flags)
 {
 	const char *path = argc ? argv[0] : "/";
 	struct fs_stat st;
@@ -131,8 +140,9 @@ static int run_ls(const char *cmd, struct fs *fs, int argc, char **argv, bool l)
 		printf("%s\n", path);
 		return 0;
 	}
-	struct ls_ctx c = {fs, path};
-	rc = l ? fs_readdir_plus(fs, path, ls_long_cb, &c) : fs_readdir(fs, path, ls_cb, NULL);
+	struct ls_ctx c = {fs, path, flags & FS_ALL};
+	rc = flags & FS_LONG ? fs_readdir_plus(fs, path, ls_long_cb, &c)
+	                     : fs_readdir(fs, path, ls_cb, &c);
 	return rc < 0 ? op_fail(cmd, fs, path, rc) : 0;
 }
 
@@ -149,9 +159,9 @@ static void print_time(const char *label, uint32_t t)
 		printf("%s: %u\n", label, t);
 }
 
-static int run_stat(const char *cmd, struct fs *fs, int argc, char **argv, bool f)
+static int run_stat(const char *cmd, struct fs *fs, int argc, char **argv, unsigned flags)
 {
-	(void)f;
+	(void)flags;
 	(void)argc;
 	struct fs_stat st;
 	int rc = fs_lstat(fs, argv[0], &st);
@@ -160,8 +170,9 @@ static int run_stat(const char *cmd, struct fs *fs, int argc, char **argv, bool 
 	char m[11];
 	mode_str(st.mode, m);
 	printf("path: %s\ninode: %u\nmode: %s (0%o)\nlinks: %u\nuid: %u\ngid: %u\n"
-	       "size: %" PRIu64 "\nblocks: %" PRIu64 "\n",
-	       argv[0], st.ino, m, st.mode, st.nlink, st.uid, st.gid, st.size, st.blocks);
+	       "size: %" PRIu64 "\nblocks: %" PRIu64 " (512-byte units: %" PRIu64 " bytes)\n",
+	       argv[0], st.ino, m, st.mode, st.nlink, st.uid, st.gid, st.size, st.blocks,
+	       st.blocks * 512);
 	print_time("atime", st.atime);
 	print_time("mtime", st.mtime);
 	print_time("ctime", st.ctime);
@@ -206,9 +217,9 @@ done:
 	return ret;
 }
 
-static int run_cat(const char *cmd, struct fs *fs, int argc, char **argv, bool f)
+static int run_cat(const char *cmd, struct fs *fs, int argc, char **argv, unsigned flags)
 {
-	(void)f;
+	(void)flags;
 	for (int i = 0; i < argc; i++) {
 		int rc = copy_out(cmd, fs, argv[i], 1);
 		if (rc)
@@ -217,9 +228,9 @@ static int run_cat(const char *cmd, struct fs *fs, int argc, char **argv, bool f
 	return 0;
 }
 
-static int run_get(const char *cmd, struct fs *fs, int argc, char **argv, bool f)
+static int run_get(const char *cmd, struct fs *fs, int argc, char **argv, unsigned flags)
 {
-	(void)f;
+	(void)flags;
 	(void)argc;
 	int fd = open(argv[1], O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0)
@@ -229,15 +240,27 @@ static int run_get(const char *cmd, struct fs *fs, int argc, char **argv, bool f
 	return rc;
 }
 
-static int run_put(const char *cmd, struct fs *fs, int argc, char **argv, bool f)
+/* put's copy goes to a temporary name beside PATH, renamed over it once whole: a
+ * failure (ENOSPC) removes it and leaves PATH as it was. */
+static int put_tmpname(const char *path, char *tmp, size_t len)
 {
-	(void)f;
+	const char *base = strrchr(path, '/') + 1;
+	int n = snprintf(tmp, len, "%.*s.%s.blackout-put", (int)(base - path), path, base);
+	return n < 0 || (size_t)n >= len || strlen(base) + 15 > 255 ? -ENAMETOOLONG : 0;
+}
+
+static int run_put(const char *cmd, struct fs *fs, int argc, char **argv, unsigned flags)
+{
+	(void)flags;
 	(void)argc;
+	char tmp[4096 + 32];
+	if (put_tmpname(argv[1], tmp, sizeof(tmp)) < 0)
+		return cli_fail(cmd, "%s: %s", argv[1], strerror(ENAMETOOLONG));
 	int fd = open(argv[0], O_RDONLY);
 	if (fd < 0)
 		return cli_fail(cmd, "%s: %s", argv[0], strerror(errno));
 	struct fs_file *file;
-	int rc = fs_open(fs, argv[1], FS_O_WRONLY | FS_O_CREAT | FS_O_TRUNC, 0644, &file);
+	int rc = fs_open(fs, tmp, FS_O_WRONLY | FS_O_CREAT | FS_O_TRUNC, 0644, &file);
 	if (rc < 0) {
 		close(fd);
 		return op_fail(cmd, fs, argv[1], rc);
@@ -266,6 +289,10 @@ static int run_put(const char *cmd, struct fs *fs, int argc, char **argv, bool f
 	rc = fs_close(file);
 	if (rc < 0 && ret == 0)
 		ret = op_fail(cmd, fs, argv[1], rc);
+	if (ret == 0 && (rc = fs_rename(fs, tmp, argv[1])) < 0)
+		ret = op_fail(cmd, fs, argv[1], rc);
+	if (ret)
+		fs_unlink(fs, tmp);
 	return ret;
 }
 
@@ -286,19 +313,19 @@ static int mkdir_p(struct fs *fs, const char *path)
 	return rc == -EEXIST ? 0 : rc;
 }
 
-static int run_mkdir(const char *cmd, struct fs *fs, int argc, char **argv, bool p)
+static int run_mkdir(const char *cmd, struct fs *fs, int argc, char **argv, unsigned flags)
 {
 	for (int i = 0; i < argc; i++) {
-		int rc = p ? mkdir_p(fs, argv[i]) : fs_mkdir(fs, argv[i], 0755);
+		int rc = flags & FS_PARENTS ? mkdir_p(fs, argv[i]) : fs_mkdir(fs, argv[i], 0755);
 		if (rc < 0)
 			return op_fail(cmd, fs, argv[i], rc);
 	}
 	return 0;
 }
 
-static int run_rm(const char *cmd, struct fs *fs, int argc, char **argv, bool f)
+static int run_rm(const char *cmd, struct fs *fs, int argc, char **argv, unsigned flags)
 {
-	(void)f;
+	(void)flags;
 	for (int i = 0; i < argc; i++) {
 		int rc = fs_unlink(fs, argv[i]);
 		if (rc < 0)
@@ -307,9 +334,9 @@ static int run_rm(const char *cmd, struct fs *fs, int argc, char **argv, bool f)
 	return 0;
 }
 
-static int run_rmdir(const char *cmd, struct fs *fs, int argc, char **argv, bool f)
+static int run_rmdir(const char *cmd, struct fs *fs, int argc, char **argv, unsigned flags)
 {
-	(void)f;
+	(void)flags;
 	for (int i = 0; i < argc; i++) {
 		int rc = fs_rmdir(fs, argv[i]);
 		if (rc < 0)
@@ -318,30 +345,31 @@ static int run_rmdir(const char *cmd, struct fs *fs, int argc, char **argv, bool
 	return 0;
 }
 
-static int run_mv(const char *cmd, struct fs *fs, int argc, char **argv, bool f)
+static int run_mv(const char *cmd, struct fs *fs, int argc, char **argv, unsigned flags)
 {
-	(void)f;
+	(void)flags;
 	(void)argc;
 	int rc = fs_rename(fs, argv[0], argv[1]);
 	return rc < 0 ? op_fail(cmd, fs, argv[0], rc) : 0;
 }
 
-static int run_ln(const char *cmd, struct fs *fs, int argc, char **argv, bool s)
+static int run_ln(const char *cmd, struct fs *fs, int argc, char **argv, unsigned flags)
 {
 	(void)argc;
-	int rc = s ? fs_symlink(fs, argv[0], argv[1]) : fs_link(fs, argv[0], argv[1]);
+	int rc =
+	    flags & FS_SYMBOLIC ? fs_symlink(fs, argv[0], argv[1]) : fs_link(fs, argv[0], argv[1]);
 	return rc < 0 ? op_fail(cmd, fs, argv[1], rc) : 0;
 }
 
-static int run_symlink(const char *cmd, struct fs *fs, int argc, char **argv, bool f)
+static int run_symlink(const char *cmd, struct fs *fs, int argc, char **argv, unsigned flags)
 {
-	(void)f;
-	return run_ln(cmd, fs, argc, argv, true);
+	(void)flags;
+	return run_ln(cmd, fs, argc, argv, FS_SYMBOLIC);
 }
 
-static int run_truncate(const char *cmd, struct fs *fs, int argc, char **argv, bool f)
+static int run_truncate(const char *cmd, struct fs *fs, int argc, char **argv, unsigned flags)
 {
-	(void)f;
+	(void)flags;
 	(void)argc;
 	uint64_t size;
 	struct bo_err e = {{0}};
@@ -352,12 +380,12 @@ static int run_truncate(const char *cmd, struct fs *fs, int argc, char **argv, b
 	return rc < 0 ? op_fail(cmd, fs, argv[0], rc) : 0;
 }
 
-static int run_df(const char *cmd, struct fs *fs, int argc, char **argv, bool f)
+static int run_df(const char *cmd, struct fs *fs, int argc, char **argv, unsigned flags)
 {
 	(void)cmd;
 	(void)argc;
 	(void)argv;
-	(void)f;
+	(void)flags;
 	struct fs_statfs st;
 	fs_statfs(fs, &st);
 	printf("block size: %u\nblocks: %" PRIu64 "\nfree blocks: %" PRIu64
@@ -367,55 +395,136 @@ static int run_df(const char *cmd, struct fs *fs, int argc, char **argv, bool f)
 	return 0;
 }
 
-static const struct fscmd fscmds[] = {
-    {"ls", "ls [-l] IMAGE [PATH]",
-     "List a directory (one name a line; -l: mode, links, uid, gid, size, inode, name).", 0, 1,
-     false, run_ls, 'l', 1},
-    {"stat", "stat IMAGE PATH", "Print the inode of PATH (not following a final symlink).", 1, 1,
-     false, run_stat, 0, 1},
-    {"cat", "cat IMAGE PATH...", "Write the contents of files to standard output.", 1, 64, false,
-     run_cat, 0, ALL_PATHS},
-    {"get", "get IMAGE PATH LOCALFILE", "Copy a file out of the image.", 2, 2, false, run_get, 0,
-     1},
-    {"put", "put IMAGE LOCALFILE PATH", "Copy a local file into the image (created or replaced).",
-     2, 2, true, run_put, 0, 2},
-    {"mkdir", "mkdir [-p] IMAGE PATH...",
-     "Create directories (-p: with parents, no error if existing).", 1, 64, true, run_mkdir, 'p',
-     ALL_PATHS},
-    {"rm", "rm IMAGE PATH...", "Remove files (unlink).", 1, 64, true, run_rm, 0, ALL_PATHS},
-    {"rmdir", "rmdir IMAGE PATH...", "Remove empty directories.", 1, 64, true, run_rmdir, 0,
-     ALL_PATHS},
-    {"mv", "mv IMAGE FROM TO", "Rename FROM to TO (replacing TO, as rename(2)).", 2, 2, true,
-     run_mv, 0, 3},
-    {"ln", "ln [-s] IMAGE TARGET LINKPATH", "Make a hard link (-s: a symbolic link).", 2, 2, true,
-     run_ln, 's', 3},
-    {"symlink", "symlink IMAGE TARGET LINKPATH",
-     "Make a symbolic link LINKPATH pointing to TARGET.", 2, 2, true, run_symlink, 0, 2},
-    {"truncate", "truncate IMAGE PATH SIZE",
-     "Set the size of a file (grow sparse or shrink); SIZE like 4k, 6G.", 2, 2, true, run_truncate,
-     0, 1},
-    {"df", "df IMAGE", "Print block and inode counts (statfs).", 0, 0, false, run_df, 0, 0},
-};
+#define FS_IMAGE_TEXT                                                                              \
+	"IMAGE is an image file holding an ext2/ext3 filesystem (made by `blackout mkfs`\n"        \
+	"or mke2fs). Paths inside it are absolute.\n"
+#define FS_WRITE_TEXT                                                                              \
+	"\nBefore writing, the image is checked as `blackout fsck -n` checks it (after\n"          \
+	"the journal replay and orphan processing the mount will do, on a copy in\n"               \
+	"memory); a damaged image is refused, nothing written, with the first\n"                   \
+	"problem named: run `blackout fsck -y IMAGE` first. --force skips that check;\n"           \
+	"the filesystem's own protection still refuses a change that meets damage.\n"
+#define FS_MOUNT_OPT                                                                               \
+	{                                                                                          \
+		'o', "options", "MOUNTOPTS",                                                       \
+		    "mount options: data=ordered|writeback|journal,\n"                             \
+		    "barrier=0|1, commit=N, errors=continue|remount-ro|panic,\n"                   \
+		    "ro, nojournal",                                                               \
+		    0                                                                              \
+	}
+#define FS_FORCE_OPT                                                                               \
+	{                                                                                          \
+		'f', "force", NULL, "write without checking the image first", 0                    \
+	}
 
-static void fs_help(const struct fscmd *c)
-{
-	size_t n = strlen(c->name);
-	printf("usage: blackout %s [-o MOUNTOPTS]%s%s\n\n%s\n\n", c->name,
-	       c->writes ? " [--force]" : "", c->usage + n, c->help);
-	printf("IMAGE is an image file holding an ext2/ext3 filesystem (made by `blackout mkfs`\n"
-	       "or mke2fs). Paths inside it are absolute. -o takes mount options\n"
-	       "(data=ordered|writeback|journal, barrier=0|1, commit=N,\n"
-	       "errors=continue|remount-ro|panic, ro, nojournal). Options come before IMAGE.\n");
-	if (c->writes)
-		printf(
-		    "Before writing, the image is checked as `blackout fsck -n` checks it (after\n"
-		    "the journal replay and orphan processing the mount will do, on a copy in\n"
-		    "memory); a damaged image is refused, nothing written, with the first\n"
-		    "problem named: run `blackout fsck -y IMAGE` first. --force skips that check;\n"
-		    "the filesystem's own protection still refuses a change that meets damage.\n");
-	printf("Exit status 0 on success, 1 with a one-line reason on stderr on failure, 2 on\n"
-	       "a usage error.\n");
-}
+static const struct cli_opt fs_read_opts[] = {FS_MOUNT_OPT, {0}};
+static const struct cli_opt fs_write_opts[] = {FS_MOUNT_OPT, FS_FORCE_OPT, {0}};
+static const struct cli_opt ls_opts[] = {
+    {'l', "long", NULL, "mode, links, uid, gid, size, inode and name", 0},
+    {'a', "all", NULL, "also the entries '.' and '..'", 0},
+    FS_MOUNT_OPT,
+    {0}};
+static const struct cli_opt mkdir_opts[] = {
+    {'p', "parents", NULL, "make parents as needed; no error if existing", 0},
+    FS_MOUNT_OPT,
+    FS_FORCE_OPT,
+    {0}};
+static const struct cli_opt ln_opts[] = {
+    {'s', "symbolic", NULL, "a symbolic link (TARGET is any text)", 0},
+    FS_MOUNT_OPT,
+    FS_FORCE_OPT,
+    {0}};
+
+#define EX_IMG "$ blackout mkfs a.img --size 64M\n"
+static const struct fscmd fscmds[] = {
+    {{"ls", "list a directory of a filesystem image", "[OPTIONS] IMAGE [PATH]",
+      "List a directory (default /), one name a line, without '.' and '..' unless -a.\n"
+      "A PATH that is not a directory is printed as it is.\n\n" FS_IMAGE_TEXT,
+      ls_opts, 1, 2, NULL,
+      EX_IMG "$ blackout ls -l a.img /\n  every entry of the root with its inode\n", NULL},
+     false,
+     run_ls,
+     1},
+    {{"stat", "show an inode of a filesystem image", "[OPTIONS] IMAGE PATH",
+      "Print the inode of PATH (not following a final symlink): its number, mode,\n"
+      "links, owner, size in bytes, blocks in 512-byte units and the three times in\n"
+      "UTC with the raw seconds in brackets.\n\n" FS_IMAGE_TEXT,
+      fs_read_opts, 2, 2, NULL, "$ blackout stat a.img /lost+found\n", NULL},
+     false,
+     run_stat,
+     1},
+    {{"cat", "print files of a filesystem image", "[OPTIONS] IMAGE PATH...",
+      "Write the contents of files to standard output.\n\n" FS_IMAGE_TEXT, fs_read_opts, 2, 65,
+      NULL, "$ blackout cat a.img /etc/motd /etc/hosts\n", NULL},
+     false,
+     run_cat,
+     ALL_PATHS},
+    {{"get", "copy a file out of a filesystem image", "[OPTIONS] IMAGE PATH LOCALFILE",
+      "Copy the file PATH out of the image into LOCALFILE.\n\n" FS_IMAGE_TEXT, fs_read_opts, 3, 3,
+      NULL, "$ blackout get a.img /hello.txt hello.txt\n", NULL},
+     false,
+     run_get,
+     1},
+    {{"put", "copy a file into a filesystem image", "[OPTIONS] IMAGE LOCALFILE PATH",
+      "Copy a local file into the image: PATH is created or replaced. The copy is\n"
+      "written under a temporary name in PATH's directory and renamed over PATH once\n"
+      "complete, so a failure (the filesystem full) leaves PATH as it was.\n\n" FS_IMAGE_TEXT
+          FS_WRITE_TEXT,
+      fs_write_opts, 3, 3, NULL, "$ blackout put a.img hello.txt /hello.txt\n", NULL},
+     true,
+     run_put,
+     2},
+    {{"mkdir", "make directories in a filesystem image", "[OPTIONS] IMAGE PATH...",
+      "Create directories.\n\n" FS_IMAGE_TEXT FS_WRITE_TEXT, mkdir_opts, 2, 65, NULL,
+      "$ blackout mkdir -p a.img /d/e/f\n", NULL},
+     true,
+     run_mkdir,
+     ALL_PATHS},
+    {{"rm", "remove files from a filesystem image", "[OPTIONS] IMAGE PATH...",
+      "Remove files (unlink).\n\n" FS_IMAGE_TEXT FS_WRITE_TEXT, fs_write_opts, 2, 65, NULL,
+      "$ blackout rm a.img /hello.txt\n", NULL},
+     true,
+     run_rm,
+     ALL_PATHS},
+    {{"rmdir", "remove directories from a filesystem image", "[OPTIONS] IMAGE PATH...",
+      "Remove empty directories.\n\n" FS_IMAGE_TEXT FS_WRITE_TEXT, fs_write_opts, 2, 65, NULL,
+      "$ blackout rmdir a.img /d/e/f\n", NULL},
+     true,
+     run_rmdir,
+     ALL_PATHS},
+    {{"mv", "rename within a filesystem image", "[OPTIONS] IMAGE FROM TO",
+      "Rename FROM to TO (replacing TO, as rename(2)).\n\n" FS_IMAGE_TEXT FS_WRITE_TEXT,
+      fs_write_opts, 3, 3, NULL, "$ blackout mv a.img /hello.txt /hi.txt\n", NULL},
+     true,
+     run_mv,
+     3},
+    {{"ln", "hard or symbolic link in a filesystem image", "[OPTIONS] IMAGE TARGET LINKPATH",
+      "Make a hard link LINKPATH to TARGET (-s: a symbolic link).\n\n" FS_IMAGE_TEXT FS_WRITE_TEXT,
+      ln_opts, 3, 3, NULL, "$ blackout ln -s a.img ../hi.txt /d/link\n", NULL},
+     true,
+     run_ln,
+     3},
+    {{"symlink", "symbolic link in a filesystem image", "[OPTIONS] IMAGE TARGET LINKPATH",
+      "Make a symbolic link LINKPATH pointing to TARGET (as ln -s).\n\n" FS_IMAGE_TEXT
+          FS_WRITE_TEXT,
+      fs_write_opts, 3, 3, NULL, "$ blackout symlink a.img /hi.txt /link\n", NULL},
+     true,
+     run_symlink,
+     2},
+    {{"truncate", "set a file's size in a filesystem image", "[OPTIONS] IMAGE PATH SIZE",
+      "Set the size of a file (grow sparse or shrink); SIZE like 4k, 6G.\n\n" FS_IMAGE_TEXT
+          FS_WRITE_TEXT,
+      fs_write_opts, 3, 3, NULL, "$ blackout truncate a.img /hi.txt 1M\n", NULL},
+     true,
+     run_truncate,
+     1},
+    {{"df", "block and inode counts of a filesystem image", "[OPTIONS] IMAGE",
+      "Print block and inode counts (statfs).\n\n" FS_IMAGE_TEXT, fs_read_opts, 1, 1, NULL,
+      "$ blackout df a.img\n", NULL},
+     false,
+     run_df,
+     0},
+};
 
 /* The check a writing command makes before it writes (skipped by --force): the image
  * as this mount will leave it (journal replayed, orphans processed), on a copy-on-write
@@ -463,48 +572,48 @@ static int precheck(const char *cmd, const char *image, struct bdev *d,
 
 static int run_fscmd(const struct fscmd *c, int argc, char **argv)
 {
-	bool flag = false, force = false;
+	unsigned flags = 0;
+	bool force = false;
 	const char *mopts = NULL;
-	int i = 1;
-	for (; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
-		if (cli_is_help(argv[i])) {
-			fs_help(c);
-			return 0;
-		}
-		if (!strcmp(argv[i], "-o") && i + 1 < argc) {
-			mopts = argv[++i];
-		} else if (c->writes && !strcmp(argv[i], "--force")) {
-			force = true;
-		} else if (c->flag && argv[i][1] == c->flag && !argv[i][2]) {
-			flag = true;
-		} else {
-			return cli_usage_error(c->name, "unknown option '%s'", argv[i]);
+	struct cli_parse p;
+	int k;
+	cli_parse_start(&p, &c->spec, argc, argv);
+	while ((k = cli_next(&p)) > 0) {
+		switch (k) {
+		case 'o': mopts = p.arg; break;
+		case 'f': force = true; break;
+		case 'l': flags |= FS_LONG; break;
+		case 'a': flags |= FS_ALL; break;
+		case 'p': flags |= FS_PARENTS; break;
+		case 's': flags |= FS_SYMBOLIC; break;
 		}
 	}
-	int nargs = argc - i - 1;
-	if (i >= argc || nargs < c->min_args || nargs > c->max_args)
-		return cli_usage_error(c->name, "usage: blackout %s", c->usage);
+	if (k < 0)
+		return p.status;
+	int i = 0, nargs = p.nargs - 1;
+	argv = p.args;
 	const char *image = argv[i];
 	/* a hard link's TARGET is in the image; a symbolic link's is any text */
-	uint64_t paths = c->run == run_ln && flag ? c->paths & ~1ull : c->paths;
-	for (int k = 0; k < nargs && k < 64; k++)
-		if ((paths >> k & 1) && argv[i + 1 + k][0] != '/')
+	uint64_t paths = c->run == run_ln && (flags & FS_SYMBOLIC) ? c->paths & ~1ull : c->paths;
+	for (int j = 0; j < nargs && j < 64; j++)
+		if ((paths >> j & 1) && argv[i + 1 + j][0] != '/')
 			return cli_usage_error(
-			    c->name, "%s: paths inside the image must be absolute (\"/%s\")",
-			    argv[i + 1 + k], argv[i + 1 + k]);
+			    c->spec.name, "%s: paths inside the image must be absolute (\"/%s\")",
+			    argv[i + 1 + j], argv[i + 1 + j]);
 	struct bo_err err = {{0}};
 	struct fs_mount_opts mo;
 	int rc = fs_mount_opts_parse(mopts, &mo, &err);
 	if (rc < 0)
-		return cli_usage_error(c->name, "%s", bo_errstr(&err, rc));
+		return cli_usage_error(c->spec.name, "%s", bo_errstr(&err, rc));
 	if (!c->writes)
 		mo.read_only = true;
 	struct bdev *d;
 	rc = blk_file_open(image, 512, 0, mo.read_only ? BLK_FILE_RDONLY : 0, &d, &err);
 	if (rc < 0)
-		return image_fail(c->name, image, &err, rc,
-		                  " (make an image first: blackout mkfs IMAGE --size 64M)");
-	if (!mo.read_only && !force && (rc = precheck(c->name, image, d, &mo))) {
+		return image_fail(
+		    c->spec.name, image, &err, rc,
+		    rc == -ENOENT ? " (make an image first: blackout mkfs IMAGE --size 64M)" : "");
+	if (!mo.read_only && !force && (rc = precheck(c->spec.name, image, d, &mo))) {
 		blk_close(d);
 		return rc;
 	}
@@ -513,15 +622,15 @@ static int run_fscmd(const struct fscmd *c, int argc, char **argv)
 	if (rc < 0) {
 		blk_close(d);
 		if (rc == -EUCLEAN)
-			return cli_fail(c->name,
+			return cli_fail(c->spec.name,
 			                "%s: %s: the filesystem is damaged; run `blackout fsck %s`",
 			                image, bo_errstr(&err, rc), image);
-		return cli_fail(c->name, "%s: %s", image, bo_errstr(&err, rc));
+		return cli_fail(c->spec.name, "%s: %s", image, bo_errstr(&err, rc));
 	}
-	int ret = c->run(c->name, fs, nargs, argv + i + 1, flag);
+	int ret = c->run(c->spec.name, fs, nargs, argv + i + 1, flags);
 	rc = fs_unmount(fs);
 	if (rc < 0 && ret == 0)
-		ret = fail_rc(c->name, NULL, "unmount", rc);
+		ret = fail_rc(c->spec.name, NULL, "unmount", rc);
 	blk_close(d);
 	return ret;
 }
@@ -529,7 +638,7 @@ static int run_fscmd(const struct fscmd *c, int argc, char **argv)
 static const struct fscmd *find(const char *name)
 {
 	for (size_t i = 0; i < sizeof(fscmds) / sizeof(fscmds[0]); i++)
-		if (!strcmp(fscmds[i].name, name))
+		if (!strcmp(fscmds[i].spec.name, name))
 			return &fscmds[i];
 	return NULL;
 }
@@ -554,21 +663,47 @@ FSCMD(cmd_truncate, "truncate")
 FSCMD(cmd_df, "df")
 
 /* ---- mkfs ----------------------------------------------------------------------- */
-static void mkfs_help(void)
-{
-	printf("usage: blackout mkfs IMAGE [--size SIZE] [-t ext2|ext3] [-b BLOCKSIZE] [-I "
-	       "INODESIZE]\n"
-	       "                     [-O metadata_csum] [-J size=MIB] [-N INODES] [-L LABEL] "
-	       "[-q]\n\n"
-	       "Make an ext2 or ext3 filesystem (default ext3) on IMAGE, laid out as mke2fs\n"
-	       "does: block groups, sparse_super backups, reserved GDT blocks and the resize\n"
-	       "inode, an empty JBD2 journal in inode 8 (ext3), lost+found. --size creates or\n"
-	       "extends the image file (SIZE like 64M, 1G); without it the file's size is used.\n"
-	       "-b: 1024, 2048 or 4096 (default: 1024 under 512 MiB, else 4096). -J size= is in\n"
-	       "MiB, as mke2fs. -O metadata_csum adds ext4 crc32c checksums to all metadata.\n"
-	       "On success it prints one line: the type, the size, the block and inode counts\n"
-	       "(-q: nothing). The result is checked by `e2fsck -fn`.\n");
-}
+enum { MKFS_SIZE = 's' };
+static const struct cli_opt mkfs_opts[] = {
+    {MKFS_SIZE, "size", "SIZE",
+     "create the image file, or extend it, to SIZE (like 64M,\n1G); without it the file's size is "
+     "used",
+     0},
+    {'t', "type", "ext2|ext3", "the filesystem type (default ext3)", 0},
+    {'b', "block-size", "BLOCKSIZE", "1024, 2048 or 4096 (default: 1024 under 512 MiB,\nelse 4096)",
+     0},
+    {'I', "inode-size", "INODESIZE", "bytes per inode: 128 or 256 (default 256)", 0},
+    {'N', "inodes", "INODES", "the number of inodes (default: one per 4 KiB)", 0},
+    {'O', "features", "metadata_csum",
+     "ext4 crc32c checksums on all metadata\n(^metadata_csum: none)", 0},
+    {'J', "journal", "size=MIB", "the journal's size in MiB, as mke2fs", 0},
+    {'L', "label", "LABEL",
+     "the volume label, at most 16 bytes (longer: truncated,\nwith a warning, "
+     "as mke2fs)",
+     0},
+    {'q', "quiet", NULL, "print nothing on success", 0},
+    {0}};
+
+static const struct cli_spec mkfs_spec = {
+    "mkfs",
+    "make an ext2/ext3 filesystem on an image",
+    "[OPTIONS] IMAGE",
+    "Make an ext2 or ext3 filesystem (default ext3) on IMAGE, laid out as mke2fs\n"
+    "does: block groups, sparse_super backups, reserved GDT blocks and the resize\n"
+    "inode, an empty JBD2 journal in inode 8 (ext3), lost+found. The result is\n"
+    "checked by `e2fsck -fn`.\n"
+    "\n"
+    "On success it prints one line: the type, the size, the block and inode counts.\n"
+    "On failure an image file that mkfs created is removed, and one it extended is\n"
+    "cut back to its size.\n",
+    mkfs_opts,
+    1,
+    1,
+    NULL,
+    "$ blackout mkfs a.img --size 64M\n"
+    "  a.img: ext3, 64 MiB: 65536 blocks of 1024 bytes, 16384 inodes\n"
+    "$ blackout mkfs -t ext2 -b 4096 -L data b.img --size 1G\n",
+    NULL};
 
 /* What mkfs made, read back through a read-only mount (it names what was really
  * written, not what was asked for). Returns the exit status. */
@@ -595,84 +730,105 @@ static int mkfs_summary(struct bdev *d, const char *image, int type)
 	return 0;
 }
 
+/* -O's list: metadata_csum or ^metadata_csum */
+static int mkfs_features(const char *v, struct fs_mkfs_opts *o)
+{
+	char buf[256];
+	snprintf(buf, sizeof(buf), "%s", v);
+	char *save;
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(t, "metadata_csum"))
+			o->metadata_csum = true;
+		else if (!strcmp(t, "^metadata_csum"))
+			o->metadata_csum = false;
+		else
+			return cli_usage_error("mkfs", "-O %s: only metadata_csum", t);
+	}
+	return 0;
+}
+
+static int mkfs_opt(struct cli_parse *p, int k, struct fs_mkfs_opts *o, uint64_t *size,
+                    uint64_t *jmib)
+{
+	struct bo_err err = {{0}};
+	uint64_t n = 0;
+	int rc = 0;
+	char l[64];
+	switch (k) {
+	case MKFS_SIZE: rc = bo_parse_size(p->arg, size, &err); break;
+	case 't':
+		if (!strcmp(p->arg, "ext2") || !strcmp(p->arg, "ext3"))
+			o->type = p->arg[3] - '0';
+		else
+			return cli_usage_error("mkfs", "-t %s: ext2 or ext3", p->arg);
+		break;
+	case 'b':
+		rc = bo_parse_size(p->arg, &n, &err);
+		o->block_size = (uint32_t)n;
+		if (rc == 0 && n != 1024 && n != 2048 && n != 4096)
+			return cli_usage_error("mkfs", "-b %s: 1024, 2048 or 4096", p->arg);
+		break;
+	case 'I':
+		rc = bo_parse_size(p->arg, &n, &err);
+		o->inode_size = (uint32_t)n;
+		if (rc == 0 && (n < 128 || n > 4096 || (n & (n - 1))))
+			return cli_usage_error(
+			    "mkfs", "-I %s: a power of two from 128 to the block size", p->arg);
+		break;
+	case 'N': rc = bo_parse_size(p->arg, &o->inodes, &err); break;
+	case 'L':
+		o->label = p->arg;
+		if (strlen(p->arg) > 16)
+			fprintf(stderr,
+			        "blackout mkfs: warning: label too long; truncated to '%.16s'\n",
+			        p->arg);
+		break;
+	case 'O': return mkfs_features(p->arg, o);
+	case 'J':
+		if (strncmp(p->arg, "size=", 5) != 0)
+			return cli_usage_error("mkfs", "-J %s: size=MIB", p->arg);
+		rc = bo_parse_size(p->arg + 5, jmib, &err);
+		break;
+	}
+	if (rc < 0)
+		return cli_usage_error("mkfs", "%s %s: %s",
+		                       cli_opt_label(&mkfs_spec, k, l, sizeof(l)), p->arg,
+		                       bo_errstr(&err, rc));
+	return 0;
+}
+
 int cmd_mkfs(int argc, char **argv)
 {
 	struct fs_mkfs_opts o;
 	fs_mkfs_opts_default(&o);
-	const char *image = NULL;
 	uint64_t size = 0, jmib = 0;
 	bool quiet = false;
 	struct bo_err err = {{0}};
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (cli_is_help(a)) {
-			mkfs_help();
-			return 0;
-		}
-		if (a[0] != '-') {
-			if (image)
-				return cli_usage_error("mkfs", "more than one IMAGE");
-			image = a;
-			continue;
-		}
-		if (!strcmp(a, "-q")) {
+	struct cli_parse p;
+	int k;
+	cli_parse_start(&p, &mkfs_spec, argc, argv);
+	while ((k = cli_next(&p)) > 0) {
+		if (k == 'q')
 			quiet = true;
-			continue;
-		}
-		if (!v)
-			return cli_usage_error("mkfs", "option %s needs a value", a);
-		i++;
-		int rc = 0;
-		uint64_t n;
-		if (!strcmp(a, "--size") || !strcmp(a, "-s")) {
-			rc = bo_parse_size(v, &size, &err);
-		} else if (!strcmp(a, "-t")) {
-			if (!strcmp(v, "ext2"))
-				o.type = 2;
-			else if (!strcmp(v, "ext3"))
-				o.type = 3;
-			else
-				return cli_usage_error("mkfs", "-t %s: ext2 or ext3", v);
-		} else if (!strcmp(a, "-b")) {
-			rc = bo_parse_size(v, &n, &err);
-			o.block_size = (uint32_t)n;
-		} else if (!strcmp(a, "-I")) {
-			rc = bo_parse_size(v, &n, &err);
-			o.inode_size = (uint32_t)n;
-		} else if (!strcmp(a, "-N")) {
-			rc = bo_parse_size(v, &o.inodes, &err);
-		} else if (!strcmp(a, "-L")) {
-			o.label = v;
-		} else if (!strcmp(a, "-O")) {
-			char buf[256];
-			snprintf(buf, sizeof(buf), "%s", v);
-			for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
-				if (!strcmp(t, "metadata_csum"))
-					o.metadata_csum = true;
-				else if (!strcmp(t, "^metadata_csum"))
-					o.metadata_csum = false;
-				else
-					return cli_usage_error("mkfs", "-O %s: only metadata_csum",
-					                       t);
-			}
-		} else if (!strcmp(a, "-J")) {
-			if (strncmp(v, "size=", 5) != 0)
-				return cli_usage_error("mkfs", "-J size=MIB");
-			rc = bo_parse_size(v + 5, &jmib, &err);
-		} else {
-			return cli_usage_error("mkfs", "unknown option '%s'", a);
-		}
-		if (rc < 0)
-			return cli_usage_error("mkfs", "%s %s: %s", a, v, bo_errstr(&err, rc));
+		else if (mkfs_opt(&p, k, &o, &size, &jmib))
+			return CLI_EXIT_USAGE;
 	}
-	if (!image)
-		return cli_usage_error("mkfs", "no IMAGE given");
+	if (k < 0)
+		return p.status;
+	const char *image = p.args[0];
+	/* what was there before, so that a failure leaves it as it was */
+	struct stat before;
+	bool existed = stat(image, &before) == 0;
 	struct bdev *d;
 	int rc = blk_file_open(image, 512, size, size ? BLK_FILE_CREATE : 0, &d, &err);
-	if (rc < 0)
+	if (rc < 0) {
+		/* without --size, a missing or empty file needs one */
+		bool empty = existed && S_ISREG(before.st_mode) && before.st_size == 0;
 		return image_fail("mkfs", image, &err, rc,
-		                  " (to create the image, give its size: --size 64M)");
+		                  !size && (empty || rc == -ENOENT)
+		                      ? " (to create the image, give its size: --size 64M)"
+		                      : "");
+	}
 	if (jmib) {
 		uint32_t bs = o.block_size ? o.block_size
 		                           : (blk_size_bytes(d) < (512ull << 20) ? 1024 : 4096);
@@ -687,5 +843,10 @@ int cmd_mkfs(int argc, char **argv)
 	          : quiet ? 0
 	                  : mkfs_summary(d, image, o.type);
 	blk_close(d);
+	if (rc < 0 && !existed)
+		unlink(image);
+	else if (rc < 0 && S_ISREG(before.st_mode) && truncate(image, before.st_size) < 0)
+		fprintf(stderr, "blackout mkfs: %s: cannot cut back to %lld bytes: %s\n", image,
+		        (long long)before.st_size, strerror(errno));
 	return ret;
 }

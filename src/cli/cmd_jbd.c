@@ -11,36 +11,85 @@
 #include "blackout/jbd.h"
 #include "blackout/util.h"
 #include "cli/cli.h"
+#include "cli/cli_opts.h"
 
-static void help(void)
-{
-	printf("usage: blackout jbd recover [--map EXTENTS --block-size N [--fs-blocks N]] IMAGE\n"
-	       "       blackout jbd write [--map EXTENTS --block-size N [--fs-blocks N]]\n"
-	       "                          [--features v1|v3|none] [--barrier 0|1]\n"
-	       "                          IMAGE ACTION...\n\n"
-	       "The JBD2 journal inside IMAGE. Without --map, IMAGE is an ext3 filesystem and\n"
-	       "the journal is found through its superblock: the journal inode's blocks (or,\n"
-	       "when that inode is damaged, the superblock's backup of them), as e2fsck finds\n"
-	       "it. --map is for a raw journal: EXTENTS lists the device blocks of the\n"
-	       "journal's logical blocks in order, '562-573,575-830', journal blocks only. An\n"
-	       "indirect block of an ext3 journal inode (debugfs 'blocks <8>' lists them too)\n"
-	       "is refused, and so is a map whose length is not the journal superblock's.\n"
-	       "\n"
-	       "recover  three-pass replay (scan, revoke, replay) as e2fsck does it; resets the\n"
-	       "         journal superblock, and on an ext3 image found without --map clears\n"
-	       "         needs_recovery (the same blocks as e2fsck -E journal_only). Prints\n"
-	       "         what it found. Exit 1 on a corrupt log or an unusable journal.\n"
-	       "write    loads the journal (recovering it first if needed) and writes\n"
-	       "         transactions; ACTIONs, in order:\n"
-	       "           meta=BLK[,BLK...]:FILE  dirty these blocks with FILE's blocks\n"
-	       "           revoke=BLK[,BLK...]     forget (revoke) these blocks\n"
-	       "           commit                  commit the running transaction\n"
-	       "           checkpoint              write committed blocks home\n"
-	       "         then exits without checkpointing or marking the journal empty (a\n"
-	       "         crash), so the log holds every committed transaction.\n"
-	       "--features  v1: crc32 commit checksum; v3: crc32c checksum v3; none: plain\n"
-	       "            (set on the empty journal before writing)\n");
-}
+#define JBD_MAP_OPTS                                                                               \
+	{'m', "map", "EXTENTS",                                                                    \
+	 "a raw journal: the device blocks of its logical blocks in\n"                             \
+	 "order, e.g. '562-573,575-830' (journal blocks only)",                                    \
+	 0},                                                                                       \
+	    {'b', "block-size", "N", "the journal's block size (with --map)", 0},                  \
+	{                                                                                          \
+		'F', "fs-blocks", "N", "blocks of the filesystem around it (with --map)", 0        \
+	}
+
+#define JBD_ABOUT                                                                                  \
+	"The JBD2 journal inside IMAGE. Without --map, IMAGE is an ext3 filesystem and\n"          \
+	"the journal is found through its superblock: the journal inode's blocks (or,\n"           \
+	"when that inode is damaged, the superblock's backup of them), as e2fsck finds\n"          \
+	"it. --map is for a raw journal; an indirect block of an ext3 journal inode\n"             \
+	"(debugfs 'blocks <8>' lists them too) is refused, and so is a map whose length\n"         \
+	"is not the journal superblock's.\n"
+
+static const struct cli_opt recover_opts[] = {JBD_MAP_OPTS, {0}};
+static const struct cli_opt write_opts[] = {
+    JBD_MAP_OPTS,
+    {'f', "features", "v1|v3|none",
+     "v1: crc32 commit checksum; v3: crc32c checksum v3;\nnone: plain (set on the empty journal "
+     "before writing)",
+     0},
+    {'B', "barrier", "0|1", "flush around commits (default 1)", 0},
+    {0}};
+
+static const struct cli_spec recover_spec = {
+    "jbd recover",
+    "replay the journal as e2fsck does",
+    "[OPTIONS] IMAGE",
+    "Three-pass replay (scan, revoke, replay) as e2fsck does it; resets the journal\n"
+    "superblock, and on an ext3 image found without --map clears needs_recovery (the\n"
+    "same blocks as e2fsck -E journal_only). Prints what it found.\n\n" JBD_ABOUT,
+    recover_opts,
+    1,
+    1,
+    "0 done, 1 a corrupt log, an unusable journal or an unreadable image,\n"
+    "2 usage error.",
+    "$ blackout jbd recover a.img\n",
+    NULL};
+
+static const struct cli_spec write_spec = {
+    "jbd write",
+    "write transactions into the journal, then stop as a crash would",
+    "[OPTIONS] IMAGE ACTION...",
+    "Loads the journal (recovering it first if needed) and writes transactions;\n"
+    "ACTIONs, in order:\n"
+    "\n"
+    "  meta=BLK[,BLK...]:FILE  dirty these blocks with FILE's blocks\n"
+    "  revoke=BLK[,BLK...]     forget (revoke) these blocks\n"
+    "  commit                  commit the running transaction\n"
+    "  checkpoint              write committed blocks home\n"
+    "\n"
+    "then exits without checkpointing or marking the journal empty (a crash), so\n"
+    "the log holds every committed transaction.\n\n" JBD_ABOUT,
+    write_opts,
+    1,
+    -1,
+    NULL,
+    "$ blackout jbd write a.img meta=300:blk.bin commit\n",
+    NULL};
+
+static const struct cli_spec *const jbd_actions[] = {&recover_spec, &write_spec, NULL};
+static const struct cli_spec jbd_spec = {
+    "jbd",
+    "recover or write a JBD2 journal inside an image (tests, inspection)",
+    NULL,
+    JBD_ABOUT,
+    NULL,
+    0,
+    0,
+    NULL,
+    "$ blackout jbd recover a.img\n"
+    "$ blackout jbd write a.img meta=300,301:two-blocks.bin commit\n",
+    jbd_actions};
 
 static int parse_u64(const char *s, uint64_t *out)
 {
@@ -207,7 +256,7 @@ static int recover_fs(const char *cmd, struct bdev *d, const char *image)
 		print_info(&rp.info);
 	}
 	if (rc)
-		return cli_fail(cmd, "%s: %s", image, bo_errstr(&err, rc));
+		return cli_fail_named(cmd, image, bo_errstr(&err, rc));
 	if (rp.done)
 		printf("needs_recovery cleared\n");
 	return 0;
@@ -241,55 +290,52 @@ struct jbd_args {
 	bool write, barrier;
 	uint64_t bs, fs_blocks;
 	const char *map, *image, *features;
-	int first_action;
+	char **actions;
+	int nactions;
 };
 
-static int parse_args(const char *cmd, int argc, char **argv, struct jbd_args *a)
+/* 0, or the exit status to return (help printed: 0; usage error: 2) */
+static int parse_args(const struct cli_spec *spec, int argc, char **argv, struct jbd_args *a,
+                      int *status)
 {
-	int i = 2;
-	for (; i < argc; i++) {
-		const char *o = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (cli_is_help(o)) {
-			help();
-			return 1;
-		} else if (strcmp(o, "--block-size") == 0 && v) {
-			if (cli_num(cmd, o, v, BO_NUM_HEX, 512, 65536, &a->bs))
-				return 2;
+	const char *cmd = "jbd";
+	struct cli_parse p;
+	int k;
+	cli_parse_start(&p, spec, argc, argv);
+	while ((k = cli_next(&p)) > 0) {
+		switch (k) {
+		case 'b':
+			if (cli_num(cmd, "--block-size", p.arg, BO_NUM_HEX, 512, 65536, &a->bs))
+				return *status = CLI_EXIT_USAGE;
 			if (a->bs & (a->bs - 1))
-				return cli_usage_error(cmd, "--block-size %s is not a power of two",
-				                       v);
-			i++;
-		} else if (strcmp(o, "--fs-blocks") == 0 && v) {
-			if (cli_num(cmd, o, v, BO_NUM_HEX, 1, UINT64_MAX, &a->fs_blocks))
-				return 2;
-			i++;
-		} else if (strcmp(o, "--map") == 0 && v) {
-			a->map = v;
-			i++;
-		} else if (strcmp(o, "--features") == 0 && v && a->write) {
-			a->features = v;
-			i++;
-		} else if (strcmp(o, "--barrier") == 0 && v && a->write) {
-			a->barrier = strcmp(v, "0") != 0;
-			i++;
-		} else if (o[0] == '-') {
-			return cli_usage_error(cmd, "unknown option '%s'", o);
-		} else {
-			a->image = o;
-			i++;
+				return *status = cli_usage_error(
+				           cmd, "--block-size %s is not a power of two", p.arg);
+			break;
+		case 'F':
+			if (cli_num(cmd, "--fs-blocks", p.arg, BO_NUM_HEX, 1, UINT64_MAX,
+			            &a->fs_blocks))
+				return *status = CLI_EXIT_USAGE;
+			break;
+		case 'm': a->map = p.arg; break;
+		case 'f': a->features = p.arg; break;
+		case 'B':
+			if (strcmp(p.arg, "0") && strcmp(p.arg, "1"))
+				return *status =
+				           cli_usage_error(cmd, "--barrier %s: 0 or 1", p.arg);
+			a->barrier = p.arg[0] == '1';
 			break;
 		}
 	}
-	if (!a->image)
-		return cli_usage_error(cmd, "IMAGE is required");
+	if (k < 0)
+		return *status = p.status, 1;
+	a->image = p.args[0];
+	a->actions = p.args + 1;
+	a->nactions = p.nargs - 1;
 	if (a->map && !a->bs)
-		return cli_usage_error(cmd, "--map needs --block-size");
+		return *status = cli_usage_error(cmd, "--map needs --block-size"), 1;
 	if (!a->map && (a->bs || a->fs_blocks))
-		return cli_usage_error(cmd, "--block-size and --fs-blocks go with --map");
-	if (!a->write && i < argc)
-		return cli_usage_error(cmd, "unexpected argument '%s'", argv[i]);
-	a->first_action = i;
+		return *status = cli_usage_error(cmd, "--block-size and --fs-blocks go with --map"),
+		       1;
 	return 0;
 }
 
@@ -328,7 +374,7 @@ static int open_journal(const char *cmd, struct bdev *d, const struct jbd_args *
 		struct fsck_journal_map fm;
 		int rc = fsck_journal_map(d, &fm, &err);
 		if (rc)
-			return cli_fail(cmd, "%s: %s", a->image, bo_errstr(&err, rc));
+			return cli_fail_named(cmd, a->image, bo_errstr(&err, rc));
 		*ext = fm.ext;
 		ne = fm.nr_ext;
 		fm.ext = NULL;
@@ -340,7 +386,7 @@ static int open_journal(const char *cmd, struct bdev *d, const struct jbd_args *
 	c.map = (struct jbd_map){.extents = *ext, .nr_extents = ne};
 	int rc = jbd_journal_open(d, &c, j, &err);
 	if (rc)
-		return cli_fail(cmd, "%s: %s", a->image, bo_errstr(&err, rc));
+		return cli_fail_named(cmd, a->image, bo_errstr(&err, rc));
 	if (jbd_journal_sb(*j)->maxlen != c.nr_blocks) {
 		jbd_journal_destroy(*j, false);
 		return cli_fail(cmd,
@@ -355,21 +401,18 @@ static int open_journal(const char *cmd, struct bdev *d, const struct jbd_args *
 int cmd_jbd(int argc, char **argv)
 {
 	const char *cmd = "jbd";
-	if (argc < 2 || cli_is_help(argv[1])) {
-		help();
-		return argc < 2 ? 2 : 0;
-	}
-	struct jbd_args a = {.write = strcmp(argv[1], "write") == 0, .barrier = true};
-	if (!a.write && strcmp(argv[1], "recover") != 0)
-		return cli_usage_error(cmd, "unknown subcommand '%s'", argv[1]);
-	int ret = parse_args(cmd, argc, argv, &a);
-	if (ret)
-		return ret > 0 ? 0 : ret;
+	int ret = 0;
+	const struct cli_spec *act = cli_action(&jbd_spec, argc, argv, &ret);
+	if (!act)
+		return ret;
+	struct jbd_args a = {.write = act == &write_spec, .barrier = true};
+	if (parse_args(act, argc - 1, argv + 1, &a, &ret))
+		return ret;
 	struct bo_err err = {{0}};
 	struct bdev *d;
 	int rc = blk_file_open(a.image, 512, 0, 0, &d, &err);
 	if (rc)
-		return cli_fail(cmd, "%s: %s", a.image, bo_errstr(&err, rc));
+		return cli_fail_named(cmd, a.image, bo_errstr(&err, rc));
 	struct jbd_extent *ext = NULL;
 	struct jbd_journal *j = NULL;
 	if (!a.write && !a.map) {
@@ -382,11 +425,11 @@ int cmd_jbd(int argc, char **argv)
 		} else {
 			ret = a.features ? set_features(cmd, j, a.features) : 0;
 			if (!ret && !(rc = jbd_journal_load(j)))
-				ret = do_actions(cmd, j, jbd_journal_sb(j)->block_size,
-				                 argc - a.first_action, argv + a.first_action);
+				ret = do_actions(cmd, j, jbd_journal_sb(j)->block_size, a.nactions,
+				                 a.actions);
 		}
 		if (rc && !ret)
-			ret = cli_fail(cmd, "%s: %s", a.image, bo_errstr(jbd_journal_err(j), rc));
+			ret = cli_fail_named(cmd, a.image, bo_errstr(jbd_journal_err(j), rc));
 		jbd_journal_destroy(j, false);
 	}
 	if (!ret && (rc = blk_flush(d)))

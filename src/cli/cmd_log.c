@@ -8,18 +8,39 @@
 #include "blackout/rec.h"
 #include "blackout/util.h"
 #include "cli/cli.h"
+#include "cli/cli_opts.h"
 
-static const char log_help[] =
-    "usage: blackout log dump LOG [--json]\n"
-    "\n"
+enum { OPT_JSON = CLI_LONG };
+static const struct cli_opt dump_opts[] = {
+    {OPT_JSON, "json", NULL, "one JSON object: geometry and an array of operations", 0}, {0}};
+static const struct cli_spec dump_spec = {
+    "log dump",
+    "print a recorder log, one operation per line",
+    "[--json] LOG",
     "Prints an I/O log written by the recorder (format: docs/log-format.md), one\n"
     "operation per line: index, operation, first sector, sector count, flags, the\n"
     "result the device gave, and a 64-bit hash of written data (or a marker's name).\n"
     "Control bytes in marker names are printed escaped (\\n, \\xHH). A truncated,\n"
     "corrupted or malformed log is reported with the record, the byte offset and\n"
-    "the field at fault; LOG must be a regular file of at most 1 GiB.\n"
-    "\n"
-    "  --json   one JSON object: geometry and an array of operations\n";
+    "the field at fault; LOG must be a regular file of at most 1 GiB.\n",
+    dump_opts,
+    1,
+    1,
+    "0 done, 1 a log that cannot be read or is malformed, 2 usage error.",
+    "$ blackout log dump run.log\n$ blackout log dump --json run.log | jq '.ops | length'\n",
+    NULL};
+static const struct cli_spec *const log_actions[] = {&dump_spec, NULL};
+static const struct cli_spec log_spec = {
+    "log",
+    "print an I/O log written by the recorder (log dump)",
+    NULL,
+    NULL,
+    NULL,
+    0,
+    0,
+    "0 done, 1 a log that cannot be read or is malformed, 2 usage error.",
+    "$ blackout log dump run.log\n",
+    log_actions};
 
 /* " result=-5 (Input/output error)"; never negates a result that is no errno. */
 static void print_result(int result)
@@ -117,29 +138,17 @@ static int dump(const char *path, bool json)
 
 int cmd_log(int argc, char **argv)
 {
-	if (argc < 2 || cli_is_help(argv[1])) {
-		fputs(log_help, argc < 2 ? stderr : stdout);
-		return argc < 2 ? 2 : 0;
-	}
-	if (strcmp(argv[1], "dump") != 0)
-		return cli_usage_error("log", "unknown action '%s' (expected: dump)", argv[1]);
-	const char *path = NULL;
+	int rc = 0;
+	const struct cli_spec *act = cli_action(&log_spec, argc, argv, &rc);
+	if (!act)
+		return rc;
 	bool json = false;
-	for (int i = 2; i < argc; i++) {
-		if (cli_is_help(argv[i])) {
-			fputs(log_help, stdout);
-			return 0;
-		} else if (strcmp(argv[i], "--json") == 0)
-			json = true;
-		else if (argv[i][0] == '-')
-			return cli_usage_error("log", "unknown option '%s'", argv[i]);
-		else if (path)
-			return cli_usage_error("log", "one LOG at a time ('%s' and '%s')", path,
-			                       argv[i]);
-		else
-			path = argv[i];
-	}
-	if (!path)
-		return cli_usage_error("log", "dump needs a LOG file");
-	return dump(path, json);
+	struct cli_parse p;
+	int k;
+	cli_parse_start(&p, act, argc - 1, argv + 1);
+	while ((k = cli_next(&p)) > 0)
+		json = true;
+	if (k < 0)
+		return p.status;
+	return dump(p.args[0], json);
 }

@@ -9,76 +9,124 @@
 
 #include "blackout/matrix.h"
 #include "blackout/util.h"
+#include "blackout/vmexplore.h"
 #include "cli/cli.h"
+#include "cli/cli_opts.h"
 
-static const char matrix_help[] =
-    "usage: blackout matrix [--quick|--full] [--out DIR] [--json [FILE]] [--jobs N] [--seed S]\n"
-    "                       [--max-states N] [--rows IDS] [--columns IDS] [--workloads NAMES]\n"
-    "                       [--vm [--vm-states N] [--vm-workloads NAMES] [--vm-apps IDS]]\n"
-    "                       [--shard I/N]\n"
-    "       blackout matrix --merge PART... [--out DIR] [--json [FILE]]\n"
-    "\n"
+enum { G_MODE = 1, G_RUN = 2 }; /* --quick/--full; what --merge cannot take */
+enum {
+	OPT_QUICK = CLI_LONG,
+	OPT_FULL,
+	OPT_OUT,
+	OPT_JSON,
+	OPT_JOBS,
+	OPT_SEED,
+	OPT_MAX_STATES,
+	OPT_ROWS,
+	OPT_COLUMNS,
+	OPT_WORKLOADS,
+	OPT_VM,
+	OPT_VM_STATES,
+	OPT_VM_WORKLOADS,
+	OPT_VM_APPS,
+	OPT_SHARD,
+	OPT_MERGE,
+};
+static const struct cli_opt matrix_opts[] = {
+    {OPT_QUICK, "quick", NULL,
+     "six workloads (the write-errors rows: checkpoint-append), a\nsmall state budget: under 1 "
+     "minute (default); rows that\nanswer one verdict run only the columns it compares",
+     G_MODE | G_RUN, G_MODE},
+    {OPT_FULL, "full", NULL, "every built-in workload and every row, a larger budget",
+     G_MODE | G_RUN, G_MODE},
+    {OPT_OUT, "out", "DIR",
+     "write matrix.json, matrix.md and report.html there\n(default ./blackout-report)", 0},
+    {OPT_JSON, "json", "[FILE]",
+     "matrix.json also to FILE; without FILE (or '-') on standard\noutput instead of the table", 0},
+    {OPT_JOBS, "jobs", "N", "worker processes, 1 to 64 (default: the online cores)", G_RUN},
+    {OPT_SEED, "seed", "S", "seed for sampled explorations (default 1)", G_RUN},
+    {OPT_MAX_STATES, "max-states", "N",
+     "crash states per exploration (default 300 quick, 3000 full)", G_RUN},
+    {OPT_ROWS, "rows", "IDS",
+     "only these rows (comma-separated ids, any mode's), e.g.\n"
+     "nocache, cache, cache-lying, torn, torn-unreadable, garbage, flash-cheap-128k, "
+     "integrity-cheap-128k, flash-careful, raid5, raid5-degraded, raid5-degraded-journal, "
+     "raid5-cache, raid5-cache-lying, raid5-nobarrier, write-errors, write-errors-2009, "
+     "bad-sectors-2009, lost-writes\n"
+     "(full also: flash-cheap-4m, raid6-2missing and the -verify rows)",
+     G_RUN},
+    {OPT_COLUMNS, "columns", "IDS",
+     "only these columns: ext2, ext3-ordered-b0, ext3-ordered-b1,\n"
+     "ext3-journal-b1, ext3-writeback-b1, ext3-csum; with --vm also\n"
+     "linux-ext4-b1, linux-ext4-b0, linux-xfs, linux-btrfs,\n"
+     "linux-md-ext4, linux-dmint-ext4",
+     G_RUN},
+    {OPT_WORKLOADS, "workloads", "NAMES", "only these built-in workloads (blackout workloads)",
+     G_RUN},
+    {OPT_VM, "vm", NULL,
+     "add real-kernel columns: Linux ext4 (barrier=1, barrier=0), xfs\n"
+     "and btrfs in qemu on each row's stack (media grown to hold a\n"
+     "64 MiB filesystem, 320 MiB for xfs), and on RAID rows Linux md\n"
+     "over the row's members with ext4 (docs/md.md), on cheap flash\n"
+     "and torn rows ext4 over dm-integrity (docs/integrity.md); one\n"
+     "`blackout vmtest` run per cell and workload: the guest's I/O\n"
+     "recorded once, its crash states enumerated and judged by\n"
+     "Linux (docs/vmtest.md); logs under DIR/vm.\n"
+     "It also adds the application section: the built-in examples\n"
+     "of docs/apps.md on Linux ext4 barrier=1 over the run's rows\n"
+     "among nocache, cache, cache-lying and flash-cheap-128k, one\n"
+     "`blackout app` run per row and example (the two config updates\n"
+     "share one), --vm-states states each; not in --shard runs",
+     G_RUN},
+    {OPT_VM_STATES, "vm-states", "N",
+     "crash states per real-kernel run (default 20 quick, 300 full;\nabout a second each under "
+     "TCG); needs --vm",
+     G_RUN},
+    {OPT_VM_WORKLOADS, "vm-workloads", "NAMES",
+     "workloads of the real-kernel cells (default append-fsync);\nneeds --vm", G_RUN},
+    {OPT_VM_APPS, "vm-apps", "IDS",
+     "only these examples: sqlite-wal-full, sqlite-rollback-full,\nconfig-rename-fsync, "
+     "config-rename-nofsync, append-log; or\nnone (default: all); needs --vm",
+     G_RUN},
+    {OPT_SHARD, "shard", "I/N",
+     "run only shard I of N (0 <= I < N) of the explorations and\nwrite them as a part: to --json "
+     "FILE, else DIR/part-I-of-N.json",
+     G_RUN},
+    {OPT_MERGE, "merge", NULL,
+     "fold every shard's part (the operands) into the matrix: the\nsame table, report and "
+     "matrix.json (byte for byte) as the\nunsharded run; refuses parts of different runs, a "
+     "missing\nor repeated shard; takes only --out and --json",
+     0, G_RUN},
+    {0}};
+
+static const struct cli_spec matrix_spec = {
+    "matrix",
+    "the measured expectations table: stacks x filesystems, crash-tested",
+    "[--quick|--full] [OPTIONS]\n"
+    "--merge [--out DIR] [--json [FILE]] PART...",
     "Runs the crash explorer over every device stack (rows) and filesystem configuration\n"
     "(columns) on the built-in workloads and prints the measured expectations table:\n"
     "which configurations lose synced data, damage files nobody was writing, or do so\n"
-    "silently; then one verdict per expectation of the seeds, computed from the cells.\n"
-    "\n"
-    "  --quick          six workloads (the write-errors rows: checkpoint-append), a\n"
-    "                   small state budget: under 1 minute (default); rows that\n"
-    "                   answer one verdict run only the columns it compares\n"
-    "  --full           every built-in workload and every row, a larger budget\n"
-    "  --out DIR        write matrix.json, matrix.md and report.html there\n"
-    "                   (default ./blackout-report)\n"
-    "  --json [FILE]    matrix.json also to FILE; without FILE (or '-') on standard\n"
-    "                   output instead of the table\n"
-    "  --jobs N         worker processes, 1 to 64 (default: the online cores, at most 64)\n"
-    "  --seed S         seed for sampled explorations (default 1)\n"
-    "  --max-states N   crash states per exploration (default 300 quick, 3000 full)\n"
-    "  --rows IDS       only these rows (comma-separated ids, any mode's), e.g.\n"
-    "                   nocache,cache,cache-lying,torn,torn-unreadable,garbage,\n"
-    "                   flash-cheap-128k,integrity-cheap-128k,flash-careful,raid5,\n"
-    "                   raid5-degraded,raid5-degraded-journal,raid5-cache,\n"
-    "                   raid5-cache-lying,raid5-nobarrier,write-errors,\n"
-    "                   write-errors-2009,bad-sectors-2009,lost-writes\n"
-    "                   (full also: flash-cheap-4m, raid6-2missing and the -verify rows)\n"
-    "  --columns IDS    only these columns: ext2, ext3-ordered-b0, ext3-ordered-b1,\n"
-    "                   ext3-journal-b1, ext3-writeback-b1, ext3-csum; with --vm also\n"
-    "                   linux-ext4-b1, linux-ext4-b0, linux-xfs, linux-btrfs,\n"
-    "                   linux-md-ext4, linux-dmint-ext4\n"
-    "  --workloads NAMES  only these built-in workloads (blackout workloads)\n"
-    "  --vm             add real-kernel columns: Linux ext4 (barrier=1, barrier=0), xfs\n"
-    "                   and btrfs in qemu on each row's stack (media grown to hold a\n"
-    "                   64 MiB filesystem, 320 MiB for xfs), and on RAID rows Linux md\n"
-    "                   over the row's members with ext4 (docs/md.md), on cheap flash\n"
-    "                   and torn rows ext4 over dm-integrity (docs/integrity.md); one\n"
-    "                   `blackout vmtest` run per cell and workload: the guest's I/O\n"
-    "                   recorded once, its crash states enumerated and judged by\n"
-    "                   Linux (docs/vmtest.md); logs under DIR/vm; BLACKOUT_VM_CELL\n"
-    "                   names another program to run as `PROG vmtest ...` instead\n"
-    "  --vm-states N    crash states per real-kernel run (default 20 quick, 300 full;\n"
-    "                   about a second each under TCG)\n"
-    "  --vm-workloads NAMES  workloads of the real-kernel cells (default append-fsync)\n"
-    "                   --vm also adds the application section: the built-in examples\n"
-    "                   of docs/apps.md on Linux ext4 barrier=1 over the run's rows\n"
-    "                   among nocache, cache, cache-lying and flash-cheap-128k, one\n"
-    "                   `blackout app` run per row and example (the two config updates\n"
-    "                   share one), --vm-states states each; BLACKOUT_VM_CELL's\n"
-    "                   program is run as `PROG app ...` for them; not in --shard runs\n"
-    "  --vm-apps IDS    only these examples: sqlite-wal-full, sqlite-rollback-full,\n"
-    "                   config-rename-fsync, config-rename-nofsync, append-log; or\n"
-    "                   none (default: all)\n"
-    "  --shard I/N      run only shard I of N (0 <= I < N) of the explorations and\n"
-    "                   write them as a part: to --json FILE, else DIR/part-I-of-N.json\n"
-    "  --merge PART...  fold every shard's part into the matrix: the same table, report\n"
-    "                   and matrix.json (byte for byte) as the unsharded run; refuses\n"
-    "                   parts of different runs, a missing or repeated shard\n"
+    "silently; then one verdict per expectation block devices are held to (docs/matrix.md\n"
+    "quotes the 2009 kernel documentation patch and LWN article that name them),\n"
+    "computed from the cells.\n"
     "\n"
     "The table fits 100 columns: columns are lettered and explained under it, with a\n"
     "key for every abbreviation (more than six columns: a second block). Colour only on\n"
     "a terminal and without NO_COLOR. Progress goes to standard error: one line redrawn\n"
     "on a terminal, otherwise a plain line every 5 s (explorations done, crash states\n"
-    "judged, time left). Exit status 1 when a real-kernel run failed (its cell says why).\n"
-    "The JSON schema and how to read the table: docs/matrix.md; shards: docs/scale.md.\n";
+    "judged, time left). The JSON schema and how to read the table: docs/matrix.md;\n"
+    "shards: docs/scale.md.\n",
+    matrix_opts,
+    0,
+    -1,
+    "0 done, 1 a real-kernel or application run failed (its cell says why) or an\n"
+    "error, 2 usage error (unknown ids, conflicting options).",
+    "$ blackout matrix --quick\n"
+    "$ blackout matrix --rows cache,cache-lying --json -\n"
+    "$ blackout matrix --full --shard 0/2 --json p0.json\n"
+    "$ blackout matrix --merge p0.json p1.json\n",
+    NULL};
 
 /* On a terminal one line redrawn in place; otherwise (a log, a pipe) a plain line at
  * most every 5 s and at the end, so a piped run is never silent for long. */
@@ -205,33 +253,25 @@ static int run(struct matrix_run_opts *o, const char *out, int json, const char 
 	struct progress_state ps = {.tty = isatty(2) == 1};
 	o->progress = progress;
 	o->progress_ctx = &ps;
-	char exe[4096], vmdir[4096 + 8], apps[4096 + 40];
+	char vmdir[4096 + 8], apps[4096 + 40];
 	if (o->vm) {
-		/* each cell runs this very program's `vmtest`, unless BLACKOUT_VM_CELL names
-		 * another one taking the same arguments (a wrapper, or a test's stand-in) */
+		/* each cell is a vm_explore call, unless BLACKOUT_VM_CELL names a stand-in
+		 * program that answers with a result (the compat tests' guest-free cells) */
 		const char *cell = getenv("BLACKOUT_VM_CELL");
-		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-		if (cell && *cell)
-			snprintf(exe, sizeof(exe), "%s", cell);
-		else if (n > 0)
-			exe[n] = '\0';
-		else
-			return cli_fail("matrix",
-			                "--vm: cannot find this program (/proc/self/exe)");
+		o->vm_cmd = cell && *cell ? cell : NULL;
 		snprintf(vmdir, sizeof(vmdir), "%s/vm", out);
-		o->vm_cmd = exe;
 		o->vm_out = vmdir;
-		/* the built-in examples sit beside scripts/vmtest in the source tree */
+		/* the built-in examples sit beside scripts/ in the source tree; this also
+		 * sets BUILD for the cells' scripts */
 		bool none = o->vm_apps && strcmp(o->vm_apps, "none") == 0;
-		if (!shard && !none && cli_vm_script(apps, sizeof(apps)) < 0)
+		int found = vm_scripts_dir(apps, sizeof(apps) - 8);
+		if (!shard && !none && found < 0)
 			return cli_fail("matrix",
 			                "--vm: cannot find scripts/vmtest, whose tree holds "
 			                "the examples (set BLACKOUT_SRC, or --vm-apps none)");
 		if (!shard && !none) {
-			*strrchr(apps, '/') = '\0'; /* TREE/scripts/vmtest: TREE/apps */
-			char *s = strrchr(apps, '/');
-			size_t l = s ? (size_t)(s - apps) : strlen(apps);
-			snprintf(apps + l, sizeof(apps) - l, "%sapps", s ? "/" : "/../");
+			*strrchr(apps, '/') = '\0'; /* TREE/scripts: TREE/apps */
+			strcat(apps, "/apps");
 			o->apps_dir = apps;
 		}
 	}
@@ -270,90 +310,66 @@ int cmd_matrix(int argc, char **argv)
 	struct matrix_run_opts o = {.seed = 1};
 	const char *out = "blackout-report", *json_file = NULL;
 	int json = 0; /* 1: on standard output */
-	bool shard = false, run_opts = false;
-	char **parts = NULL;
-	size_t nparts = 0;
+	bool shard = false, merging = false;
 	uint64_t jobs = 0, maxs = 0, vm_states = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		bool opt = true; /* an option of a run, not of --merge */
-		if (cli_is_help(a)) {
-			fputs(matrix_help, stdout);
-			return 0;
-		} else if (strcmp(a, "--quick") == 0) {
-			o.full = false;
-		} else if (strcmp(a, "--full") == 0) {
-			o.full = true;
-		} else if (strcmp(a, "--json") == 0) {
-			opt = false;
-			json = 1;
-			if (v && (v[0] != '-' || strcmp(v, "-") == 0)) {
-				json = strcmp(v, "-") == 0 ? 1 : 2;
-				json_file = json == 2 ? v : NULL;
-				i++;
-			}
-		} else if (strcmp(a, "--merge") == 0) {
-			opt = false;
-			parts = argv + i + 1;
-			while (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0)
-				i++, nparts++;
-			if (nparts == 0)
-				return cli_usage_error("matrix", "--merge needs the parts' files");
-		} else if (strcmp(a, "--shard") == 0) {
+	struct cli_parse p;
+	int k;
+	char l[32];
+	cli_parse_start(&p, &matrix_spec, argc, argv);
+	while ((k = cli_next(&p)) > 0) {
+		const char *a = cli_opt_label(&matrix_spec, k, l, sizeof(l)), *v = p.arg;
+		int bad = 0;
+		switch (k) {
+		case OPT_QUICK: o.full = false; break;
+		case OPT_FULL: o.full = true; break;
+		case OPT_JSON:
+			json = !v || strcmp(v, "-") == 0 ? 1 : 2;
+			json_file = json == 2 ? v : NULL;
+			break;
+		case OPT_MERGE: merging = true; break;
+		case OPT_SHARD:
 			if (parse_shard(v, &o.shard, &o.nshards) < 0)
 				return cli_usage_error(
 				    "matrix", "--shard: I/N with 0 <= I < N <= 100000, not '%s'",
-				    v ? v : "");
+				    v);
 			shard = true;
-			i++;
-		} else if (strcmp(a, "--vm") == 0) {
-			o.vm = true;
-		} else if (strcmp(a, "--vm-states") == 0) {
-			if (cli_num("matrix", a, v, 0, 1, 1000000, &vm_states))
-				return 2;
-			i++;
-		} else if (strcmp(a, "--rows") == 0 || strcmp(a, "--columns") == 0 ||
-		           strcmp(a, "--workloads") == 0 || strcmp(a, "--vm-workloads") == 0 ||
-		           strcmp(a, "--vm-apps") == 0) {
-			if (!v || !*v)
+			break;
+		case OPT_VM: o.vm = true; break;
+		case OPT_VM_STATES: bad = cli_num("matrix", a, v, 0, 1, 1000000, &vm_states); break;
+		case OPT_ROWS:
+		case OPT_COLUMNS:
+		case OPT_WORKLOADS:
+		case OPT_VM_WORKLOADS:
+		case OPT_VM_APPS:
+			if (!*v)
 				return cli_usage_error("matrix", "%s needs a comma-separated list",
 				                       a);
-			*(a[2] == 'r'                   ? &o.rows
-			  : a[2] == 'c'                 ? &o.cols
-			  : a[2] == 'w'                 ? &o.workloads
-			  : strcmp(a, "--vm-apps") == 0 ? &o.vm_apps
-			                                : &o.vm_workloads) = v;
-			i++;
-		} else if (strcmp(a, "--out") == 0) {
-			if (!v)
-				return cli_usage_error("matrix", "--out needs a directory");
-			opt = false;
-			out = v;
-			i++;
-		} else if (strcmp(a, "--jobs") == 0) {
-			if (cli_num("matrix", a, v, 0, 1, 64, &jobs))
-				return 2;
-			i++;
-		} else if (strcmp(a, "--seed") == 0) {
-			/* JSON integers are signed 64-bit */
-			if (cli_num("matrix", a, v, 0, 0, INT64_MAX, &o.seed))
-				return 2;
-			i++;
-		} else if (strcmp(a, "--max-states") == 0) {
-			if (cli_num("matrix", a, v, 0, 1, UINT64_C(1) << 53, &maxs))
-				return 2;
-			i++;
-		} else {
-			return cli_usage_error("matrix", "unknown argument '%s'", a);
+			*(k == OPT_ROWS        ? &o.rows
+			  : k == OPT_COLUMNS   ? &o.cols
+			  : k == OPT_WORKLOADS ? &o.workloads
+			  : k == OPT_VM_APPS   ? &o.vm_apps
+			                       : &o.vm_workloads) = v;
+			break;
+		case OPT_OUT: out = v; break;
+		case OPT_JOBS: bad = cli_num("matrix", a, v, 0, 1, 64, &jobs); break;
+		/* JSON integers are signed 64-bit */
+		case OPT_SEED: bad = cli_num("matrix", a, v, 0, 0, INT64_MAX, &o.seed); break;
+		case OPT_MAX_STATES:
+			bad = cli_num("matrix", a, v, 0, 1, UINT64_C(1) << 53, &maxs);
+			break;
 		}
-		run_opts = run_opts || opt;
+		if (bad)
+			return bad;
 	}
-	if (parts && (run_opts || shard))
-		return cli_usage_error("matrix", "--merge takes only --out and --json: the parts "
-		                                 "carry the run's options");
-	if (parts)
-		return merge(parts, nparts, out, json, json_file);
+	if (k < 0)
+		return p.status;
+	if (merging && p.nargs == 0)
+		return cli_usage_error("matrix", "--merge needs the parts' files");
+	if (!merging && p.nargs)
+		return cli_usage_error(
+		    "matrix", "unexpected operand '%s' (operands go with --merge)", p.args[0]);
+	if (merging)
+		return merge(p.args, (size_t)p.nargs, out, json, json_file);
 	if (shard && json == 1)
 		return cli_usage_error("matrix", "--shard writes a part: --json needs a FILE");
 	if ((o.vm_workloads || o.vm_apps) && !o.vm)
@@ -362,9 +378,14 @@ int cmd_matrix(int argc, char **argv)
 	struct bo_err aerr = {{0}};
 	if (matrix_apps_check(o.vm_apps, &aerr))
 		return cli_usage_error("matrix", "%s", bo_errstr(&aerr, -EINVAL));
+	if (vm_states && !o.vm)
+		return cli_usage_error("matrix", "--vm-states needs --vm");
 	o.jobs = (unsigned)jobs;
 	o.max_states = maxs ? maxs : o.full ? 3000 : 300;
 	/* a real-kernel state costs about a second of a guest: quick cells get a sample */
 	o.vm_states = (unsigned)(vm_states ? vm_states : o.full ? 300 : 20);
+	/* unknown rows, columns or workloads: refused before any work */
+	if (matrix_plan_check(&o, &aerr))
+		return cli_usage_error("matrix", "%s", bo_errstr(&aerr, -EINVAL));
 	return run(&o, out, json, json_file, shard);
 }

@@ -14,34 +14,59 @@
 #include "blackout/md_view.h"
 #include "blackout/rec.h"
 #include "cli/cli.h"
+#include "cli/cli_opts.h"
 
 #define CMD "mdhole"
 
-static void help(void)
-{
-	printf("usage: blackout mdhole --log FILE --stack SPEC --fs FS --workload W\n"
-	       "                       [--max-states N] [--seed N] [--store DIR]\n"
-	       "                       [--list FILE] [--array-image FILE]\n"
-	       "       blackout mdhole --log FILE --store DIR   (a store made before, e.g.\n"
-	       "                       vmtest --log's OUT/states)\n"
-	       "\n"
-	       "Checks Linux md's write hole block by block on the host, with no guest: the\n"
-	       "recording of an md array's members (scripts/vmrecord --md, a log of several\n"
-	       "devices) is enumerated as `blackout explore --log` does (same --stack, --fs,\n"
-	       "--workload, --max-states, --seed), each distinct state is read as md reads the\n"
-	       "array from its superblocks (RAID4/5/6, a missing member's blocks rebuilt from\n"
-	       "parity, md's write journal replayed first), and compared with the array\n"
-	       "where the state's cut epoch began and where it ended, replayed from the\n"
-	       "log. A block equal in both that reads otherwise in the state is the write\n"
-	       "hole (docs/md.md).\n"
-	       "\n"
-	       "  --store DIR         write the states there (kept); without --stack, read the\n"
-	       "                      states already there (default: a temporary directory)\n"
-	       "  --list FILE         one line per hole block ('-': standard output)\n"
-	       "  --array-image FILE  the array as read at the log's end (every write landed)\n"
-	       "\n"
-	       "Exit status: 0 checked (whatever it found), 1 an error, 2 a usage error.\n");
-}
+enum {
+	OPT_STACK = CLI_LONG,
+	OPT_FS,
+	OPT_WORKLOAD,
+	OPT_MAX_STATES,
+	OPT_SEED,
+	OPT_CONFIG_END, /* the crash_config options end here */
+	OPT_LOG,
+	OPT_STORE,
+	OPT_LIST,
+	OPT_IMAGE,
+};
+static const struct cli_opt mdhole_opts[] = {
+    {OPT_LOG, "log", "FILE", "the recording of an md array's members (required)", 0},
+    {OPT_STACK, "stack", "SPEC", "the stack the log was recorded on (as explore --log)", 0},
+    {OPT_FS, "fs", "FS", "the filesystem configuration (as explore)", 0},
+    {OPT_WORKLOAD, "workload", "W", "the workload whose marks the log holds", 0},
+    {OPT_MAX_STATES, "max-states", "N", "budget; above it states are sampled", 0},
+    {OPT_SEED, "seed", "N", "seed of the sampling (default 0)", 0},
+    {OPT_STORE, "store", "DIR",
+     "write the states there (kept); without --stack, read the\nstates already there (default: a "
+     "temporary directory)",
+     0},
+    {OPT_LIST, "list", "FILE", "one line per hole block ('-': standard output)", 0},
+    {OPT_IMAGE, "array-image", "FILE", "the array as read at the log's end (every write landed)",
+     0},
+    {0}};
+
+static const struct cli_spec mdhole_spec = {
+    "mdhole",
+    "Linux md's write hole, block by block, from a recording of its members",
+    "--log FILE --stack SPEC --fs FS --workload W [OPTIONS]\n"
+    "--log FILE --store DIR [OPTIONS]",
+    "Checks Linux md's write hole block by block on the host, with no guest: the\n"
+    "recording of an md array's members (scripts/vmrecord --md, a log of several\n"
+    "devices) is enumerated as `blackout explore --log` does (same --stack, --fs,\n"
+    "--workload, --max-states, --seed), each distinct state is read as md reads the\n"
+    "array from its superblocks (RAID4/5/6, a missing member's blocks rebuilt from\n"
+    "parity, md's write journal replayed first), and compared with the array\n"
+    "where the state's cut epoch began and where it ended, replayed from the\n"
+    "log. A block equal in both that reads otherwise in the state is the write\n"
+    "hole (docs/md.md). With --store DIR alone, the states are a store made before\n"
+    "(e.g. vmtest --log's OUT/states).\n",
+    mdhole_opts,
+    0,
+    0,
+    "0 checked (whatever it found), 1 an error, 2 usage error.",
+    "$ blackout mdhole --log md.log --store run/states --list -\n",
+    NULL};
 
 struct mx {
 	const char *log, *store, *list, *image;
@@ -52,32 +77,24 @@ struct mx {
 static int parse(struct mx *m, int argc, char **argv)
 {
 	struct bo_err err = {{0}};
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (cli_is_help(a)) {
-			help();
-			return -1;
-		}
-		if (!strcmp(a, "--stack") || !strcmp(a, "--fs") || !strcmp(a, "--workload") ||
-		    !strcmp(a, "--max-states") || !strcmp(a, "--seed")) {
-			int used = crash_config_option(&m->cfg, a, v, &err);
-			if (used < 0)
+	struct cli_parse p;
+	int k;
+	char l[32];
+	cli_parse_start(&p, &mdhole_spec, argc, argv);
+	while ((k = cli_next(&p)) > 0) {
+		if (k < OPT_CONFIG_END) {
+			const char *opt = cli_opt_label(&mdhole_spec, k, l, sizeof(l));
+			if (crash_config_option(&m->cfg, opt, p.arg, &err) < 0)
 				return cli_usage_error(CMD, "%s", err.msg);
-			i += used - 1;
 			continue;
 		}
-		const char **dst = !strcmp(a, "--log")           ? &m->log
-		                   : !strcmp(a, "--store")       ? &m->store
-		                   : !strcmp(a, "--list")        ? &m->list
-		                   : !strcmp(a, "--array-image") ? &m->image
-		                                                 : NULL;
-		if (!dst)
-			return cli_usage_error(CMD, "unknown argument '%s'", a);
-		if (!v)
-			return cli_usage_error(CMD, "%s needs a value", a);
-		*dst = v;
-		i++;
+		*(k == OPT_LOG     ? &m->log
+		  : k == OPT_STORE ? &m->store
+		  : k == OPT_LIST  ? &m->list
+		                   : &m->image) = p.arg;
 	}
+	if (k < 0)
+		return p.status ? p.status : -1;
 	if (!m->log)
 		return cli_usage_error(CMD, "--log FILE is required (a recording of md members)");
 	if (!m->cfg.stack && !m->store)

@@ -5,8 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "blackout/probe.h"
@@ -32,9 +30,12 @@ static void help(FILE *out)
 	    "          the power (and runs --on-ready CMD with sh -c, e.g. to arm a switched\n"
 	    "          outlet; the stream starts once it exits 0), then writes (O_DIRECT,\n"
 	    "          some FUA, seeded by --seed) and flushes until the device\n"
-	    "          fails or --ops operations are done; every write is announced before it\n"
+	    "          fails (the pull) or --ops operations are done (default 10000, so\n"
+	    "          a run nobody pulls ends; --ops 0: until the device fails); every\n"
+	    "          write is announced before it\n"
 	    "          is issued and every completed write and flush reported to the log: a\n"
-	    "          file on ANOTHER device (--log, each line synced) or a listener on\n"
+	    "          file on ANOTHER device (--log, each line synced; the device itself\n"
+	    "          or a file on its disk is refused) or a listener on\n"
 	    "          another machine (--listener). Refuses a mounted device, one in use,\n"
 	    "          and one holding a filesystem, partition table or volume signature\n"
 	    "          unless --destroy-contents is given (a mount: never).\n"
@@ -64,7 +65,7 @@ static int verdict_status(const struct probe_verdict *v)
 struct opts {
 	const char *dev, *log, *listener, *out, *bind, *on_ready;
 	uint64_t size, offset, ops, seed, settle, port, cut_at, max_eb;
-	bool destroy, seed_given, timing;
+	bool destroy, seed_given, ops_given, timing;
 };
 
 static int parse(int argc, char **argv, struct opts *o)
@@ -94,6 +95,7 @@ static int parse(int argc, char **argv, struct opts *o)
 			            nums[k].dst))
 				return 2;
 			o->seed_given |= nums[k].dst == &o->seed;
+			o->ops_given |= nums[k].dst == &o->ops;
 			i++;
 			done = true;
 		}
@@ -123,28 +125,17 @@ static int parse(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
-static int settle_sleep(void *ctx)
+static void write_opts(const struct opts *o, struct probe_write_opts *w)
 {
-	const struct opts *o = ctx;
-	if (o->settle) {
-		fprintf(stderr,
-		        "probe: pattern laid and flushed; idle %llu s so a lying cache "
-		        "writes it back\n",
-		        (unsigned long long)o->settle);
-		sleep((unsigned)o->settle);
-	}
-	if (o->on_ready) {
-		int rc = system(o->on_ready);
-		if (rc != 0) {
-			fprintf(
-			    stderr,
-			    "probe: --on-ready command failed (status %d): stream not started\n",
-			    rc);
-			return -ECANCELED;
-		}
-	}
-	fprintf(stderr, "probe: PULL THE POWER NOW (the stream of writes is running)\n");
-	return 0;
+	*w = (struct probe_write_opts){.dev = o->dev,
+	                               .log = o->log,
+	                               .offset = o->offset,
+	                               .size = o->size,
+	                               .ops = o->ops_given ? o->ops : PROBE_DEFAULT_OPS,
+	                               .seed = o->seed,
+	                               .seed_given = o->seed_given,
+	                               .settle = o->settle,
+	                               .on_ready = o->on_ready};
 }
 
 static int do_write(struct opts *o)
@@ -161,51 +152,20 @@ static int do_write(struct opts *o)
 	/* --destroy-contents overrides a signature, never a mount */
 	if ((rc = probe_safety_check(o->dev, !o->destroy, &err)) != 0)
 		return cli_fail("probe", "%s", bo_errstr(&err, rc));
-	struct bdev *d;
-	rc = probe_fd_open(o->dev, true, &d, &err);
-	if (rc)
-		return cli_fail("probe", "%s", bo_errstr(&err, rc));
-	uint64_t bytes = blk_size_bytes(d);
-	if (o->offset >= bytes) {
-		blk_close(d);
-		return cli_fail("probe", "--offset %llu is past the end of %s (%llu bytes)",
-		                (unsigned long long)o->offset, o->dev, (unsigned long long)bytes);
-	}
-	uint64_t size = o->size ? o->size : bytes - o->offset;
-	if (!o->size && size > (1ull << 30))
-		size = 1ull << 30;
-	if (size > bytes - o->offset) {
-		blk_close(d);
-		return cli_fail("probe",
-		                "--offset + --size pass the end of %s (%llu bytes): the probe "
-		                "never writes outside the device",
-		                o->dev, (unsigned long long)bytes);
-	}
-	uint64_t run = 0;
-	if (getrandom(&run, sizeof(run), 0) != sizeof(run))
-		run = (uint64_t)time(NULL) ^ (uint64_t)getpid() << 32;
-	run |= 1;
-	int sfd = -1;
-	struct probe_sink sink;
-	rc = o->log ? probe_sink_file(o->log, &sfd, &sink, &err)
-	            : probe_sink_tcp(o->listener, &sfd, &sink, &err);
-	if (rc) {
-		blk_close(d);
-		return cli_fail("probe", "%s", bo_errstr(&err, rc));
-	}
-	struct probe_stream_opts so = {.run = run,
-	                               .seed = o->seed_given ? o->seed : run,
-	                               .first_block = o->offset / PROBE_BLOCK,
-	                               .blocks = size / PROBE_BLOCK,
-	                               .max_ops = o->ops,
-	                               .max_write = PROBE_MAX_WRITE,
-	                               .after_base = settle_sleep,
-	                               .ctx = o};
+	struct probe_write_opts w;
+	write_opts(o, &w);
 	struct probe_stream st;
-	rc = probe_stream_run(d, &so, &sink, &st, &err);
-	probe_stream_free(&st);
-	blk_close(d);
-	close(sfd);
+	if (o->log) {
+		rc = probe_write_logged(&w, &st, &err);
+	} else {
+		int sfd = -1;
+		struct probe_sink sink;
+		rc = probe_sink_tcp(o->listener, &sfd, &sink, &err);
+		if (rc == 0) {
+			rc = probe_write_device(&w, &sink, &st, &err);
+			close(sfd);
+		}
+	}
 	if (rc)
 		return cli_fail("probe", "%s", bo_errstr(&err, rc));
 	printf("writes %llu (FUA %llu), flushes %llu acknowledged%s\n",
@@ -213,7 +173,8 @@ static int do_write(struct opts *o)
 	       (unsigned long long)st.flushes,
 	       st.stopped_by_error ? "; then the device failed (the pull?): restore power and "
 	                             "run 'blackout probe verify'"
-	                           : "");
+	       : w.ops && st.ops >= w.ops ? "; the stream's --ops are done (no pull came)"
+	                                  : "");
 	return 0;
 }
 
@@ -222,24 +183,8 @@ static int do_verify(struct opts *o)
 	if (!o->dev || !o->log)
 		return cli_usage_error("probe", "verify needs a DEVICE and --log FILE");
 	struct bo_err err = {{0}};
-	char *text;
-	size_t len;
-	int rc = bo_read_file(o->log, PROBE_LOG_MAX_BYTES, &text, &len, &err);
-	if (rc)
-		return cli_fail("probe", "%s", bo_errstr(&err, rc));
-	struct probe_log l;
-	rc = probe_log_parse(text, len, &l, &err);
-	free(text);
-	if (rc)
-		return cli_fail("probe", "%s: %s", o->log, bo_errstr(&err, rc));
-	struct bdev *d;
-	rc = probe_fd_open(o->dev, false, &d, &err);
 	struct probe_verdict v;
-	if (rc == 0) {
-		rc = probe_verify(d, &l, &v, &err);
-		blk_close(d);
-	}
-	probe_log_free(&l);
+	int rc = probe_verify_device(o->dev, o->log, &v, &err);
 	if (rc)
 		return cli_fail("probe", "%s", bo_errstr(&err, rc));
 	probe_verdict_print(&v, stdout);

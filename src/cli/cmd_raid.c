@@ -9,59 +9,102 @@
 #include "blackout/dev.h"
 #include "blackout/raid.h"
 #include "cli/cli.h"
+#include "cli/cli_opts.h"
 
-static void help(FILE *out)
-{
-	fprintf(out,
-	        "usage: blackout raid hole SPEC [--lba N] [--count N] [--fail-after] [--max N]\n"
-	        "       blackout raid layout LEVEL MEMBERS [LAYOUT] [STRIPES]\n\n"
-	        "  hole    fill the stack with seeded data, flush, then cut the power during a\n"
-	        "          write of COUNT sectors (default 1) at LBA (default 3) in every way\n"
-	        "          the stack allows (at most MAX outcomes, default 1000000), restart,\n"
-	        "          and count the outcomes where a sector that was NOT being written\n"
-	        "          reads back wrong (the write hole), where a written sector is\n"
-	        "          neither old nor new, where the write is partly old, partly new, and\n"
-	        "          where the array refused to be read (-EIO: the damage was detected).\n"
-	        "          --fail-after also reads each outcome with each member of the RAID\n"
-	        "          failed in turn (a disk lost after the restart). Keep it small:\n"
-	        "          'raid5(chunk=4k,missing=1) > [mem(size=64k)] x4'\n"
-	        "  layout  print which member holds each data chunk and P/Q of the first\n"
-	        "          STRIPES (default MEMBERS) stripes: LEVEL 0, 4, 5 or 6; LAYOUT\n"
-	        "          left-symmetric (default), left-asymmetric, right-symmetric,\n"
-	        "          right-asymmetric, as md defines them\n\n"
-	        "Exit status: 0 on success, 1 on a bad spec or a failed run, 2 on usage.\n");
-}
+enum { OPT_LBA = CLI_LONG, OPT_COUNT, OPT_MAX, OPT_FAIL_AFTER };
+static const struct cli_opt hole_opts[] = {
+    {OPT_LBA, "lba", "N", "the first sector written (default 3)", 0},
+    {OPT_COUNT, "count", "N", "sectors written (default 1)", 0},
+    {OPT_MAX, "max", "N", "at most N outcomes (default 1000000)", 0},
+    {OPT_FAIL_AFTER, "fail-after", NULL,
+     "also read each outcome with each member of the RAID\nfailed in turn (a disk lost after the "
+     "restart)",
+     0},
+    {0}};
+
+static const struct cli_spec hole_spec = {
+    "raid hole",
+    "the RAID write hole over every power-cut outcome",
+    "[OPTIONS] SPEC",
+    "Fills the stack with seeded data, flushes, then cuts the power during a write\n"
+    "of COUNT sectors at LBA in every way the stack allows, restarts, and counts the\n"
+    "outcomes where a sector that was NOT being written reads back wrong (the write\n"
+    "hole), where a written sector is neither old nor new, where the write is partly\n"
+    "old, partly new, and where the array refused to be read (-EIO: the damage was\n"
+    "detected). Keep the stack small:\n"
+    "\n"
+    "  'raid5(chunk=4k,missing=1) > [mem(size=64k)] x4'\n",
+    hole_opts,
+    1,
+    1,
+    "0 done (the counts say what was found), 1 a stack that cannot be built or a\n"
+    "failed run, 2 usage error or a spec that does not parse.",
+    "$ blackout raid hole 'raid5(chunk=4k,missing=1) > [mem(size=64k)] x4'\n",
+    NULL};
+
+static const struct cli_spec layout_spec = {
+    "raid layout",
+    "md's chunk placement: which member holds each chunk and P/Q",
+    "LEVEL MEMBERS [LAYOUT] [STRIPES]",
+    "Prints which member holds each data chunk and P/Q of the first STRIPES\n"
+    "(default MEMBERS) stripes: LEVEL 0, 4, 5 or 6; LAYOUT left-symmetric\n"
+    "(default), left-asymmetric, right-symmetric, right-asymmetric, as md defines\n"
+    "them.\n",
+    NULL,
+    2,
+    4,
+    "0 done, 2 usage error (a level, member count or layout md does not have).",
+    "$ blackout raid layout 5 4 left-symmetric\n",
+    NULL};
+
+static const struct cli_spec *const raid_actions[] = {&hole_spec, &layout_spec, NULL};
+static const struct cli_spec raid_spec = {
+    "raid",
+    "the RAID write hole over every power-cut outcome; md's chunk layout",
+    NULL,
+    NULL,
+    NULL,
+    0,
+    0,
+    "0 done, 1 a stack that cannot be built or a failed run, 2 usage error.",
+    "$ blackout raid hole 'raid5(chunk=4k,missing=1) > [mem(size=64k)] x4'\n"
+    "$ blackout raid layout 6 5\n",
+    raid_actions};
 
 static int hole(int argc, char **argv)
 {
-	const char *spec = NULL;
 	uint64_t lba = 3, count = 1, max = 1000000;
 	bool fail_after = false;
-	for (int i = 2; i < argc; i++) {
-		uint64_t *dst = !strcmp(argv[i], "--lba")     ? &lba
-		                : !strcmp(argv[i], "--count") ? &count
-		                : !strcmp(argv[i], "--max")   ? &max
-		                                              : NULL;
-		if (dst) {
-			/* --count sizes a 32-bit request */
-			uint64_t top = dst == &count ? UINT32_MAX : UINT64_MAX;
-			if (cli_num("raid", argv[i], i + 1 < argc ? argv[i + 1] : NULL, 0,
-			            dst == &count, top, dst))
-				return 2;
-			i++;
-		} else if (!strcmp(argv[i], "--fail-after")) {
+	struct cli_parse p;
+	int k;
+	cli_parse_start(&p, &hole_spec, argc, argv);
+	while ((k = cli_next(&p)) > 0) {
+		if (k == OPT_FAIL_AFTER) {
 			fail_after = true;
-		} else if (argv[i][0] == '-' || spec) {
-			return cli_usage_error("raid", "unexpected argument '%s'", argv[i]);
-		} else {
-			spec = argv[i];
+			continue;
 		}
+		uint64_t *dst = k == OPT_LBA ? &lba : k == OPT_COUNT ? &count : &max;
+		/* --count sizes a 32-bit request */
+		uint64_t top = dst == &count ? UINT32_MAX : UINT64_MAX;
+		char l[32];
+		if (cli_num("raid", cli_opt_label(&hole_spec, k, l, sizeof(l)), p.arg, 0,
+		            dst == &count, top, dst))
+			return CLI_EXIT_USAGE;
 	}
-	if (!spec)
-		return cli_usage_error("raid", "hole needs a stack spec");
+	if (k < 0)
+		return p.status;
+	const char *spec = p.args[0];
+	struct dev_spec *ds;
 	struct bo_err err = {{0}};
+	int rc = dev_spec_parse(spec, &ds, &err);
+	if (rc) {
+		fprintf(stderr, "blackout raid: %s\nTry 'blackout raid --help'.\n",
+		        bo_errstr(&err, rc));
+		return CLI_EXIT_USAGE;
+	}
 	struct bdev *d;
-	int rc = dev_stack_open_text(spec, NULL, &d, &err);
+	rc = dev_stack_open(ds, NULL, &d, &err);
+	dev_spec_free(ds);
 	if (rc)
 		return cli_fail("raid", "%s", bo_errstr(&err, rc));
 	struct raid_hole_result r;
@@ -90,8 +133,15 @@ static int layout(int argc, char **argv)
 	static const enum raid_layout vals[] = {RAID_LEFT_SYMMETRIC, RAID_LEFT_ASYMMETRIC,
 	                                        RAID_RIGHT_SYMMETRIC, RAID_RIGHT_ASYMMETRIC};
 	uint64_t level, n, stripes = 0;
-	if (argc < 4 || argc > 6)
-		return cli_usage_error("raid", "layout needs LEVEL and MEMBERS");
+	struct cli_parse cp;
+	int opt;
+	cli_parse_start(&cp, &layout_spec, argc, argv);
+	while ((opt = cli_next(&cp)) > 0)
+		;
+	if (opt < 0)
+		return cp.status;
+	argc = cp.nargs + 2;
+	argv = cp.args - 2;
 	if (cli_num("raid", "LEVEL", argv[2], 0, 0, 6, &level) ||
 	    cli_num("raid", "MEMBERS", argv[3], 0, 1, RAID_MAX_MEMBERS, &n))
 		return 2;
@@ -113,8 +163,8 @@ static int layout(int argc, char **argv)
 	unsigned mem;
 	uint64_t st;
 	if (level == 1 || raid_map_chunk((unsigned)level, lay, (unsigned)n, 0, &mem, &st))
-		return cli_fail("raid", "no such geometry: RAID%llu over %llu members",
-		                (unsigned long long)level, (unsigned long long)n);
+		return cli_usage_error("raid", "no such geometry: RAID%llu over %llu members",
+		                       (unsigned long long)level, (unsigned long long)n);
 	unsigned k = level == 0 ? (unsigned)n : level == 6 ? (unsigned)n - 2 : (unsigned)n - 1;
 	for (uint64_t s = 0; s < stripes; s++) {
 		char cell[RAID_MAX_MEMBERS][24];
@@ -140,13 +190,9 @@ static int layout(int argc, char **argv)
 
 int cmd_raid(int argc, char **argv)
 {
-	if (argc < 2 || cli_is_help(argv[1])) {
-		help(argc < 2 ? stderr : stdout);
-		return argc < 2 ? 2 : 0;
-	}
-	if (!strcmp(argv[1], "hole"))
-		return hole(argc, argv);
-	if (!strcmp(argv[1], "layout"))
-		return layout(argc, argv);
-	return cli_usage_error("raid", "unknown subcommand '%s'", argv[1]);
+	int rc = 0;
+	const struct cli_spec *act = cli_action(&raid_spec, argc, argv, &rc);
+	if (!act)
+		return rc;
+	return act == &hole_spec ? hole(argc - 1, argv + 1) : layout(argc - 1, argv + 1);
 }

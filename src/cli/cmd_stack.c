@@ -9,59 +9,93 @@
 #include "blackout/dev.h"
 #include "blackout/util.h"
 #include "cli/cli.h"
+#include "cli/cli_opts.h"
 
-/* One entry per action: `stack ACTION --help` prints only its own. */
-static const struct action {
-	const char *name, *args, *what, *exit;
-} actions[] = {
-    {"describe", " SPEC",
-     "print every layer with every parameter: its value, its default\n"
-     "            and what it models\n",
-     "0 on success, 1 on a bad spec, 2 on usage"},
-    {"format", " SPEC", "print the canonical spec (every parameter spelled out)\n",
-     "0 on success, 1 on a bad spec, 2 on usage"},
-    {"probe", " SPEC",
-     "infer, only by writing, flushing, FUA and cutting power over\n"
-     "            every outcome, whether the stack has a volatile cache, honours\n"
-     "            flush and FUA, tears writes or sectors, and destroys flushed\n"
-     "            sectors it was not writing (collateral damage, named by what\n"
-     "            it looked like: an erase block or a torn physical sector\n"
-     "            around the write, or a RAID stripe's write hole a chunk or\n"
-     "            more away, with its size). Media are wrapped in\n"
-     "            copy-on-write overlays: a file image is never written\n",
-     "0 on success, 1 on a bad spec or a failed probe, 2 on usage"},
-    {"models", "", "list every device model and its parameters\n", "0, or 2 on usage"},
-    {NULL, NULL, NULL, NULL},
-};
+#define SPEC_ABOUT                                                                                 \
+	"A stack spec names a device stack, top first, e.g.\n"                                     \
+	"\n"                                                                                       \
+	"  'cache(size=1M,flush=ignore) > disk(tear=sector) > file(path=x.img)'\n"                 \
+	"  'concat > [disk > mem(size=8M)] x2'\n"                                                  \
+	"\n"                                                                                       \
+	"(grammar: docs/stack-spec.md).\n"
+#define SPEC_EXIT                                                                                  \
+	"0 done, 1 a stack that cannot be built, 2 usage error or a spec that does not parse."
 
-static const char spec_help[] =
-    "A stack spec names a device stack, top first, e.g.\n"
-    "  'cache(size=1M,flush=ignore) > disk(tear=sector) > file(path=x.img)'\n"
-    "  'concat > [disk > mem(size=8M)] x2'\n"
-    "(grammar: docs/stack-spec.md).\n\n";
-
-static void help(FILE *out, const struct action *only)
-{
-	for (const struct action *a = actions; a->name; a++)
-		if (!only || a == only)
-			fprintf(out, "%s blackout stack %s%s\n",
-			        a == actions || only ? "usage:" : "      ", a->name, a->args);
-	fputs("\n", out);
-	if (!only || only->args[0])
-		fputs(spec_help, out);
-	for (const struct action *a = actions; a->name; a++)
-		if (!only || a == only)
-			fprintf(out, "  %-8s  %s", a->name, a->what);
-	fprintf(out, "\nExit status: %s.\n",
-	        only ? only->exit : "0 on success, 1 on a bad spec or a failed probe, 2 on usage");
-}
+static const struct cli_spec describe_spec = {
+    "stack describe",
+    "print every layer with every parameter: its value, its default and what it models",
+    "SPEC",
+    SPEC_ABOUT,
+    NULL,
+    1,
+    1,
+    SPEC_EXIT,
+    "$ blackout stack describe 'cache > disk > mem(size=8M)'\n",
+    NULL};
+static const struct cli_spec format_spec = {
+    "stack format",
+    "print the canonical spec (every parameter spelled out)",
+    "SPEC",
+    SPEC_ABOUT,
+    NULL,
+    1,
+    1,
+    SPEC_EXIT,
+    "$ blackout stack format 'disk > mem'\n",
+    NULL};
+static const struct cli_spec probe_spec = {
+    "stack probe",
+    "infer the stack's behaviour only by writing, flushing and cutting power",
+    "SPEC",
+    "Infers, only by writing, flushing, FUA and cutting power over every outcome,\n"
+    "whether the stack has a volatile cache, honours flush and FUA, tears writes or\n"
+    "sectors, and destroys flushed sectors it was not writing (collateral damage,\n"
+    "named by what it looked like: an erase block or a torn physical sector around\n"
+    "the write, or a RAID stripe's write hole a chunk or more away, with its size).\n"
+    "Media are wrapped in copy-on-write overlays: a file image is never written.\n"
+    "\n" SPEC_ABOUT,
+    NULL,
+    1,
+    1,
+    "0 done, 1 a stack that cannot be built or a failed probe, 2 usage error or a\n"
+    "spec that does not parse.",
+    "$ blackout stack probe 'cache(flush=ignore) > disk > mem(size=64k)'\n",
+    NULL};
+static const struct cli_spec models_spec = {"stack models",
+                                            "list every device model and its parameters",
+                                            "",
+                                            NULL,
+                                            NULL,
+                                            0,
+                                            0,
+                                            NULL,
+                                            "$ blackout stack models\n",
+                                            NULL};
+static const struct cli_spec *const stack_actions[] = {&describe_spec, &format_spec, &probe_spec,
+                                                       &models_spec, NULL};
+static const struct cli_spec stack_spec = {
+    "stack",
+    "describe, format or probe a device stack spec",
+    NULL,
+    SPEC_ABOUT,
+    NULL,
+    0,
+    0,
+    SPEC_EXIT,
+    "$ blackout stack describe 'cache > disk > mem(size=8M)'\n"
+    "$ blackout stack probe 'flash(ftl=cheap,eb=64k,size=4M)'\n"
+    "$ blackout stack models\n",
+    stack_actions};
 
 static int parse(const char *text, struct dev_spec **s)
 {
 	struct bo_err err = {{0}};
 	int rc = dev_spec_parse(text, s, &err);
-	if (rc)
-		return cli_fail("stack", "%s", bo_errstr(&err, rc));
+	if (rc) {
+		fprintf(stderr, "blackout stack: %s\nTry 'blackout stack --help'.\n",
+		        bo_errstr(&err, rc));
+		return CLI_EXIT_USAGE;
+	}
 	return 0;
 }
 
@@ -104,44 +138,24 @@ static const char *yn(bool b)
 
 int cmd_stack(int argc, char **argv)
 {
-	if (argc < 2 || cli_is_help(argv[1])) {
-		help(argc < 2 ? stderr : stdout, NULL);
-		return argc < 2 ? 2 : 0;
-	}
-	const struct action *act = actions;
-	while (act->name && strcmp(act->name, argv[1]))
-		act++;
-	if (!act->name)
-		return cli_usage_error("stack",
-		                       "unknown action '%s' (expected: describe, format, "
-		                       "probe or models)",
-		                       argv[1]);
-	/* --help anywhere after the action wins, as in the other commands: a spec never
-	 * starts with '-', so nothing else is taken for one */
-	for (int i = 2; i < argc; i++) {
-		if (cli_is_help(argv[i])) {
-			help(stdout, act);
-			return 0;
-		}
-	}
-	const char *spec = NULL;
-	for (int i = 2; i < argc; i++) {
-		if (argv[i][0] == '-')
-			return cli_usage_error("stack", "unknown option '%s'", argv[i]);
-		if (spec || !act->args[0])
-			return cli_usage_error("stack", "%s takes %s", act->name,
-			                       act->args[0] ? "one SPEC" : "no arguments");
-		spec = argv[i];
-	}
-	if (!act->args[0])
-		return models();
-	if (!spec)
-		return cli_usage_error("stack", "%s needs a SPEC", act->name);
-	const char *what = act->name;
-	struct dev_spec *s;
-	if (parse(spec, &s))
-		return 1;
 	int rc = 0;
+	const struct cli_spec *act = cli_action(&stack_spec, argc, argv, &rc);
+	if (!act)
+		return rc;
+	struct cli_parse p;
+	int k;
+	cli_parse_start(&p, act, argc - 1, argv + 1);
+	while ((k = cli_next(&p)) > 0)
+		;
+	if (k < 0)
+		return p.status;
+	if (act == &models_spec)
+		return models();
+	const char *spec = p.args[0];
+	const char *what = strchr(act->name, ' ') + 1;
+	struct dev_spec *s;
+	if ((rc = parse(spec, &s)))
+		return rc;
 	if (strcmp(what, "describe") == 0) {
 		if (dev_spec_describe(s, stdout))
 			rc = cli_fail("stack", "cannot write the description");

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "blackout/vm.h"
+#include "blackout/vmexplore.h"
 #include "cli/cli.h"
 
 static void usage(FILE *f)
@@ -94,7 +95,7 @@ int cmd_vmobs(int argc, char **argv)
 	if (argc < 3)
 		return cli_usage_error("vmobserve", "needs DIR and N");
 	char script[1024];
-	(void)cli_vm_script(script, sizeof script); /* sets $BUILD beside the executable */
+	(void)vm_scripts_dir(script, sizeof script); /* sets $BUILD beside the executable */
 	const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
 	char kernel[1024], initrd[1024], plugin[1024], fsbuf[256];
 	snprintf(kernel, sizeof kernel, "%s/vm/vmlinuz", build);

@@ -1,17 +1,16 @@
 /* cmd_vmtest.c — `blackout vmtest`: the real Linux kernel on a modelled device. Without
- * --cuts it records, enumerates and judges many states per boot
- * (cmd_vmtest_explore.c); with --cuts it checks the arguments (the stack spec through
- * dev_spec_parse) and runs the seeded-cut harness, scripts/vmtest, which drives qemu
- * and the nbdkit plugin (docs/vmtest.md). */
+ * --cuts it records, enumerates and judges many states per boot (cmd_vmtest_explore.c,
+ * vm_explore); with --cuts it checks every argument and runs the seeded-cut harness,
+ * scripts/vmtest, which only drives qemu and the nbdkit plugin (docs/vmtest.md). */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "blackout/dev.h"
+#include "blackout/vmexplore.h"
 #include "cli/cli.h"
 
 static void help(FILE *out)
@@ -97,116 +96,18 @@ static void help(FILE *out)
 	    "  blackout vmtest compile WORKLOAD DIR [--files N]\n"
 	    "                   the workload as guest shell + data\n"
 	    "  blackout vmtest judge WORKLOAD DIR CUTS [--files N] [--fs FS] ...\n"
-	    "                   the one judge on the raw lines the guests left in DIR\n");
-}
-
-/* The source tree: $BLACKOUT_SRC, else up from the executable (build/blackout,
- * build/asan/blackout ...) to the directory holding scripts/vmtest; else the
- * harness `make install` put in LIBEXECDIR (*installed set). */
-static int find_src(char *out, size_t len, bool *installed);
-
-#ifndef BLACKOUT_LIBEXECDIR
-#define BLACKOUT_LIBEXECDIR "/usr/local/lib/blackout"
-#endif
-
-/* An installed blackout cannot write beside itself: the kernel cache and the logs go
- * to ${XDG_CACHE_HOME:-~/.cache}/blackout, where scripts/vmtest finds the binary and
- * the plugin through two links. */
-static void use_cache_dir(const char *libexec)
-{
-	char dir[PATH_MAX], exe[PATH_MAX], tmp[PATH_MAX + 64], link[PATH_MAX + 64];
-	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-	if (xdg && *xdg)
-		snprintf(dir, sizeof dir, "%s", xdg);
-	else
-		snprintf(dir, sizeof dir, "%s/.cache", home && *home ? home : "/tmp");
-	mkdir(dir, 0755);
-	strncat(dir, "/blackout", sizeof dir - strlen(dir) - 1);
-	mkdir(dir, 0755);
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	exe[n > 0 ? n : 0] = '\0';
-	const char *names[2] = {"blackout", "blackout-nbdkit.so"};
-	char plugin[PATH_MAX + 32];
-	snprintf(plugin, sizeof plugin, "%s/blackout-nbdkit.so", libexec);
-	const char *targets[2] = {exe, plugin};
-	for (int i = 0; i < 2; i++) { /* renamed into place: concurrent runs agree */
-		snprintf(tmp, sizeof tmp, "%s/.%s.%ld", dir, names[i], (long)getpid());
-		snprintf(link, sizeof link, "%s/%s", dir, names[i]);
-		if (symlink(targets[i], tmp) == 0 && rename(tmp, link) < 0)
-			unlink(tmp);
-	}
-	setenv("BUILD", dir, 1);
-}
-
-int cli_vm_script(char *script, size_t len)
-{
-	char src[PATH_MAX];
-	bool installed = false;
-	if (find_src(src, sizeof src, &installed) < 0)
-		return -ENOENT;
-	snprintf(script, len, "%s/scripts/vmtest", src);
-	if (installed && !getenv("BUILD"))
-		use_cache_dir(src);
-	if (!getenv("BUILD")) {
-		/* the plugin and the caches live beside this executable */
-		char exe[PATH_MAX];
-		ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-		if (n > 0) {
-			exe[n] = '\0';
-			char *slash = strrchr(exe, '/');
-			if (slash) {
-				*slash = '\0';
-				setenv("BUILD", exe, 1);
-			}
-		}
-	}
-	return 0;
-}
-
-static int find_src(char *out, size_t len, bool *installed)
-{
-	const char *env = getenv("BLACKOUT_SRC");
-	char exe[PATH_MAX];
-	if (env && *env) {
-		snprintf(out, len, "%s", env);
-		return 0;
-	}
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (n <= 0)
-		return -errno;
-	exe[n] = '\0';
-	for (int up = 0; up < 4; up++) {
-		char *slash = strrchr(exe, '/');
-		if (!slash)
-			break;
-		*slash = '\0';
-		char probe[PATH_MAX + 32];
-		snprintf(probe, sizeof probe, "%s/scripts/vmtest", exe);
-		if (access(probe, X_OK) == 0) {
-			snprintf(out, len, "%s", exe);
-			return 0;
-		}
-		/* BINDIR/../lib/blackout: a relocated or DESTDIR install */
-		snprintf(probe, sizeof probe, "%s/lib/blackout/scripts/vmtest", exe);
-		if (up == 1 && access(probe, X_OK) == 0) {
-			*installed = true;
-			return snprintf(out, len, "%s/lib/blackout", exe) < (int)len
-			           ? 0
-			           : -ENAMETOOLONG;
-		}
-	}
-	if (access(BLACKOUT_LIBEXECDIR "/scripts/vmtest", X_OK) == 0) {
-		snprintf(out, len, "%s", BLACKOUT_LIBEXECDIR);
-		*installed = true;
-		return 0;
-	}
-	return -ENOENT;
+	    "                   the one judge on the raw lines the guests left in DIR\n"
+	    "  blackout vmtest points SEED SPAN CUTS\n"
+	    "                   the seeded cut points: one 'I WRITE SEED' line per cut\n"
+	    "  blackout vmtest check-record OPTIONS\n"
+	    "                   scripts/vmrecord's options checked (exit 2 naming the fault)\n");
 }
 
 int cmd_vmtest(int argc, char **argv)
 {
 	const char *stack = NULL, *fs = NULL, *workload = NULL;
-	if (argc >= 2 && (!strcmp(argv[1], "compile") || !strcmp(argv[1], "judge")))
+	if (argc >= 2 && (!strcmp(argv[1], "compile") || !strcmp(argv[1], "judge") ||
+	                  !strcmp(argv[1], "check-record") || !strcmp(argv[1], "points")))
 		return cmd_vmtest_plumbing(argc, argv);
 	bool cuts = false;
 	for (int i = 1; i < argc; i++) {
@@ -233,35 +134,44 @@ int cmd_vmtest(int argc, char **argv)
 			return cli_usage_error("vmtest", "unknown argument '%s'", a);
 		if (i + 1 >= argc)
 			return cli_usage_error("vmtest", "%s needs a value", a);
+		const char *v = argv[i + 1];
+		uint64_t n;
+		int rc = 0;
 		if (!strcmp(a, "--stack"))
-			stack = argv[i + 1];
+			stack = v;
 		else if (!strcmp(a, "--fs"))
-			fs = argv[i + 1];
+			fs = v;
 		else if (!strcmp(a, "--workload"))
-			workload = argv[i + 1];
+			workload = v;
+		else if (!strcmp(a, "--cuts"))
+			rc = cli_num("vmtest", a, v, 0, 1, 1000, &n);
+		else if (!strcmp(a, "--files"))
+			rc = cli_num("vmtest", a, v, 0, 1, 1000, &n);
+		else if (!strcmp(a, "--seed"))
+			rc = cli_num("vmtest", a, v, 0, 0, UINT64_MAX, &n);
+		else if (!strcmp(a, "--attach") && strcmp(v, "virtio") && strcmp(v, "nbd"))
+			return cli_usage_error("vmtest", "--attach: virtio or nbd, not '%s'", v);
+		if (rc)
+			return rc;
 		i++;
 	}
-	if (!stack || !fs || !workload)
-		return cli_usage_error("vmtest", "--stack, --fs and --workload are required");
-	size_t fl = strcspn(fs, ",");
-	if (!((fl == 4 && (!strncmp(fs, "ext4", 4) || !strncmp(fs, "ext3", 4))) ||
-	      (fl == 3 && !strncmp(fs, "xfs", 3)) || (fl == 5 && !strncmp(fs, "btrfs", 5))))
-		return cli_usage_error(
-		    "vmtest", "--fs: ext4, ext3, xfs or btrfs, then ',OPTS', not '%s'", fs);
+	/* checked here once: scripts/vmtest only starts and stops processes */
+	struct vm_explore_opts o = {.cfg = {.stack = stack, .fs = fs, .workload = workload}};
+	struct bo_err err = {{0}};
+	if (vm_explore_check(&o, &err))
+		return cli_usage_error("vmtest", "%s", err.msg);
 
 	struct dev_spec *spec = NULL;
-	struct bo_err err = {{0}};
 	int rc = dev_spec_parse(stack, &spec, &err);
 	if (rc < 0)
 		return cli_fail("vmtest", "%s", bo_errstr(&err, rc));
 	dev_spec_free(spec);
 
 	char script[PATH_MAX + 32];
-	if (cli_vm_script(script, sizeof script) < 0)
-		return cli_fail("vmtest",
-		                "cannot find scripts/vmtest (not in the source tree nor in "
-		                "%s; set BLACKOUT_SRC)",
-		                BLACKOUT_LIBEXECDIR);
+	if (vm_scripts_dir(script, sizeof script - 8) < 0)
+		return cli_fail("vmtest", "cannot find scripts/vmtest (not in the source tree nor "
+		                          "installed; set BLACKOUT_SRC)");
+	strcat(script, "/vmtest");
 	char **args = calloc((size_t)argc + 2, sizeof *args);
 	if (!args)
 		return cli_fail("vmtest", "out of memory");

@@ -10,15 +10,22 @@
  *       judges each cut from the raw lines the guests left in DIR (cutI.markers.txt:
  *       the steps that returned; chkI.markers.txt: the observation; cutI.host: whether
  *       the power went): one line per cut, DIR/verdicts.jsonl (one object per cut,
- *       then the summary) and the results in the explorer's format. */
+ *       then the summary) and the results in the explorer's format.
+ *   blackout vmtest check-record OPTIONS
+ *       scripts/vmrecord's options checked (exit 2 naming the fault).
+ *   blackout vmtest points SEED SPAN CUTS
+ *       the seeded cut points of the harness, one "I WRITE SEED" line per cut. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "blackout/crash.h"
+#include "blackout/dev.h"
 #include "blackout/json.h"
 #include "blackout/util.h"
+#include "blackout/vmexplore.h"
 #include "cli/cli.h"
 
 struct vmargs {
@@ -30,13 +37,7 @@ struct vmargs {
 int cli_vm_workload(const char *cmd, const char *name, unsigned files, struct crash_workload **w)
 {
 	struct bo_err err = {{0}};
-	char *text = NULL;
-	int rc = crash_guest_workload_text(name, files, &text, &err);
-	if (rc == 0)
-		rc = crash_workload_parse(text, strlen(text), name, w, &err);
-	else if (rc == -EINVAL && strncmp(err.msg, "--files", 7) != 0)
-		rc = crash_workload_load(name, w, &err); /* not one of vmtest's own */
-	free(text);
+	int rc = vm_workload_load(name, files, w, &err);
 	return rc ? cli_fail(cmd, "%s", bo_errstr(&err, rc)) : 0;
 }
 
@@ -93,12 +94,6 @@ static char *slurp(const char *dir, const char *name, unsigned i, size_t *len)
 	return buf;
 }
 
-struct tally {
-	unsigned observed, classified, unmountable, fsck_errors;
-	struct crash_result *r;
-	size_t fcap;
-};
-
 static const char *outcome_word(const struct crash_outcome *o, char *buf, size_t len)
 {
 	size_t at = 0;
@@ -110,46 +105,9 @@ static const char *outcome_word(const struct crash_outcome *o, char *buf, size_t
 	return buf[0] ? buf : "ok";
 }
 
-static int count_cut(struct tally *t, unsigned i, size_t completed, uint64_t point,
-                     const struct crash_observation *obs, const struct crash_outcome *o)
-{
-	struct crash_result *r = t->r;
-	t->classified++;
-	r->judged++;
-	for (int k = 0; k < CRASH_INV_N; k++)
-		r->viol[k] += (o->broken >> k) & 1;
-	if (!o->broken) {
-		r->ok++;
-		return 0;
-	}
-	t->unmountable += obs->mount_rc != 0;
-	t->fsck_errors += !obs->mount_rc && (o->broken & (1u << CRASH_INV_CONSISTENT));
-	*(o->detected ? &r->detected : &r->silent) += 1;
-	if (r->nfail == t->fcap) {
-		size_t nc = t->fcap ? 2 * t->fcap : 8;
-		struct crash_state *nf = realloc(r->fail, nc * sizeof(*nf));
-		if (!nf)
-			return -ENOMEM;
-		r->fail = nf;
-		t->fcap = nc;
-	}
-	struct crash_state *s = &r->fail[r->nfail++];
-	memset(s, 0, sizeof(*s));
-	snprintf(s->id, sizeof s->id, "cut%u", i);
-	s->pos = (size_t)point;
-	s->completed = completed;
-	s->broken = o->broken;
-	s->allowed = o->allowed;
-	s->detected = o->detected;
-	s->e2fsck_agrees = -1;
-	snprintf(s->detected_by, sizeof s->detected_by, "%s", o->detected_by);
-	snprintf(s->detail, sizeof s->detail, "%s", o->detail);
-	return 0;
-}
-
 /* Judges cut i from what its guests left; prints its line and JSON object. */
 static int judge_cut(const struct vmargs *a, const struct crash_promises *base, unsigned i,
-                     struct tally *t, FILE *vj)
+                     struct vm_cut_tally *t, FILE *vj)
 {
 	size_t wl, cl, hl;
 	char *work = slurp(a->dir, "cut%u.markers.txt", i, &wl);
@@ -173,7 +131,7 @@ static int judge_cut(const struct vmargs *a, const struct crash_promises *base, 
 		else
 			jrc = crash_judge(&p, &obs, &o);
 		if (jrc == 0)
-			rc = count_cut(t, i, p.completed, point, &obs, &o);
+			rc = vm_cut_add(t, i, p.completed, point, &obs, &o);
 		crash_observation_free(&obs);
 	}
 	char word[64];
@@ -193,7 +151,7 @@ static int judge_cut(const struct vmargs *a, const struct crash_promises *base, 
 	return rc;
 }
 
-static void summary(const struct vmargs *a, const struct tally *t, FILE *f)
+static void summary(const struct vmargs *a, const struct vm_cut_tally *t, FILE *f)
 {
 	const struct crash_result *r = t->r;
 	const char *mopt = a->fs && strchr(a->fs, ',') ? strchr(a->fs, ',') + 1 : "defaults";
@@ -230,7 +188,7 @@ static void summary(const struct vmargs *a, const struct tally *t, FILE *f)
 }
 
 /* The cuts in the explorer's format (blackout explore --merge, matrix --vm). */
-static int explore_json(const struct vmargs *a, struct tally *t)
+static int explore_json(const struct vmargs *a, struct vm_cut_tally *t)
 {
 	struct crash_result *r = t->r;
 	snprintf(r->stack, sizeof r->stack, "%s", a->stack ? a->stack : "");
@@ -262,7 +220,7 @@ static int judge(const struct vmargs *a)
 		return rc;
 	struct bo_err err = {{0}};
 	struct crash_oracle *o = NULL;
-	struct tally t = {.r = calloc(1, sizeof(*t.r))};
+	struct vm_cut_tally t = {.r = calloc(1, sizeof(*t.r))};
 	char p[4096];
 	snprintf(p, sizeof p, "%s/verdicts.jsonl", a->dir);
 	FILE *vj = t.r ? fopen(p, "w") : NULL;
@@ -338,9 +296,84 @@ static int parse_opts(const char *cmd, int argc, char **argv, int first, struct 
 	return 0;
 }
 
+/* The recording's options as scripts/vmrecord takes them, checked by the library
+ * (vm_explore_check, vm_md_check): the script only starts and stops processes. */
+static int check_record(int argc, char **argv)
+{
+	const char *cmd = "vmtest check-record", *md_fail = NULL;
+	struct vm_explore_opts o = {.files = 24};
+	struct bo_err err = {{0}};
+	for (int i = 2; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		uint64_t n;
+		int rc = 0;
+		if (!strcmp(a, "--integrity")) {
+			o.integrity = true;
+			continue;
+		}
+		if (!v)
+			return cli_usage_error(cmd, "%s needs a value", a);
+		if (!strcmp(a, "--stack"))
+			o.cfg.stack = v;
+		else if (!strcmp(a, "--fs"))
+			o.cfg.fs = v;
+		else if (!strcmp(a, "--workload"))
+			o.cfg.workload = v;
+		else if (!strcmp(a, "--md"))
+			o.md = v;
+		else if (!strcmp(a, "--md-fail"))
+			md_fail = v;
+		else if (!strcmp(a, "--files") && !(rc = cli_num(cmd, a, v, 0, 1, 1000, &n)))
+			o.files = (unsigned)n;
+		else if (!strcmp(a, "--md-chunk") && !(rc = cli_num(cmd, a, v, 0, 1, 1u << 20, &n)))
+			o.md_chunk = (unsigned)n;
+		else if (!strcmp(a, "--timeout"))
+			rc = cli_num(cmd, a, v, 0, 10, 3600, &n);
+		else if (strcmp(a, "--out") && strcmp(a, "--initrd-extra") &&
+		         strcmp(a, "--files") && strcmp(a, "--md-chunk"))
+			return cli_usage_error(cmd, "unknown argument '%s'", a);
+		if (rc)
+			return rc;
+		i++;
+	}
+	if (vm_explore_check(&o, &err) || vm_md_check(o.md, o.md_chunk, md_fail, &err))
+		return cli_usage_error(cmd, "%s", err.msg);
+	struct dev_spec *spec = NULL;
+	int rc = dev_spec_parse(o.cfg.stack, &spec, &err);
+	dev_spec_free(spec);
+	return rc < 0 ? cli_fail(cmd, "%s", bo_errstr(&err, rc)) : 0;
+}
+
+/* Where the seeded-cut harness cuts (scripts/vmtest): `points SEED SPAN CUTS` prints,
+ * for cut i = 1..CUTS, "i K OSEED" — the plugin write K in [1, SPAN] after which the
+ * power goes, and the seed of what the device keeps (vm_cut_points). */
+static int points(int argc, char **argv)
+{
+	const char *cmd = "vmtest points";
+	uint64_t seed, span, cuts;
+	if (argc != 5)
+		return cli_usage_error(cmd, "usage: vmtest points SEED SPAN CUTS");
+	int rc = cli_num(cmd, "SEED", argv[2], 0, 0, UINT64_MAX, &seed);
+	if (rc == 0)
+		rc = cli_num(cmd, "SPAN", argv[3], 0, 1, UINT64_MAX, &span);
+	if (rc == 0)
+		rc = cli_num(cmd, "CUTS", argv[4], 0, 1, 1000, &cuts);
+	if (rc)
+		return rc;
+	struct vm_cut_point p[1000];
+	vm_cut_points(seed, span, (unsigned)cuts, p);
+	for (unsigned i = 0; i < cuts; i++)
+		printf("%u %" PRIu64 " %" PRIu64 "\n", i + 1, p[i].write, p[i].seed);
+	return 0;
+}
+
 int cmd_vmtest_plumbing(int argc, char **argv)
 {
 	struct vmargs a = {.files = 24};
+	if (!strcmp(argv[1], "check-record"))
+		return check_record(argc, argv);
+	if (!strcmp(argv[1], "points"))
+		return points(argc, argv);
 	if (!strcmp(argv[1], "compile")) {
 		if (argc < 4)
 			return cli_usage_error("vmtest compile",

@@ -5,23 +5,38 @@
 
 #include "blackout/crash.h"
 #include "cli/cli.h"
+#include "cli/cli_opts.h"
 
-static const char workloads_help[] =
-    "usage: blackout workloads             list the built-in workloads and the bug zoo\n"
-    "       blackout workloads show NAME   print one in the workload file format\n"
-    "       blackout workloads check FILE  parse a workload file and print it back\n"
+static const struct cli_spec workloads_spec = {
+    "workloads",
+    "list the built-in crash workloads, or print one",
+    "\nshow NAME\ncheck FILE",
+    "Without an operand: the built-in workloads, one a line with what it does, then\n"
+    "the bug zoo (published crash reproducers) with their source test and fix commit.\n"
+    "show NAME prints one in the workload file format; check FILE parses a workload\n"
+    "file and prints it back.\n"
     "\n"
     "A workload is a setup section (bystander files, synced before recording) and the\n"
     "recorded steps; the format is docs/workloads.md. The explorer takes a built-in's\n"
-    "name or a file: blackout explore --workload NAME|FILE ...\n";
+    "name or a file: blackout explore --workload NAME|FILE ...\n",
+    NULL,
+    0,
+    2,
+    "0 done, 1 no such built-in or a file that does not parse, 2 usage error.",
+    "$ blackout workloads\n$ blackout workloads show append-fsync > my.wl\n"
+    "$ blackout workloads check my.wl\n",
+    NULL};
 
 int cmd_workloads(int argc, char **argv)
 {
-	if (argc >= 2 && cli_is_help(argv[1])) {
-		fputs(workloads_help, stdout);
-		return 0;
-	}
-	if (argc == 1) {
+	struct cli_parse p;
+	int k;
+	cli_parse_start(&p, &workloads_spec, argc, argv);
+	while ((k = cli_next(&p)) > 0)
+		;
+	if (k < 0)
+		return p.status;
+	if (p.nargs == 0) {
 		for (size_t i = 0; i < crash_builtin_count(); i++) {
 			const struct crash_builtin *b = crash_builtin_get(i);
 			printf("%-20s %s\n", b->name, b->summary);
@@ -35,7 +50,8 @@ int cmd_workloads(int argc, char **argv)
 		}
 		return 0;
 	}
-	if (argc != 3 || (strcmp(argv[1], "show") != 0 && strcmp(argv[1], "check") != 0))
+	argv = p.args - 1;
+	if (p.nargs != 2 || (strcmp(argv[1], "show") != 0 && strcmp(argv[1], "check") != 0))
 		return cli_usage_error("workloads",
 		                       "expected no argument, 'show NAME' or 'check FILE'");
 	struct crash_workload *w;

@@ -28,7 +28,6 @@ struct explorer {
 	const struct crash_oracle *oracle;
 	struct crash_result *r;
 	struct crash_seen seen;
-	size_t fail_cap;
 	struct bo_err *err;
 	const struct cut *cut; /* the cut being enumerated */
 	uint64_t k;            /* outcome ordinal within the cut */
@@ -51,17 +50,6 @@ static void state_id(char *buf, size_t len, const struct cut *c, bool sampled, u
 {
 	snprintf(buf, len, "p%zu%s-%s%" PRIu64, c->pos, c->inflight ? "w" : "", sampled ? "s" : "",
 	         k);
-}
-
-static int add_fail(struct explorer *ex, const struct crash_state *s)
-{
-	struct crash_result *r = ex->r;
-	struct crash_state *nf = bo_grow(r->fail, &ex->fail_cap, r->nfail, sizeof(*nf), 16);
-	if (!nf)
-		return -ENOMEM;
-	r->fail = nf;
-	r->fail[r->nfail++] = *s;
-	return 0;
 }
 
 static void progress(struct explorer *ex, bool force)
@@ -132,32 +120,6 @@ static void second_opinion(struct explorer *ex, struct bdev *state, uint64_t fir
 	crash_judge_checks(p, obs, out);
 }
 
-/* Counts one judged state. */
-static void count(struct crash_result *r, const struct crash_outcome *o)
-{
-	for (int i = 0; i < CRASH_INV_N; i++) {
-		if (o->broken & (1u << i))
-			r->viol[i]++;
-		if (o->allowed & (1u << i))
-			r->allowed[i]++;
-	}
-	if (!o->broken)
-		r->ok++;
-	else if (o->detected)
-		r->detected++;
-	else
-		r->silent++;
-	/* md's start, beside the verdict (an outside observer's guest, docs/md.md) */
-	if (o->md == CRASH_MD_STARTED)
-		r->md_started++;
-	r->md_refused += o->md == CRASH_MD_FORCED || o->md == CRASH_MD_UNSTARTED;
-	r->md_unstarted += o->md == CRASH_MD_UNSTARTED;
-	r->md_forced_ok += o->md == CRASH_MD_FORCED && !o->broken;
-	r->md_forced_silent += o->md == CRASH_MD_FORCED && o->broken && !o->detected;
-	if (o->e2fsck_agrees == 0)
-		r->e2fsck_disagree++;
-}
-
 /* A distinct state for the outside observer: into the store (and --keep), to be
  * judged after the walk. */
 static int store_state(struct explorer *ex, const struct crash_state *s)
@@ -208,16 +170,7 @@ static int judge_stored(struct explorer *ex)
 		if (rc == 0) {
 			const struct crash_check *e2 = &obs[i].check[CRASH_CHECK_E2FSCK];
 			r->e2fsck_runs += e2->ran && e2->rc == 0;
-			r->hung += o.detected && strcmp(o.detected_by, "hung") == 0;
-			s->broken = o.broken;
-			s->allowed = o.allowed;
-			s->detected = o.detected;
-			s->e2fsck_agrees = o.e2fsck_agrees;
-			snprintf(s->detected_by, sizeof(s->detected_by), "%s", o.detected_by);
-			snprintf(s->detail, sizeof(s->detail), "%s", o.detail);
-			count(r, &o);
-			if (o.broken || o.allowed)
-				rc = add_fail(ex, s);
+			rc = crash_result_add(r, s, &o);
 		}
 		crash_observation_free(&obs[i]);
 	}
@@ -296,18 +249,11 @@ static int judge_state(struct explorer *ex, struct bdev *state)
 		blk_close(raw);
 		return bo_errf(ex->err, rc, "judging state %s: %s", s.id, strerror(-rc));
 	}
-	s.broken = o.broken;
-	s.allowed = o.allowed;
-	s.detected = o.detected;
-	s.e2fsck_agrees = o.e2fsck_agrees;
-	snprintf(s.detected_by, sizeof(s.detected_by), "%s", o.detected_by);
-	snprintf(s.detail, sizeof(s.detail), "%s", o.detail);
-	count(r, &o);
 	if ((o.broken || ex->only_one) && ex->cfg->keep_dir)
 		rc = crash_keep_state(ex->cfg, raw, s.id, ex->err);
 	blk_close(raw);
-	if (rc == 0 && (o.broken || o.allowed))
-		rc = add_fail(ex, &s);
+	if (rc == 0)
+		rc = crash_result_add(r, &s, &o);
 	progress(ex, false);
 	return rc;
 }

@@ -7,6 +7,12 @@
 #include "blackout/util.h"
 #include "crash/internal.h"
 
+int crash_fs_check(const char *text, struct bo_err *err)
+{
+	struct crash_fscfg c;
+	return crash_fscfg_parse(text, &c, err);
+}
+
 int crash_fscfg_parse(const char *text, struct crash_fscfg *c, struct bo_err *err)
 {
 	fs_mkfs_opts_default(&c->mk);

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,6 +88,47 @@ int crash_result_write_json(const struct crash_result *r, FILE *f)
 	return bo_json_write(top, f, 0);
 }
 
+int crash_result_add(struct crash_result *r, const struct crash_state *s,
+                     const struct crash_outcome *o)
+{
+	if (o->broken || o->allowed) {
+		/* a result read back or merged holds exactly nfail entries */
+		if (r->fail_cap < r->nfail)
+			r->fail_cap = r->nfail;
+		struct crash_state *nf = bo_grow(r->fail, &r->fail_cap, r->nfail, sizeof(*nf), 16);
+		if (!nf)
+			return -ENOMEM;
+		r->fail = nf;
+		struct crash_state *f = &r->fail[r->nfail++];
+		*f = *s;
+		f->broken = o->broken;
+		f->allowed = o->allowed;
+		f->detected = o->detected;
+		f->e2fsck_agrees = o->e2fsck_agrees;
+		snprintf(f->detected_by, sizeof(f->detected_by), "%s", o->detected_by);
+		snprintf(f->detail, sizeof(f->detail), "%s", o->detail);
+	}
+	for (int i = 0; i < CRASH_INV_N; i++) {
+		r->viol[i] += (o->broken >> i) & 1;
+		r->allowed[i] += (o->allowed >> i) & 1;
+	}
+	if (!o->broken)
+		r->ok++;
+	else if (o->detected)
+		r->detected++;
+	else
+		r->silent++;
+	r->hung += o->detected && strcmp(o->detected_by, "hung") == 0;
+	/* md's start, beside the verdict (an outside observer's guest, docs/md.md) */
+	r->md_started += o->md == CRASH_MD_STARTED;
+	r->md_refused += o->md == CRASH_MD_FORCED || o->md == CRASH_MD_UNSTARTED;
+	r->md_unstarted += o->md == CRASH_MD_UNSTARTED;
+	r->md_forced_ok += o->md == CRASH_MD_FORCED && !o->broken;
+	r->md_forced_silent += o->md == CRASH_MD_FORCED && o->broken && !o->detected;
+	r->e2fsck_disagree += o->e2fsck_agrees == 0;
+	return 0;
+}
+
 static void print_md(const struct crash_result *r, FILE *f)
 {
 	uint64_t n = r->md_started + r->md_refused;
@@ -106,8 +148,15 @@ static void print_md(const struct crash_result *r, FILE *f)
 	        failing - r->md_forced_silent, r->md_unstarted);
 }
 
+void crash_coverage_text(double coverage, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.3g%%", 100.0 * coverage);
+}
+
 void crash_result_print(const struct crash_result *r, FILE *f)
 {
+	char cov[32];
+	crash_coverage_text(r->coverage, cov, sizeof(cov));
 	fprintf(f, "stack:    %s\nfs:       %s\nworkload: %s\n", r->stack, r->fs, r->workload);
 	if (r->exhaustive)
 		fprintf(f, "states:   %" PRIu64 " built over %" PRIu64 " cut points: exhaustive\n",
@@ -115,9 +164,9 @@ void crash_result_print(const struct crash_result *r, FILE *f)
 	else
 		fprintf(f,
 		        "states:   %" PRIu64 " built over %" PRIu64
-		        " cut points: sampled (seed %" PRIu64 "), %.3g%% of %s2^%.1f outcomes\n",
-		        r->built, r->cuts, r->seed, 100.0 * r->coverage,
-		        r->space_log2 >= 1024 ? "over " : "", r->space_log2);
+		        " cut points: sampled (seed %" PRIu64 "), %s of %s2^%.1f outcomes\n",
+		        r->built, r->cuts, r->seed, cov, r->space_log2 >= 1024 ? "over " : "",
+		        r->space_log2);
 	if (r->nshards > 1)
 		fprintf(f, "shard:    %u/%u\n", r->shard, r->nshards);
 	uint64_t failing = r->judged - r->ok;

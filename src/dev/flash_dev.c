@@ -42,8 +42,9 @@ static const struct dev_param flash_params[] = {
     {NULL},
 };
 
-static int flash_model_open(const struct dev_args *a, struct bdev **lowers, unsigned nlowers,
-                            struct bdev **out, struct bo_err *err)
+/* The arguments as flash_params, checked as the model will check them (a lower's
+ * sector size taken as 512, the smallest: the layout is checked again at open). */
+static int flash_args(const struct dev_args *a, struct flash_params *pp, struct bo_err *err)
 {
 	struct flash_params p;
 	flash_params_default(&p);
@@ -86,6 +87,23 @@ static int flash_model_open(const struct dev_args *a, struct bdev **lowers, unsi
 	p.op_percent = (uint32_t)op;
 	p.endurance = (uint32_t)endurance;
 	p.flush_ignore = fl == 1;
+	*pp = p;
+	return flash_params_check(&p, 512, NULL, err);
+}
+
+static int flash_check(const struct dev_args *a, struct bo_err *err)
+{
+	struct flash_params p;
+	return flash_args(a, &p, err);
+}
+
+static int flash_model_open(const struct dev_args *a, struct bdev **lowers, unsigned nlowers,
+                            struct bdev **out, struct bo_err *err)
+{
+	struct flash_params p;
+	int rc = flash_args(a, &p, err);
+	if (rc)
+		return rc;
 	if (nlowers == 0)
 		return dev_flash_open_ram(&p, out, err);
 	return dev_flash_open(&p, lowers[0], out, err);
@@ -99,4 +117,5 @@ const struct dev_model dev_model_flash = {
     .min_lowers = 0,
     .max_lowers = 1,
     .open = flash_model_open,
+    .check = flash_check,
 };

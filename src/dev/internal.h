@@ -3,9 +3,39 @@
 #ifndef BLACKOUT_DEV_INTERNAL_H
 #define BLACKOUT_DEV_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "blackout/dev.h"
+
+/* A parsed spec (spec.c parses it, spec_edit.c edits it, spec_describe.c prints it). */
+struct dev_kv {
+	char *val;   /* value in canonical form, default filled in */
+	bool given;  /* written in the spec */
+	uint32_t at; /* column of the value in the parsed text, for errors */
+};
+
+struct dev_args {
+	const struct dev_model *model;
+	unsigned n; /* number of model parameters */
+	struct dev_kv *kv;
+};
+
+struct dev_spec {
+	const struct dev_model *model;
+	struct dev_args args;
+	unsigned nlowers;         /* written in the spec */
+	struct dev_spec **lowers; /* the written lowers */
+	unsigned repeat;          /* the list of lowers is repeated this many times */
+	uint64_t ndev;            /* devices this layer opens, itself included, after repeats */
+	uint64_t ram;             /* bytes of its `ram` parameters and its lowers', after repeats */
+};
+
+/* Parameter `name` of model m: its index and `value` checked and made canonical as the
+ * parser would take it (*out malloc'd); -EINVAL naming what is wrong. */
+int dev_spec_value(const struct dev_model *m, const char *name, const char *value, int *index,
+                   char **out, struct bo_err *err);
 
 /* The canonical text of a spec in a malloc'd string, or NULL on ENOMEM. */
 char *dev_spec_format_alloc(const struct dev_spec *s);

@@ -2,6 +2,9 @@
  * parameters in, a blk_mem_open / blk_file_open call out. The media themselves are
  * in src/blk/. */
 #include <errno.h>
+#include <stdbool.h>
+
+#include "blackout/util.h"
 
 #include "blackout/dev.h"
 
@@ -15,6 +18,39 @@ static int sector_arg(const struct dev_args *a, uint32_t *ss, struct bo_err *err
 	return rc;
 }
 
+/* size and sector size: a whole, positive number of sectors (file: 0 is its size) */
+static int size_args(const struct dev_args *a, bool zero_ok, uint64_t *size, uint32_t *ss,
+                     struct bo_err *err)
+{
+	int rc = dev_arg_size(a, "size", size, err);
+	if (rc == 0)
+		rc = sector_arg(a, ss, err);
+	if (rc)
+		return rc;
+	if ((*size == 0 && !zero_ok) || *size % *ss) {
+		char b[32];
+		return bo_errf(err, -EINVAL,
+		               "%s: size=%s is not a %swhole number of %u-byte sectors",
+		               dev_args_model(a)->name, bo_format_size(*size, b, sizeof(b)),
+		               zero_ok ? "" : "positive ", *ss);
+	}
+	return 0;
+}
+
+static int mem_check(const struct dev_args *a, struct bo_err *err)
+{
+	uint64_t size;
+	uint32_t ss;
+	return size_args(a, false, &size, &ss, err);
+}
+
+static int file_check(const struct dev_args *a, struct bo_err *err)
+{
+	uint64_t size;
+	uint32_t ss;
+	return size_args(a, true, &size, &ss, err);
+}
+
 static int mem_open(const struct dev_args *a, struct bdev **lowers, unsigned nlowers,
                     struct bdev **out, struct bo_err *err)
 {
@@ -22,14 +58,9 @@ static int mem_open(const struct dev_args *a, struct bdev **lowers, unsigned nlo
 	(void)nlowers;
 	uint64_t size;
 	uint32_t ss;
-	int rc = dev_arg_size(a, "size", &size, err);
-	if (rc == 0)
-		rc = sector_arg(a, &ss, err);
+	int rc = size_args(a, false, &size, &ss, err);
 	if (rc)
 		return rc;
-	if (size == 0 || size % ss)
-		return bo_errf(err, -EINVAL, "mem: size %llu is not a positive multiple of %u",
-		               (unsigned long long)size, ss);
 	rc = blk_mem_open(ss, size / ss, out);
 	if (rc)
 		return bo_errf(err, rc, "mem: cannot allocate %llu bytes",
@@ -49,6 +80,7 @@ const struct dev_model dev_model_mem = {
     .summary = "RAM image: every completed write is durable, nothing is volatile",
     .params = mem_params,
     .open = mem_open,
+    .check = mem_check,
 };
 
 static int file_open(const struct dev_args *a, struct bdev **lowers, unsigned nlowers,
@@ -59,9 +91,7 @@ static int file_open(const struct dev_args *a, struct bdev **lowers, unsigned nl
 	uint64_t size;
 	uint32_t ss;
 	bool ro;
-	int rc = dev_arg_size(a, "size", &size, err);
-	if (rc == 0)
-		rc = sector_arg(a, &ss, err);
+	int rc = size_args(a, true, &size, &ss, err);
 	if (rc == 0)
 		rc = dev_arg_bool(a, "readonly", &ro, err);
 	if (rc)
@@ -85,4 +115,5 @@ const struct dev_model dev_model_file = {
     .summary = "image file or block device: pread/pwrite, flush and FUA are fdatasync",
     .params = file_params,
     .open = file_open,
+    .check = file_check,
 };

@@ -168,19 +168,27 @@ void raid_member_failed(struct raid_dev *r, unsigned i);
 int raid_flush_members(struct raid_dev *r);
 int raid_refused(struct raid_dev *r);
 
-/* raid_stripe.c */
+/* raid_plan.c: plans and their phases (below every file that plans member writes) */
 void raid_plan_init(struct plan *pl, struct raid_dev *r);
 void raid_plan_free(struct plan *pl);
 unsigned char *raid_plan_alloc(struct plan *pl, size_t len);
 void raid_plan_add(struct plan *pl, unsigned ph, unsigned dev, uint64_t lba, uint64_t count,
                    const unsigned char *data, unsigned flags);
 int raid_plan_exec_phase(struct raid_dev *r, struct plan *pl, unsigned ph);
+int raid_load_reconstruct(struct raid_dev *r, struct plan *pl, const struct sgeo *g, uint64_t s,
+                          uint32_t lo, uint32_t hi, unsigned char **B);
+
+/* raid_log.c: the log façade. After a stripe update's member writes are planned,
+ * the array's log adds its writes: PPL (g and P, the new parity, given when the
+ * update writes parity) and the journal. */
+int raid_log_stripe(struct raid_dev *r, struct plan *pl, const struct piece *pc,
+                    const struct sgeo *g, const unsigned char *P);
+
+/* raid_stripe.c */
 int raid_plan_stripe(struct raid_dev *r, struct piece *pc, unsigned flags, struct plan *pl);
 int raid_write_piece(struct raid_dev *r, struct piece *pc, void *ctx);
 int raid_for_each_piece(struct raid_dev *r, uint64_t lba, uint64_t count, const unsigned char *buf,
                         int (*fn)(struct raid_dev *, struct piece *, void *), void *ctx);
-int raid_load_reconstruct(struct raid_dev *r, struct plan *pl, const struct sgeo *g, uint64_t s,
-                          uint32_t lo, uint32_t hi, unsigned char **B);
 int raid_read(struct bdev *d, uint64_t lba, uint32_t count, void *buf);
 int raid_write(struct bdev *d, uint64_t lba, uint32_t count, const void *buf, unsigned flags);
 int raid_discard(struct bdev *d, uint64_t lba, uint32_t count);
@@ -191,9 +199,11 @@ int raid_journal_checkpoint(struct raid_dev *r, bool wrap);
 int raid_plan_journal(struct raid_dev *r, struct plan *pl);
 int raid_journal_recover(struct raid_dev *r);
 
-/* raid_ppl.c */
+/* raid_bitmap.c */
 int raid_plan_bitmap(struct raid_dev *r, struct plan *pl, uint64_t s);
 int raid_write_bitmap(struct raid_dev *r);
+
+/* raid_ppl.c */
 int raid_plan_ppl(struct raid_dev *r, struct plan *pl, const struct piece *pc, const struct sgeo *g,
                   const unsigned char *P);
 int raid_ppl_recover(struct raid_dev *r);

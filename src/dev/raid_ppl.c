@@ -1,5 +1,6 @@
-/* raid_ppl.c — md's two narrower mitigations of the write hole: the write-intent
- * bitmap (dirty regions, resynced after a crash) and the RAID5 partial parity log. */
+/* raid_ppl.c — the RAID5 partial parity log (md's raid5-ppl), one of md's narrower
+ * mitigations of the write hole: planned through the log façade (raid_log.c),
+ * replayed at assembly. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,45 +42,6 @@ int raid_plan_ppl(struct raid_dev *r, struct plan *pl, const struct piece *pc, c
 	put_le32(b + META - 4, crc32c(b, META - 4));
 	raid_plan_add(pl, PH_LOG, (unsigned)g->pm, r->ppl_off, r->meta + (hi - lo), b, BLK_FUA);
 	r->st.ppl_writes++;
-	return 0;
-}
-
-/* The bitmap write that must precede the first write to stripe s's region since
- * the array was last clean: the bit is set on every member first. */
-int raid_plan_bitmap(struct raid_dev *r, struct plan *pl, uint64_t s)
-{
-	uint64_t reg = s / r->bm_stripes;
-	if (r->bm[reg / 8] >> (reg % 8) & 1)
-		return 0;
-	pl->set_bm = true;
-	pl->bm_region = reg;
-	uint64_t sec = reg / 8 / r->ss;
-	for (unsigned i = 0; i < r->n; i++) {
-		if (r->failed >> i & 1)
-			continue;
-		unsigned char *b = raid_plan_alloc(pl, r->ss);
-		if (!b)
-			return -ENOMEM;
-		memcpy(b, r->bm + sec * r->ss, r->ss);
-		b[reg / 8 - sec * r->ss] |= (unsigned char)(1u << (reg % 8));
-		r->st.bitmap_writes++;
-		raid_plan_add(pl, PH_BM, i, r->bm_off + sec, 1, b, BLK_FUA);
-	}
-	return 0;
-}
-
-int raid_write_bitmap(struct raid_dev *r)
-{
-	for (unsigned i = 0; i < r->n; i++) {
-		if (r->failed >> i & 1)
-			continue;
-		r->st.bitmap_writes++;
-		int rc = raid_mwrite(r, i, r->bm_off, r->bm_sectors, r->bm, BLK_FUA);
-		if (rc == -EIO)
-			raid_member_failed(r, i);
-		else if (rc)
-			return rc;
-	}
 	return 0;
 }
 

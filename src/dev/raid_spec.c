@@ -54,8 +54,10 @@ static bool has_param(const struct dev_args *a, const char *name)
 	return false;
 }
 
-static int open_level(unsigned level, const struct dev_args *a, struct bdev **lowers,
-                      unsigned nlowers, struct bdev **out, struct bo_err *err)
+/* The arguments as raid_params, each checked: the model's check at parse time and
+ * its open share it. */
+static int raid_args(unsigned level, const struct dev_args *a, struct raid_params *out,
+                     struct bo_err *err)
 {
 	struct raid_params p = {.level = level, .layout = RAID_LEFT_SYMMETRIC};
 	uint64_t v;
@@ -95,7 +97,16 @@ static int open_level(unsigned level, const struct dev_args *a, struct bdev **lo
 			return rc;
 		p.drop_flushes = fi == 1;
 	}
-	return dev_raid_open(&p, lowers, nlowers, out, err);
+	*out = p;
+	return 0;
+}
+
+static int open_level(unsigned level, const struct dev_args *a, struct bdev **lowers,
+                      unsigned nlowers, struct bdev **out, struct bo_err *err)
+{
+	struct raid_params p;
+	int rc = raid_args(level, a, &p, err);
+	return rc ? rc : dev_raid_open(&p, lowers, nlowers, out, err);
 }
 
 #define OPENER(L)                                                                                  \
@@ -103,6 +114,11 @@ static int open_level(unsigned level, const struct dev_args *a, struct bdev **lo
 	                        struct bdev **out, struct bo_err *err)                             \
 	{                                                                                          \
 		return open_level(L, a, lowers, nlowers, out, err);                                \
+	}                                                                                          \
+	static int check_raid##L(const struct dev_args *a, struct bo_err *err)                     \
+	{                                                                                          \
+		struct raid_params p;                                                              \
+		return raid_args(L, a, &p, err);                                                   \
 	}
 OPENER(0)
 OPENER(1)
@@ -185,6 +201,7 @@ const struct dev_model dev_model_raid0 = {
     .min_lowers = 2,
     .max_lowers = MAXM,
     .open = open_raid0,
+    .check = check_raid0,
 };
 const struct dev_model dev_model_raid1 = {
     .name = "raid1",
@@ -193,6 +210,7 @@ const struct dev_model dev_model_raid1 = {
     .min_lowers = 2,
     .max_lowers = MAXM,
     .open = open_raid1,
+    .check = check_raid1,
 };
 const struct dev_model dev_model_raid4 = {
     .name = "raid4",
@@ -201,6 +219,7 @@ const struct dev_model dev_model_raid4 = {
     .min_lowers = 3,
     .max_lowers = MAXM + 1,
     .open = open_raid4,
+    .check = check_raid4,
 };
 const struct dev_model dev_model_raid5 = {
     .name = "raid5",
@@ -209,6 +228,7 @@ const struct dev_model dev_model_raid5 = {
     .min_lowers = 3,
     .max_lowers = MAXM + 1,
     .open = open_raid5,
+    .check = check_raid5,
 };
 const struct dev_model dev_model_raid6 = {
     .name = "raid6",
@@ -217,4 +237,5 @@ const struct dev_model dev_model_raid6 = {
     .min_lowers = 4,
     .max_lowers = MAXM + 1,
     .open = open_raid6,
+    .check = check_raid6,
 };

@@ -1,6 +1,8 @@
 /* raid_stripe.c — host reads, writes and discards of an array: each split into
  * stripe updates, planned as phased member writes (read-modify-write, reconstruct-
- * write, full stripe, degraded) and run; degraded reads reconstruct. */
+ * write, full stripe, degraded) and run; degraded reads reconstruct. The plan's
+ * machinery is raid_plan.c, below this file; the log (PPL or journal) is reached
+ * through raid_log.c only. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,90 +13,6 @@
 #include "blackout/raid.h"
 #include "blackout/util.h"
 #include "dev/raid_internal.h"
-
-void raid_plan_init(struct plan *pl, struct raid_dev *r)
-{
-	memset(pl->nw, 0, sizeof(pl->nw));
-	pl->nbuf = 0;
-	pl->pool = &r->pool;
-	pl->set_dirty = pl->set_bm = pl->set_j = false;
-}
-
-/* Buffers go back to the array's pool: allocating and freeing a chunk-sized buffer
- * per stripe makes malloc hand memory back to the kernel and fault it in again. */
-void raid_plan_free(struct plan *pl)
-{
-	struct bufpool *bp = pl->pool;
-	for (unsigned i = 0; i < pl->nbuf; i++) {
-		if (bp->n < BUFPOOL_MAX) {
-			bp->p[bp->n] = pl->buf[i];
-			bp->sz[bp->n++] = pl->bufsz[i];
-		} else {
-			free(pl->buf[i]);
-		}
-	}
-	pl->nbuf = 0;
-}
-
-unsigned char *raid_plan_alloc(struct plan *pl, size_t len)
-{
-	if (pl->nbuf == sizeof(pl->buf) / sizeof(pl->buf[0]))
-		return NULL;
-	size_t want = (len + 63) / 64 * 64;
-	struct bufpool *bp = pl->pool;
-	unsigned char *p = NULL;
-	for (unsigned i = bp->n; i-- > 0;)
-		if (bp->sz[i] >= want) {
-			p = bp->p[i];
-			want = bp->sz[i];
-			bp->p[i] = bp->p[--bp->n];
-			bp->sz[i] = bp->sz[bp->n];
-			break;
-		}
-	if (!p)
-		p = aligned_alloc(64, want ? want : 64);
-	if (p) {
-		pl->buf[pl->nbuf] = p;
-		pl->bufsz[pl->nbuf++] = want;
-	}
-	return p;
-}
-
-void raid_plan_add(struct plan *pl, unsigned ph, unsigned dev, uint64_t lba, uint64_t count,
-                   const unsigned char *data, unsigned flags)
-{
-	pl->w[ph][pl->nw[ph]++] = (struct mw){dev, lba, count, data, flags};
-}
-
-static void plan_commit_phase(struct raid_dev *r, const struct plan *pl, unsigned ph)
-{
-	if (ph == PH_SB && pl->set_dirty) {
-		r->dirty = true;
-		r->events++;
-	}
-	if (ph == PH_BM && pl->set_bm)
-		r->bm[pl->bm_region / 8] |= (unsigned char)(1u << (pl->bm_region % 8));
-	if (ph == PH_LOG && pl->set_j) {
-		r->j_head = pl->j_head;
-		r->j_seq = pl->j_seq;
-	}
-}
-
-int raid_plan_exec_phase(struct raid_dev *r, struct plan *pl, unsigned ph)
-{
-	for (unsigned i = 0; i < pl->nw[ph]; i++) {
-		const struct mw *w = &pl->w[ph][i];
-		if (w->dev < r->n && (r->failed >> w->dev & 1))
-			continue;
-		int rc = raid_mwrite(r, w->dev, w->lba, w->count, w->data, w->flags);
-		if (rc == -EIO && w->dev < r->n)
-			raid_member_failed(r, w->dev);
-		else if (rc)
-			return rc;
-	}
-	plan_commit_phase(r, pl, ph);
-	return 0;
-}
 
 /* The superblock (dirty) and bitmap writes that must precede a write to stripe s. */
 static int plan_meta(struct raid_dev *r, struct plan *pl, uint64_t s)
@@ -158,32 +76,6 @@ int raid_for_each_piece(struct raid_dev *r, uint64_t lba, uint64_t count, const 
 static bool aligned32(const void *p)
 {
 	return ((uintptr_t)p & 31) == 0;
-}
-
-/* Reads members over [lo,hi) of stripe s into B (slot order) and computes whatever
- * is missing. -EAGAIN: a member failed meanwhile, start again. */
-int raid_load_reconstruct(struct raid_dev *r, struct plan *pl, const struct sgeo *g, uint64_t s,
-                          uint32_t lo, uint32_t hi, unsigned char **B)
-{
-	size_t L = (size_t)(hi - lo) * r->ss;
-	uint64_t missing = 0;
-	for (unsigned x = 0; x < r->k + r->m; x++) {
-		unsigned i = g->of_slot[x];
-		if (!(B[x] = raid_plan_alloc(pl, L)))
-			return -ENOMEM;
-		if (!raid_usable(r, i, s)) {
-			missing |= 1ull << x;
-			continue;
-		}
-		int rc = raid_mread(r, i, r->data_off + s * r->cs + lo, hi - lo, B[x]);
-		if (rc)
-			return rc == -EIO ? -EAGAIN : rc;
-	}
-	if (raid_popcount(missing) > r->m)
-		return bo_errf(&r->dev.err, -EIO,
-		               "%s: stripe %llu: %u members missing, the array survives %u",
-		               r->dev.name, (unsigned long long)s, raid_popcount(missing), r->m);
-	return raid_recover(r->k, r->m, L, B, missing);
 }
 
 enum wmode { W_DIRECT, W_FULL, W_RMW, W_RCW, W_RECON };
@@ -366,8 +258,6 @@ static int plan_parity_stripe(struct raid_dev *r, struct piece *pc, unsigned fla
 	} else {
 		r->st.direct_write++;
 	}
-	if (r->p.ppl && pu && (rc = raid_plan_ppl(r, pl, pc, &g, u.P)))
-		return rc;
 	for (unsigned j = 0; j < r->k; j++)
 		if (pc->a[j] < pc->b[j] && raid_usable(r, g.dm[j], s))
 			raid_plan_add(pl, PH_DATA, g.dm[j], base + pc->a[j], pc->b[j] - pc->a[j],
@@ -376,7 +266,7 @@ static int plan_parity_stripe(struct raid_dev *r, struct piece *pc, unsigned fla
 		raid_plan_add(pl, PH_DATA, (unsigned)g.pm, base + lo, hi - lo, u.P, flags);
 	if (qu)
 		raid_plan_add(pl, PH_DATA, (unsigned)g.qm, base + lo, hi - lo, u.Q, flags);
-	return r->p.journal ? raid_plan_journal(r, pl) : 0;
+	return raid_log_stripe(r, pl, pc, &g, pu ? u.P : NULL);
 }
 
 static int plan_stripe_once(struct raid_dev *r, struct piece *pc, unsigned flags, struct plan *pl)
@@ -399,7 +289,7 @@ static int plan_stripe_once(struct raid_dev *r, struct piece *pc, unsigned flags
 			if (raid_usable(r, i, pc->s))
 				raid_plan_add(pl, PH_DATA, i, base + pc->a[0], pc->b[0] - pc->a[0],
 				              pc->src[0], flags);
-		return r->p.journal ? raid_plan_journal(r, pl) : 0;
+		return raid_log_stripe(r, pl, pc, NULL, NULL);
 	}
 	return plan_parity_stripe(r, pc, flags, pl);
 }

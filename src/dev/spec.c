@@ -19,28 +19,6 @@
 #define SPEC_MAX_LOWERS 64 /* written in one bracket list */
 #define SPEC_MAX_VALUE  4096
 
-struct dev_kv {
-	char *val;   /* value in canonical form, default filled in */
-	bool given;  /* written in the spec */
-	uint32_t at; /* column of the value in the parsed text, for errors */
-};
-
-struct dev_args {
-	const struct dev_model *model;
-	unsigned n; /* number of model parameters */
-	struct dev_kv *kv;
-};
-
-struct dev_spec {
-	const struct dev_model *model;
-	struct dev_args args;
-	unsigned nlowers;         /* written in the spec */
-	struct dev_spec **lowers; /* the written lowers */
-	unsigned repeat;          /* the list of lowers is repeated this many times */
-	uint64_t ndev;            /* devices this layer opens, itself included, after repeats */
-	uint64_t ram;             /* bytes of its `ram` parameters and its lowers', after repeats */
-};
-
 /* ---- arguments ----------------------------------------------------------------- */
 
 const struct dev_model *dev_args_model(const struct dev_args *a)
@@ -476,6 +454,16 @@ static int fill_defaults(struct parser *p, struct dev_spec *s, size_t name_at)
 	return 0;
 }
 
+/* The model's own check of its parameters together, its reason under a caret. */
+static int check_model(struct parser *p, struct dev_spec *s, size_t name_at)
+{
+	if (!s->model->check)
+		return 0;
+	struct bo_err e = {{0}};
+	int rc = s->model->check(&s->args, &e);
+	return rc ? spec_error(p, name_at, "%s", bo_errstr(&e, rc)) : 0;
+}
+
 static void list_models(char *buf, size_t len)
 {
 	size_t at = 0;
@@ -698,6 +686,8 @@ static int parse_stack(struct parser *p, unsigned depth, struct dev_spec **out)
 	int rc = parse_layer(p, s, &name_at);
 	if (rc == 0)
 		rc = fill_defaults(p, s, name_at);
+	if (rc == 0)
+		rc = check_model(p, s, name_at);
 	if (rc)
 		goto fail;
 	skip_ws(p);
@@ -804,32 +794,49 @@ static void put_value(struct sbuf *b, const char *v)
 	puts_(b, "\"");
 }
 
-static void format_node(struct sbuf *b, const struct dev_spec *s)
+static void format_lowers(struct sbuf *b, const struct dev_spec *s, bool given);
+
+/* given: only the parameters written in the spec (or set), as a person writes it */
+static void format_node(struct sbuf *b, const struct dev_spec *s, bool given)
 {
 	puts_(b, s->model->name);
-	if (s->args.n) {
-		puts_(b, "(");
+	unsigned shown = 0;
+	/* canonical: the model's order; given: the order they were written in */
+	for (uint64_t after = 0;; shown++) {
+		unsigned next = s->args.n;
 		for (unsigned i = 0; i < s->args.n; i++) {
-			if (i)
-				puts_(b, ",");
-			puts_(b, s->model->params[i].name);
-			puts_(b, "=");
-			put_value(b, s->args.kv[i].val);
+			uint64_t at = given ? s->args.kv[i].at : i;
+			if ((!given || s->args.kv[i].given) && at + 1 > after &&
+			    (next == s->args.n || at < (given ? s->args.kv[next].at : next)))
+				next = i;
 		}
-		puts_(b, ")");
+		if (next == s->args.n)
+			break;
+		after = (given ? s->args.kv[next].at : next) + 1ull;
+		puts_(b, shown ? "," : "(");
+		puts_(b, s->model->params[next].name);
+		puts_(b, "=");
+		put_value(b, s->args.kv[next].val);
 	}
+	if (shown)
+		puts_(b, ")");
 	if (!s->nlowers)
 		return;
 	puts_(b, " > ");
+	format_lowers(b, s, given);
+}
+
+static void format_lowers(struct sbuf *b, const struct dev_spec *s, bool given)
+{
 	if (s->nlowers == 1 && s->repeat == 1) {
-		format_node(b, s->lowers[0]);
+		format_node(b, s->lowers[0], given);
 		return;
 	}
 	puts_(b, "[");
 	for (unsigned i = 0; i < s->nlowers; i++) {
 		if (i)
 			puts_(b, " ; ");
-		format_node(b, s->lowers[i]);
+		format_node(b, s->lowers[i], given);
 	}
 	puts_(b, "]");
 	if (s->repeat > 1) {
@@ -839,13 +846,33 @@ static void format_node(struct sbuf *b, const struct dev_spec *s)
 	}
 }
 
+static int format_end(struct sbuf *b)
+{
+	if (b->len)
+		b->buf[b->at < b->len ? b->at : b->len - 1] = 0;
+	return b->at > INT32_MAX ? -EOVERFLOW : (int)b->at;
+}
+
 int dev_spec_format(const struct dev_spec *s, char *buf, size_t len)
 {
 	struct sbuf b = {.buf = buf, .len = len};
-	format_node(&b, s);
-	if (len)
-		buf[b.at < len ? b.at : len - 1] = 0;
-	return b.at > INT32_MAX ? -EOVERFLOW : (int)b.at;
+	format_node(&b, s, false);
+	return format_end(&b);
+}
+
+int dev_spec_format_given(const struct dev_spec *s, char *buf, size_t len)
+{
+	struct sbuf b = {.buf = buf, .len = len};
+	format_node(&b, s, true);
+	return format_end(&b);
+}
+
+int dev_spec_format_lowers(const struct dev_spec *s, char *buf, size_t len)
+{
+	struct sbuf b = {.buf = buf, .len = len};
+	if (s->nlowers)
+		format_lowers(&b, s, true);
+	return format_end(&b);
 }
 
 char *dev_spec_format_alloc(const struct dev_spec *s)
@@ -881,6 +908,30 @@ const struct dev_spec *dev_spec_lower(const struct dev_spec *s, unsigned i)
 	return s->nlowers && i < s->nlowers * s->repeat ? s->lowers[i % s->nlowers] : NULL;
 }
 
+int dev_spec_value(const struct dev_model *m, const char *name, const char *value, int *index,
+                   char **out, struct bo_err *err)
+{
+	int i = *index = param_index(m, name);
+	if (i < 0) {
+		char list[512];
+		list_params(m, list, sizeof(list));
+		return bo_errf(err, -EINVAL, "%s has no parameter %s (it takes %s)", m->name, name,
+		               list);
+	}
+	/* the value is checked as the parser checks it, its errors pointing into it */
+	struct parser p = {.text = value, .len = strlen(value), .err = err};
+	char *v = strdup(value);
+	if (!v)
+		return -ENOMEM;
+	int rc = check_value(&p, m, &m->params[i], 0, &v);
+	if (rc) {
+		free(v);
+		return rc;
+	}
+	*out = v;
+	return 0;
+}
+
 bool dev_spec_given(const struct dev_spec *s, const char *name)
 {
 	int i = param_index(s->model, name);
@@ -898,72 +949,4 @@ bool dev_spec_equal(const struct dev_spec *a, const struct dev_spec *b)
 		if (!dev_spec_equal(dev_spec_lower(a, i), dev_spec_lower(b, i)))
 			return false;
 	return true;
-}
-
-static const char *type_name(enum dev_ptype t)
-{
-	switch (t) {
-	case DEV_PT_SIZE: return "size";
-	case DEV_PT_U64: return "number";
-	case DEV_PT_BOOL: return "true|false";
-	case DEV_PT_ENUM: return "choice";
-	default: return "text";
-	}
-}
-
-static void describe_default(const struct dev_spec *s, unsigned i, char *def, size_t len)
-{
-	const struct dev_param *pr = &s->model->params[i];
-	if (!pr->def)
-		snprintf(def, len, "[required]");
-	else if (!s->args.kv[i].given || strcmp(pr->def, s->args.kv[i].val) == 0)
-		snprintf(def, len, "[default]");
-	else
-		snprintf(def, len, "[default %.80s]", pr->def[0] ? pr->def : "\"\"");
-}
-
-static int width(int w, const char *s)
-{
-	int n = (int)strlen(s);
-	return n > w ? n : w;
-}
-
-/* One line per parameter, in columns as wide as this layer's widest entry needs
- * (at least 8, 12 and 16), so long names and values do not push a line askew. */
-static void describe_node(const struct dev_spec *s, FILE *out, unsigned depth, const char *label)
-{
-	const struct dev_model *m = s->model;
-	fprintf(out, "%*s%s%s — %s\n", (int)depth * 4, "", label, m->name, m->summary);
-	int nw = 8, vw = 12, dw = 16;
-	char def[96];
-	for (unsigned i = 0; i < s->args.n; i++) {
-		describe_default(s, i, def, sizeof(def));
-		nw = width(nw, m->params[i].name);
-		vw = width(vw, s->args.kv[i].val);
-		dw = width(dw, def);
-	}
-	for (unsigned i = 0; i < s->args.n; i++) {
-		const struct dev_param *pr = &m->params[i];
-		describe_default(s, i, def, sizeof(def));
-		fprintf(out, "%*s  %-*s = %-*s %-*s %s: %s\n", (int)depth * 4, "", nw, pr->name, vw,
-		        s->args.kv[i].val[0] ? s->args.kv[i].val : "\"\"", dw, def,
-		        type_name(pr->type), pr->help);
-	}
-	unsigned n = dev_spec_nlowers(s);
-	for (unsigned i = 0; i < n; i++) {
-		char l[32];
-		snprintf(l, sizeof(l), n > 1 ? "lower %u: " : "over: ", i);
-		describe_node(dev_spec_lower(s, i), out, depth + 1, l);
-	}
-}
-
-int dev_spec_describe(const struct dev_spec *s, FILE *out)
-{
-	char *t = dev_spec_format_alloc(s);
-	if (!t)
-		return -ENOMEM;
-	fprintf(out, "stack: %s\n\n", t);
-	free(t);
-	describe_node(s, out, 0, "");
-	return ferror(out) ? -EIO : 0;
 }

@@ -143,8 +143,17 @@ struct fs {
 	uint32_t now_override; /* nonzero: fixed clock (tests) */
 };
 
-/* ---- buffer cache (fs.c) ---- */
+/* ---- buffer cache (bcache.c) ---- */
 int fs_bread(struct fs *fs, uint64_t blk, struct fs_buf **out);
+/* bcache.c, for fs.c and mount.c: a cached block or NULL; dropping one copy; after
+ * journal replay rewrote blocks underneath, every clean copy forgotten; written back
+ * and shrunk to its bounds (an operation's end). */
+struct fs_buf *fs_buf_find(struct fs *fs, uint64_t blk);
+void fs_buf_remove(struct fs *fs, struct fs_buf *b);
+void fs_cache_drop_clean(struct fs *fs);
+void fs_cache_trim(struct fs *fs);
+/* fs.c: a group descriptor's checksum (mount.c checks it) */
+uint16_t fs_gd_csum(const struct fs *fs, uint32_t g, const uint8_t *gd);
 /* A buffer for a block about to be completely overwritten (no read). */
 int fs_bnew(struct fs *fs, uint64_t blk, struct fs_buf **out);
 /* Before changing b->data: tells the journal (once per operation). */
@@ -155,7 +164,7 @@ void fs_bdirty(struct fs *fs, struct fs_buf *b);
 void fs_bforget(struct fs *fs, uint64_t blk);
 bool fs_blk_valid(const struct fs *fs, uint64_t blk);
 
-/* fsync of inode ino, or sync with ino 0 (fs.c) */
+/* fsync of inode ino, or sync with ino 0 (mount.c) */
 int fs_sync_ino(struct fs *fs, uint32_t ino);
 
 /* ---- operations bracket (fs.c) ---- */

@@ -2,7 +2,6 @@
  * over an ext2/ext3 image read straight from a bdev, records problems, and loops
  * check -> repair (repair.c) -> check until nothing more can be fixed. */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,39 +39,6 @@ const char *fsck_kind_name(enum fsck_kind k)
 	if ((unsigned)k < sizeof(kind_names) / sizeof(kind_names[0]) && kind_names[k])
 		return kind_names[k];
 	return "?";
-}
-
-bool ck_problem(struct ck *c, enum fsck_kind k, uint32_t ino, uint64_t blk, const char *name,
-                int name_len, const char *fmt, ...)
-{
-	struct fsck_report *r = c->r;
-	if (c->stop)
-		return false;
-	struct fsck_problem p = {.kind = k, .ino = ino, .block = blk};
-	if (name && name_len > 0) {
-		size_t n =
-		    (size_t)name_len < sizeof(p.name) - 1 ? (size_t)name_len : sizeof(p.name) - 1;
-		for (size_t i = 0; i < n; i++) /* printable: names are untrusted bytes */
-			p.name[i] = name[i] >= 0x20 && name[i] < 0x7f ? name[i] : '?';
-	}
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(p.msg, sizeof(p.msg), fmt, ap);
-	va_end(ap);
-	r->nr_problems++;
-	if (k == FSCK_SUPER && ino == 0)
-		c->sb_bad = true;
-	if (k == FSCK_GDT)
-		c->gdt_bad = true;
-	if (k == FSCK_CSUM)
-		r->by_checksum = true;
-	if (r->nr_kept < FSCK_REPORT_KEEP)
-		r->problems[r->nr_kept++] = p;
-	if (c->o->on_problem)
-		c->o->on_problem(c->o->ctx, &p);
-	if (c->o->max_problems && r->nr_problems >= c->o->max_problems)
-		c->stop = true;
-	return !c->stop;
 }
 
 int ck_add_fix(struct ck *c, enum fix_kind k, uint32_t ino, uint32_t pblk, uint32_t off,
@@ -161,9 +127,9 @@ static int run_check(struct ck *c)
 }
 
 static int check_once(struct bdev *d, const struct fsck_opts *o, struct fsck_report *r,
-                      struct bo_err *err, bool repair)
+                      struct bo_err *err, bool repair, bool force_maps)
 {
-	struct ck c = {.d = d, .o = o, .r = r, .err = err};
+	struct ck c = {.d = d, .o = o, .r = r, .err = err, .force_maps = force_maps};
 	bool modified = r->modified;
 	uint32_t fixed = r->nr_fixed;
 	struct fsck_replay replay = r->replay;
@@ -195,7 +161,7 @@ int fsck_check(struct bdev *d, const struct fsck_opts *o, struct fsck_report *r,
 		o = &defaults;
 	memset(r, 0, sizeof(*r));
 	if (o->repair == FSCK_REPAIR_NONE || o->fast)
-		return check_once(d, o, r, err, false);
+		return check_once(d, o, r, err, false, false);
 	/* As e2fsck: the journal first, then the check sees the replayed image. A
 	 * journal that cannot be replayed is left as it is: the check reports it. */
 	struct bo_err jerr = {{0}};
@@ -206,19 +172,47 @@ int fsck_check(struct bdev *d, const struct fsck_opts *o, struct fsck_report *r,
 		memset(&r->replay, 0,
 		       sizeof(r->replay)); /* no usable journal: the check says why */
 	r->modified = r->replay.modified;
-	/* Repair: check and fix until a check finds nothing more it can fix. */
 	struct fsck_opts q = *o;
 	q.max_problems = 0;
+	bool listed = false;
+	if (o->repair == FSCK_REPAIR_PREEN) {
+		/* e2fsck -p: a plain check first; one problem it would ask about and
+		 * nothing is repaired (the replay above is what -p always does). */
+		q.repair = FSCK_REPAIR_NONE;
+		bool modified = r->modified;
+		int rc = check_once(d, &q, r, err, false, false);
+		r->modified = modified;
+		if (rc || !r->nr_problems)
+			return rc;
+		if (r->nr_unexpected) {
+			r->preen_stopped = true;
+			return 0;
+		}
+		q.repair = FSCK_REPAIR_PREEN;
+		listed = true;
+	}
+	/* Repair: check and fix until a check finds nothing more it can fix. */
 	uint32_t before = 0;
-	for (int round = 0; round < 8; round++) {
-		void (*cb)(void *, const struct fsck_problem *) = round ? NULL : o->on_problem;
+	bool force = false, forced = false;
+	for (int round = 0; round < 12; round++) {
+		void (*cb)(void *, const struct fsck_problem *) =
+		    round || listed ? NULL : o->on_problem;
 		q.on_problem = cb;
 		uint32_t fixed_before = r->nr_fixed;
-		int rc = check_once(d, &q, r, err, true);
+		int rc = check_once(d, &q, r, err, true, force);
 		if (rc)
 			return rc;
-		if (round && r->nr_fixed == fixed_before)
-			break; /* this round changed nothing: the rest is beyond these repairs */
+		if (round && r->nr_fixed == fixed_before) {
+			/* This round changed nothing: the rest is beyond these repairs. Once,
+			 * the global fixes are made anyway (the local fixes left are stuck),
+			 * so what earlier rounds allocated or freed is never left unaccounted
+			 * in the bitmaps, counts and links. */
+			if (forced || !r->nr_problems)
+				break;
+			force = forced = true;
+			continue;
+		}
+		force = false;
 		if (round == 0)
 			before = r->nr_problems;
 		if (!r->nr_problems || r->needs_recovery || !r->modified)
@@ -226,9 +220,10 @@ int fsck_check(struct bdev *d, const struct fsck_opts *o, struct fsck_report *r,
 	}
 	/* The verdict after repair: a plain check. */
 	q.repair = FSCK_REPAIR_NONE;
-	q.on_problem = NULL;
+	q.on_problem = o->on_remaining;
+	q.ctx = o->remaining_ctx;
 	bool modified = r->modified;
-	int rc = check_once(d, &q, r, err, false);
+	int rc = check_once(d, &q, r, err, false, false);
 	r->modified = modified;
 	r->nr_fixed = before > r->nr_problems ? before - r->nr_problems : 0;
 	if (modified && !r->nr_fixed)

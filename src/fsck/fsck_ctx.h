@@ -48,6 +48,8 @@ enum fix_kind {
 	FIX_CLEAR_IN_EA,   /* inode: drop the extended attributes inside it (bad entry) */
 	FIX_RESIZE_INODE,  /* the resize inode: made again from the geometry */
 	FIX_GD_UNINIT,     /* group val: uninit flags without the feature: cleared */
+	FIX_DIR_HOLE,      /* directory inode: a new empty block at logical block off */
+	FIX_LARGE_FILE,    /* superblock (and backups): large_file set, revision made dynamic */
 };
 struct fix {
 	enum fix_kind kind;
@@ -62,11 +64,15 @@ struct ck {
 	const struct fsck_opts *o;
 	struct fsck_report *r;
 	struct bo_err *err;
-	bool stop;          /* max_problems reached */
-	bool had_dup;       /* some block was claimed twice */
-	bool sb_bad;        /* the superblock needs its backup */
-	bool gdt_bad;       /* the descriptors need their backup */
-	uint64_t backup_sb; /* block of the backup superblock checked with (0: primary) */
+	bool stop;    /* max_problems reached */
+	bool had_dup; /* some block was claimed twice */
+	bool sb_bad;  /* the superblock needs its backup */
+	bool gdt_bad; /* the descriptors need their backup */
+	/* the repair loop is stuck on local fixes: bitmaps, counts and links are
+	 * rewritten from what the check found anyway, so none is left inconsistent */
+	bool force_maps;
+	uint32_t large_files; /* regular files of 2 GiB or more (pass 1) */
+	uint64_t backup_sb;   /* block of the backup superblock checked with (0: primary) */
 	uint64_t alloc_cursor;
 
 	uint8_t sb[1024];
@@ -104,9 +110,7 @@ struct ck {
 	uint32_t lpf; /* lost+found inode (0: none) */
 };
 
-/* check.c: record a problem (false once max_problems is reached); queue a repair. */
-bool ck_problem(struct ck *c, enum fsck_kind k, uint32_t ino, uint64_t blk, const char *name,
-                int name_len, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+/* check.c: queue a repair (problems are recorded by problem.c: problem.h). */
 int ck_add_fix(struct ck *c, enum fix_kind k, uint32_t ino, uint32_t pblk, uint32_t off,
                uint32_t val);
 

@@ -7,6 +7,7 @@
 #include "blackout/util.h"
 #include "blackout/ext2_format.h"
 #include "fsck/fsck_ctx.h"
+#include "fsck/problem.h"
 #include "fsck/fsck_int.h"
 
 /* Block ownership: the first claimant owns a block; a second claim is reported. */
@@ -15,12 +16,10 @@ bool ck_claim(struct ck *c, uint64_t b, uint32_t ino, const char *what)
 	if (bit_test(c->bused, b)) {
 		c->had_dup = true;
 		if (ino)
-			ck_problem(c, FSCK_BLOCK_DUP, ino, b, NULL, 0,
-			           "inode %u %s block %llu is claimed twice", ino, what,
+			ck_problem(c, PR_1_DUP_BLOCK, ino, b, NULL, 0, ino, what,
 			           (unsigned long long)b);
 		else {
-			ck_problem(c, FSCK_BLOCK_DUP, 0, b, NULL, 0,
-			           "%s at block %llu conflicts with another fs block", what,
+			ck_problem(c, PR_1_META_CONFLICT, 0, b, NULL, 0, what,
 			           (unsigned long long)b);
 			c->gdt_bad = true;
 		}
@@ -35,6 +34,9 @@ struct walk {
 	bool dir, resize, fast;
 	uint64_t nblk;
 	int64_t last; /* last logical block mapped, -1 none */
+	/* the same counting multiply-claimed blocks: still the file's (e2fsck clones
+	 * them), so they count for i_size as e2fsck's last_block does */
+	int64_t last_all;
 	uint32_t nbad;
 	/* The resize inode's walk reads each reserved GDT block under its double-indirect
 	 * block: what check_reserved needs of them is kept here (bit = slot in that
@@ -101,8 +103,7 @@ static int walk_ptr(struct ck *c, struct walk *w, uint32_t b, int level, uint64_
 	if (!ck_blk_valid(c, b)) {
 		w->nbad++;
 		c->iflag[w->ino] |= IF_BADBLK;
-		ck_problem(c, FSCK_BLOCK_RANGE, w->ino, b, NULL, 0,
-		           "inode %u has illegal %s block %u at logical %llu", w->ino,
+		ck_problem(c, PR_1_ILLEGAL_BLOCK, w->ino, b, NULL, 0, w->ino,
 		           level ? "indirect" : "data", b, (unsigned long long)lblk);
 		return 0;
 	}
@@ -126,16 +127,19 @@ static int walk_ptr(struct ck *c, struct walk *w, uint32_t b, int level, uint64_
 	if (!ck_claim(c, b, w->ino, level ? "indirect" : "data")) {
 		/* e2fsck clones a multiply-claimed block for the later claimant */
 		ck_add_fix(c, FIX_CLONE, w->ino, holder, idx, b);
+		if (!level && (int64_t)lblk > w->last_all)
+			w->last_all = (int64_t)lblk;
 		return 0; /* never descend twice into one block: bounds the walk */
 	}
 	if (level)
 		return walk_ind(c, w, b, level, lblk);
 	if ((int64_t)lblk > w->last)
 		w->last = (int64_t)lblk;
+	if ((int64_t)lblk > w->last_all)
+		w->last_all = (int64_t)lblk;
 	if (w->dir) {
 		if (lblk >= (1ull << (21 - c->log_bs))) {
-			ck_problem(c, FSCK_DIR, w->ino, b, NULL, 0, "directory %u is too big",
-			           w->ino);
+			ck_problem(c, PR_1_DIR_TOO_BIG, w->ino, b, NULL, 0, w->ino);
 			return 0;
 		}
 		return add_dblk(c, w->ino, (uint32_t)lblk, b);
@@ -176,9 +180,7 @@ static bool ea_seen(struct ck *c, uint32_t b)
 static int check_ea(struct ck *c, uint32_t ino, uint64_t b, struct walk *w)
 {
 	if (!c->ext_attr || !ck_blk_valid(c, b)) {
-		ck_problem(c, FSCK_INODE, ino, b, NULL, 0,
-		           "inode %u extended attribute block %llu is invalid", ino,
-		           (unsigned long long)b);
+		ck_problem(c, PR_1_EA_BLOCK_INVALID, ino, b, NULL, 0, ino, (unsigned long long)b);
 		ck_add_fix(c, FIX_CLEAR_ACL, ino, 0, 0, 0);
 		return 0;
 	}
@@ -190,16 +192,12 @@ static int check_ea(struct ck *c, uint32_t ino, uint64_t b, struct walk *w)
 	if (rc)
 		return rc;
 	if (get_le32(c->buf + XH_MAGIC) != EXT2_XATTR_MAGIC || get_le32(c->buf + XH_BLOCKS) != 1) {
-		ck_problem(c, FSCK_INODE, ino, b, NULL, 0,
-		           "inode %u has a bad extended attribute block %llu", ino,
-		           (unsigned long long)b);
+		ck_problem(c, PR_1_EA_BLOCK_BAD, ino, b, NULL, 0, ino, (unsigned long long)b);
 		ck_add_fix(c, FIX_CLEAR_ACL, ino, 0, 0, 0);
 		return 0;
 	}
 	if (c->csum && fsck_xattr_csum(c->seed, b, c->buf, c->bs) != get_le32(c->buf + XH_CHECKSUM))
-		ck_problem(c, FSCK_CSUM, ino, b, NULL, 0,
-		           "extended attribute block %llu checksum does not match",
-		           (unsigned long long)b);
+		ck_problem(c, PR_1_EA_BLOCK_CSUM, ino, b, NULL, 0, (unsigned long long)b);
 	if (c->nea == c->cap_ea) {
 		size_t n = c->cap_ea ? c->cap_ea * 2 : 16;
 		uint32_t *p = realloc(c->ea, n * 3 * sizeof(*p));
@@ -245,7 +243,7 @@ static int check_symlink(struct ck *c, uint32_t ino, const uint8_t *in, bool *fa
 		}
 	}
 	if (!ok)
-		ck_problem(c, FSCK_SYMLINK, ino, 0, NULL, 0, "symlink inode %u is invalid", ino);
+		ck_problem(c, PR_1_SYMLINK_INVALID, ino, 0, NULL, 0, ino);
 	return 0;
 }
 
@@ -255,8 +253,8 @@ static int check_symlink(struct ck *c, uint32_t ino, const uint8_t *in, bool *fa
 static bool really_dir(struct ck *c, uint32_t ino, const uint8_t *in)
 {
 	uint16_t mode = ino_mode(in);
-	if (mode_is_dir(mode) || mode_is_reg(mode) || mode_is_lnk(mode) || !ino_block(in, 0) ||
-	    !mode_to_ftype(mode))
+	/* as e2fsck: any mode but a directory, file or symlink (an invalid type too) */
+	if (mode_is_dir(mode) || mode_is_reg(mode) || mode_is_lnk(mode) || !ino_block(in, 0))
 		return false;
 	bool not_device = false;
 	for (unsigned i = 0; i < EXT2_N_BLOCKS; i++) {
@@ -333,8 +331,7 @@ static void check_inode_ea(struct ck *c, uint32_t ino, const uint8_t *in)
 		off += len;
 	}
 	if (bad) {
-		ck_problem(c, FSCK_INODE, ino, 0, NULL, 0,
-		           "inode %u: an extended attribute inside the inode %s", ino, bad);
+		ck_problem(c, PR_1_INODE_EA_BAD, ino, 0, NULL, 0, ino, bad);
 		ck_add_fix(c, FIX_CLEAR_IN_EA, ino, 0, 0, 0);
 	}
 }
@@ -344,27 +341,24 @@ static void check_inode_fields(struct ck *c, uint32_t ino, const uint8_t *in, ui
 {
 	uint32_t fl = ino_flags(in);
 	if ((fl & EXT2_INDEX_FL) && (!c->dir_index || !mode_is_dir(mode))) {
-		ck_problem(c, FSCK_INODE, ino, 0, NULL, 0, "inode %u has INDEX_FL set %s", ino,
+		ck_problem(c, PR_1_INDEX_FL, ino, 0, NULL, 0, ino,
 		           c->dir_index ? "but is not a directory" : "without dir_index");
 		ck_add_fix(c, FIX_INODE_FIELDS, ino, 0, 0, 0);
 	}
 	if (fl & (EXT4_EXTENTS_FL | EXT4_INLINE_DATA_FL)) {
-		ck_problem(c, FSCK_INODE, ino, 0, NULL, 0,
-		           "inode %u has %s set on a filesystem without that feature", ino,
+		ck_problem(c, PR_1_FEATURE_FL, ino, 0, NULL, 0, ino,
 		           fl & EXT4_EXTENTS_FL ? "EXTENTS_FL" : "INLINE_DATA_FL");
 		ck_add_fix(c, FIX_INODE_FIELDS, ino, 0, 0, 0);
 	}
 	if (get_le32(in + I_FADDR) || get_le16(in + I_BLOCKS_HIGH) ||
 	    get_le16(in + I_FILE_ACL_HIGH)) {
-		ck_problem(c, FSCK_INODE, ino, 0, NULL, 0,
-		           "inode %u has nonzero i_faddr/i_blocks_hi/i_file_acl_hi", ino);
+		ck_problem(c, PR_1_HIGH_FIELDS, ino, 0, NULL, 0, ino);
 		ck_add_fix(c, FIX_INODE_FIELDS, ino, 0, 0, 0);
 	}
 	if (c->isz > EXT2_GOOD_OLD_INODE_SIZE) {
 		uint16_t ex = get_le16(in + I_EXTRA_ISIZE);
 		if (ex && (ex < 4 || ex > c->isz - EXT2_GOOD_OLD_INODE_SIZE || (ex & 3))) {
-			ck_problem(c, FSCK_INODE, ino, 0, NULL, 0,
-			           "inode %u extra size %u is invalid", ino, ex);
+			ck_problem(c, PR_1_EXTRA_ISIZE, ino, 0, NULL, 0, ino, ex);
 			ck_add_fix(c, FIX_INODE_FIELDS, ino, 0, 0, 0);
 		}
 	}
@@ -374,14 +368,13 @@ static int check_inode(struct ck *c, uint32_t ino, const uint8_t *in)
 {
 	uint16_t mode = ino_mode(in);
 	uint32_t fl = ino_flags(in);
-	struct walk w = {.ino = ino, .last = -1};
+	struct walk w = {.ino = ino, .last = -1, .last_all = -1};
 	int rc = 0;
 	bool walk = false, special = false;
 	uint32_t before = c->r->nr_problems;
 
 	if (really_dir(c, ino, in)) {
-		ck_problem(c, FSCK_INODE, ino, 0, NULL, 0,
-		           "inode %u has mode 0%o but its first block is a directory's", ino, mode);
+		ck_problem(c, PR_1_TREAT_AS_DIRECTORY, ino, 0, NULL, 0, ino, mode);
 		/* as e2fsck: once fixed, the rest of the check sees a directory */
 		if (c->o->repair != FSCK_REPAIR_NONE) {
 			ck_add_fix(c, FIX_MODE_DIR, ino, 0, 0, 0);
@@ -415,13 +408,11 @@ static int check_inode(struct ck *c, uint32_t ino, const uint8_t *in)
 		for (unsigned i = 4; i < EXT2_N_BLOCKS; i++)
 			ok &= ino_block(in, i) == 0;
 		if (!ok) {
-			ck_problem(c, FSCK_INODE, ino, 0, NULL, 0, "special inode %u is invalid",
-			           ino);
+			ck_problem(c, PR_1_SPECIAL_INVALID, ino, 0, NULL, 0, ino);
 			ck_add_fix(c, FIX_CLEAR_INODE, ino, 0, 0, 0);
 		}
 		if (ino_size(in)) {
-			ck_problem(c, FSCK_SIZE, ino, 0, NULL, 0,
-			           "special inode %u has nonzero size", ino);
+			ck_problem(c, PR_1_SPECIAL_SIZE, ino, 0, NULL, 0, ino);
 			ck_add_fix(c, FIX_INODE_FIELDS, ino, 0, 0, 0);
 		}
 		special = true;
@@ -429,7 +420,7 @@ static int check_inode(struct ck *c, uint32_t ino, const uint8_t *in)
 	}
 	default:
 		c->ftype[ino] = 0;
-		ck_problem(c, FSCK_INODE, ino, 0, NULL, 0, "inode %u has bad mode 0%o", ino, mode);
+		ck_problem(c, PR_1_BAD_MODE, ino, 0, NULL, 0, ino, mode);
 		ck_add_fix(c, FIX_CLEAR_INODE, ino, 0, 0, 0);
 		special = true;
 	}
@@ -443,33 +434,35 @@ static int check_inode(struct ck *c, uint32_t ino, const uint8_t *in)
 		return rc;
 	uint64_t want = w.nblk * (c->bs / 512);
 	if (ino_blocks(in) != want) {
-		ck_problem(c, FSCK_IBLOCKS, ino, 0, NULL, 0,
-		           "inode %u i_blocks is %llu, should be %llu", ino,
+		ck_problem(c, PR_1_BAD_I_BLOCKS, ino, 0, NULL, 0, ino,
 		           (unsigned long long)ino_blocks(in), (unsigned long long)want);
 		if (!w.nbad)
 			ck_add_fix(c, FIX_IBLOCKS, ino, 0, 0, (uint32_t)want);
 	}
 	uint64_t size = ino_size(in);
+	/* e2fsck's rules (pass 1, bad_size), over every block the inode maps */
+	uint64_t nlast = (uint64_t)(w.last_all + 1);
 	if (w.dir) {
 		uint64_t nb = size / c->bs;
 		if (!w.nblk)
-			ck_problem(c, FSCK_DIR, ino, 0, NULL, 0, "directory inode %u has no blocks",
-			           ino);
-		else if ((size & (c->bs - 1)) || nb > (uint64_t)(w.last + 1) ||
-		         (uint64_t)(w.last + 1) - nb > c->sb[SB_PREALLOC_DIR_BLOCKS]) {
-			ck_problem(c, FSCK_SIZE, ino, 0, NULL, 0,
-			           "directory inode %u i_size %llu is wrong", ino,
-			           (unsigned long long)size);
+			ck_problem(c, PR_1_DIR_NO_BLOCKS, ino, 0, NULL, 0, ino);
+		else if ((size & (c->bs - 1)) || nb > nlast ||
+		         nlast - nb > c->sb[SB_PREALLOC_DIR_BLOCKS]) {
+			ck_problem(c, PR_1_BAD_I_SIZE, ino, 0, NULL, 0, ino,
+			           (unsigned long long)size, (unsigned long long)(nlast * c->bs));
 			if (!w.nbad)
-				ck_add_fix(c, FIX_SIZE, ino, 0, 0, (uint32_t)(w.last + 1));
+				ck_add_fix(c, FIX_SIZE, ino, 0, 0, (uint32_t)nlast);
 		}
 		c->dir_nblk[ino] = (uint32_t)(w.last + 1);
 	} else if (mode_is_reg(mode)) {
-		if ((w.last >= 0 && size < (uint64_t)w.last * c->bs) || size > max_file_size(c)) {
-			ck_problem(c, FSCK_SIZE, ino, 0, NULL, 0, "inode %u i_size %llu is wrong",
-			           ino, (unsigned long long)size);
+		if (size >= 0x80000000ull)
+			c->large_files++;
+		if ((w.last_all >= 0 && size < (uint64_t)w.last_all * c->bs) ||
+		    size > max_file_size(c)) {
+			ck_problem(c, PR_1_BAD_I_SIZE, ino, 0, NULL, 0, ino,
+			           (unsigned long long)size, (unsigned long long)(nlast * c->bs));
 			if (!w.nbad)
-				ck_add_fix(c, FIX_SIZE, ino, 0, 0, (uint32_t)(w.last + 1));
+				ck_add_fix(c, FIX_SIZE, ino, 0, 0, (uint32_t)nlast);
 		}
 	}
 	if (ino_blocks(in) == 0 && (mode_is_reg(mode) || mode_is_dir(mode)))
@@ -482,13 +475,12 @@ static int check_inode(struct ck *c, uint32_t ino, const uint8_t *in)
 static int check_reserved(struct ck *c, uint32_t ino, const uint8_t *in)
 {
 	uint16_t mode = ino_mode(in);
-	struct walk w = {.ino = ino, .last = -1};
+	struct walk w = {.ino = ino, .last = -1, .last_all = -1};
 	uint8_t rsv_seen[65536 / 4 / 8], rsv_good[65536 / 4 / 8]; /* bs <= 64 KiB */
 	int rc;
 	if (ino == EXT2_JOURNAL_INO && !c->has_journal) {
 		if (ino_links(in) || ino_blocks(in) || ino_block(in, 0))
-			ck_problem(c, FSCK_INODE, ino, 0, NULL, 0,
-			           "journal inode is not in use, but contains data");
+			ck_problem(c, PR_1_JOURNAL_UNUSED_DATA, ino, 0, NULL, 0);
 		return 0;
 	}
 	/* A bad mode is fixed as e2fsck fixes it; the blocks are walked (claimed) all
@@ -497,7 +489,7 @@ static int check_reserved(struct ck *c, uint32_t ino, const uint8_t *in)
 		if (!sb_has_compat(c->sb, EXT2_FEATURE_COMPAT_RESIZE_INODE))
 			return 0;
 		if (mode && !mode_is_reg(mode)) {
-			ck_problem(c, FSCK_INODE, ino, 0, NULL, 0, "resize inode has bad mode");
+			ck_problem(c, PR_1_RESIZE_BAD_MODE, ino, 0, NULL, 0);
 			ck_add_fix(c, FIX_RESERVED_MODE, ino, 0, 0, 0);
 		}
 		w.resize = true;
@@ -508,21 +500,18 @@ static int check_reserved(struct ck *c, uint32_t ino, const uint8_t *in)
 		memset(rsv_good, 0, (size_t)c->bs / 4 / 8);
 	} else if (ino == EXT2_JOURNAL_INO) {
 		if (!mode_is_reg(mode)) {
-			ck_problem(c, FSCK_INODE, ino, 0, NULL, 0,
-			           "journal inode is not a regular file");
+			ck_problem(c, PR_1_JOURNAL_BAD_MODE, ino, 0, NULL, 0);
 			ck_add_fix(c, FIX_RESERVED_MODE, ino, 0, 0, EXT2_S_IFREG);
 		}
 	} else if (ino != EXT2_BAD_INO && mode && !mode_is_reg(mode)) {
-		ck_problem(c, FSCK_INODE, ino, 0, NULL, 0, "reserved inode %u has bad mode 0%o",
-		           ino, mode);
+		ck_problem(c, PR_1_RESERVED_BAD_MODE, ino, 0, NULL, 0, ino, mode);
 		ck_add_fix(c, FIX_RESERVED_MODE, ino, 0, 0, 0);
 	}
 	if ((rc = walk_blocks(c, &w, in)))
 		return rc;
 	uint64_t want = w.nblk * (c->bs / 512);
 	if (ino_blocks(in) != want)
-		ck_problem(c, FSCK_IBLOCKS, ino, 0, NULL, 0,
-		           "inode %u i_blocks is %llu, should be %llu", ino,
+		ck_problem(c, PR_1_BAD_I_BLOCKS, ino, 0, NULL, 0, ino,
 		           (unsigned long long)ino_blocks(in), (unsigned long long)want);
 	if (ino == EXT2_RESIZE_INO && c->rsv_gdt) {
 		/* Its double-indirect block lists the reserved GDT blocks of group 0,
@@ -550,7 +539,7 @@ static int check_reserved(struct ck *c, uint32_t ino, const uint8_t *in)
 			ok = rsv_backups_ok(c, c->lvl[1], pblk);
 		}
 		if (!ok) {
-			ck_problem(c, FSCK_INODE, ino, 0, NULL, 0, "resize inode is not valid");
+			ck_problem(c, PR_1_RESIZE_INVALID, ino, 0, NULL, 0);
 			ck_add_fix(c, FIX_RESIZE_INODE, ino, 0, 0, 0);
 		}
 	}
@@ -568,11 +557,10 @@ static void check_deleted(struct ck *c, uint32_t ino, const uint8_t *in)
 	for (unsigned i = 0; i < 3; i++)
 		times_ok &= !sb_get32(c->sb, times[i]) || sb_get32(c->sb, times[i]) >= ic;
 	if (dt && dt < ic && times_ok) {
-		ck_problem(c, FSCK_INODE, ino, 0, NULL, 0,
-		           "inode %u was part of the orphaned inode list (dtime %u)", ino, dt);
+		ck_problem(c, PR_1_LOW_DTIME, ino, 0, NULL, 0, ino, dt);
 		ck_add_fix(c, FIX_DTIME, ino, 0, 0, 1);
 	} else if (!dt && ino_mode(in)) {
-		ck_problem(c, FSCK_INODE, ino, 0, NULL, 0, "deleted inode %u has zero dtime", ino);
+		ck_problem(c, PR_1_ZERO_DTIME, ino, 0, NULL, 0, ino);
 		ck_add_fix(c, FIX_DTIME, ino, 0, 0, 1);
 	}
 }
@@ -599,8 +587,7 @@ int ck_pass1(struct ck *c)
 				uint32_t ino = g * c->ipg + i0 + j + 1;
 				const uint8_t *in = c->ibuf + (size_t)j * c->isz;
 				if (c->csum && !fsck_inode_csum_ok(c->seed, ino, in, c->isz)) {
-					ck_problem(c, FSCK_CSUM, ino, 0, NULL, 0,
-					           "inode %u checksum does not match inode", ino);
+					ck_problem(c, PR_1_INODE_CSUM, ino, 0, NULL, 0, ino);
 					ck_add_fix(c, FIX_INODE_CSUM, ino, 0, 0, 0);
 				}
 				c->links[ino] = ino_links(in);
@@ -614,22 +601,23 @@ int ck_pass1(struct ck *c)
 				if (ino == EXT2_ROOT_INO) {
 					bit_set(c->iused, ino - 1);
 					if (!mode_is_dir(ino_mode(in))) {
-						ck_problem(c, FSCK_INODE, ino, 0, NULL, 0,
-						           "root inode is not a directory");
-						continue;
+						ck_problem(c, PR_1_ROOT_NO_DIR, ino, 0, NULL, 0);
+						/* a damaged mode over a directory's blocks: the
+						 * mode is given back (check_inode), as e2fsck's
+						 * check_is_really_dir would, rather than the
+						 * root cleared with everything under it */
+						if (!really_dir(c, ino, in))
+							continue;
 					}
 					if (get_le32(in + I_DTIME))
-						ck_problem(c, FSCK_INODE, ino, 0, NULL, 0,
-						           "root inode has dtime set");
+						ck_problem(c, PR_1_ROOT_DTIME, ino, 0, NULL, 0);
 				} else if (!ino_links(in)) {
 					check_deleted(c, ino, in);
 					continue;
 				} else {
 					bit_set(c->iused, ino - 1);
 					if (get_le32(in + I_DTIME)) {
-						ck_problem(c, FSCK_INODE, ino, 0, NULL, 0,
-						           "inode %u is in use, but has dtime set",
-						           ino);
+						ck_problem(c, PR_1_SET_DTIME, ino, 0, NULL, 0, ino);
 						ck_add_fix(c, FIX_DTIME, ino, 0, 0, 0);
 					}
 				}
@@ -641,10 +629,8 @@ int ck_pass1(struct ck *c)
 	/* Extended attribute blocks: reference counts. */
 	for (size_t i = 0; i < c->nea && !c->stop; i++)
 		if (c->ea[3 * i + 1] != c->ea[3 * i + 2])
-			ck_problem(
-			    c, FSCK_INODE, 0, c->ea[3 * i], NULL, 0,
-			    "extended attribute block %u has reference count %u, should be %u",
-			    c->ea[3 * i], c->ea[3 * i + 1], c->ea[3 * i + 2]);
+			ck_problem(c, PR_1_EA_REFCOUNT, 0, c->ea[3 * i], NULL, 0, c->ea[3 * i],
+			           c->ea[3 * i + 1], c->ea[3 * i + 2]);
 	return 0;
 }
 
@@ -668,26 +654,21 @@ int ck_fast_scan(struct ck *c)
 				uint32_t ino = g * c->ipg + i0 + j + 1;
 				const uint8_t *in = c->ibuf + (size_t)j * c->isz;
 				if (c->csum && !fsck_inode_csum_ok(c->seed, ino, in, c->isz))
-					ck_problem(c, FSCK_CSUM, ino, 0, NULL, 0,
-					           "inode %u checksum does not match inode", ino);
+					ck_problem(c, PR_1_INODE_CSUM, ino, 0, NULL, 0, ino);
 				uint16_t m = ino_mode(in);
 				if (ino < c->first_ino || !ino_links(in))
 					continue;
 				if (!mode_to_ftype(m))
-					ck_problem(c, FSCK_INODE, ino, 0, NULL, 0,
-					           "inode %u has bad mode 0%o", ino, m);
+					ck_problem(c, PR_1_BAD_MODE, ino, 0, NULL, 0, ino, m);
 				if (get_le32(in + I_DTIME))
-					ck_problem(c, FSCK_INODE, ino, 0, NULL, 0,
-					           "inode %u is in use, but has dtime set", ino);
+					ck_problem(c, PR_1_SET_DTIME, ino, 0, NULL, 0, ino);
 				if (mode_is_reg(m) || mode_is_dir(m) ||
 				    (mode_is_lnk(m) && ino_size(in) >= 60))
 					for (unsigned i = 0; i < EXT2_N_BLOCKS; i++) {
 						uint32_t b = ino_block(in, i);
 						if (b && !ck_blk_valid(c, b)) {
-							ck_problem(c, FSCK_BLOCK_RANGE, ino, b,
-							           NULL, 0,
-							           "inode %u has illegal block %u",
-							           ino, b);
+							ck_problem(c, PR_1_FAST_ILLEGAL_BLOCK, ino,
+							           b, NULL, 0, ino, b);
 							break;
 						}
 					}

@@ -7,6 +7,7 @@
 #include "blackout/util.h"
 #include "blackout/ext2_format.h"
 #include "fsck/fsck_ctx.h"
+#include "fsck/problem.h"
 #include "fsck/fsck_int.h"
 
 enum { DXT_LEAF, DXT_ROOT, DXT_NODE };
@@ -52,15 +53,12 @@ static void parse_int_node(struct ck *c, struct dirst *ds, uint32_t lblk, const 
 	uint32_t limit = get_le16(b + eoff + DX_LIMIT), count = get_le16(b + eoff + DX_COUNT);
 	uint32_t expect = (c->bs - eoff - (c->csum ? DX_TAIL_SIZE : 0)) / DX_ENTRY_SIZE;
 	if (limit != expect) {
-		ck_problem(c, FSCK_HTREE, ino, 0, NULL, 0,
-		           "htree directory %u block %u has limit %u, should be %u", ino, lblk,
-		           limit, expect);
+		ck_problem(c, PR_2_HTREE_LIMIT, ino, 0, NULL, 0, ino, lblk, limit, expect);
 		ck_add_fix(c, FIX_CLEAR_HTREE, ino, 0, 0, 0);
 		return;
 	}
 	if (count > expect) {
-		ck_problem(c, FSCK_HTREE, ino, 0, NULL, 0,
-		           "htree directory %u block %u count %u > limit", ino, lblk, count);
+		ck_problem(c, PR_2_HTREE_COUNT, ino, 0, NULL, 0, ino, lblk, count);
 		count = expect;
 	}
 	uint32_t hash = 0, minh = 0xFFFFFFFF, maxh = 0;
@@ -70,16 +68,12 @@ static void parse_int_node(struct ck *c, struct dirst *ds, uint32_t lblk, const 
 		hash = i ? get_le32(e + DX_ENTRY_HASH) & ~1u : 0;
 		uint32_t blk = get_le32(e + DX_ENTRY_BLOCK) & 0x0FFFFFFF;
 		if (blk >= ds->nblk) {
-			ck_problem(c, FSCK_HTREE, ino, 0, NULL, 0,
-			           "htree directory %u: bad block number %u in index block %u", ino,
-			           blk, lblk);
+			ck_problem(c, PR_2_HTREE_BAD_BLOCK, ino, 0, NULL, 0, ino, blk, lblk);
 			ck_add_fix(c, FIX_CLEAR_HTREE, ino, 0, 0, 0);
 			return;
 		}
 		if (hash < prev) {
-			ck_problem(c, FSCK_HTREE, ino, 0, NULL, 0,
-			           "htree directory %u index block %u has out-of-order hashes", ino,
-			           lblk);
+			ck_problem(c, PR_2_HTREE_HASH_ORDER, ino, 0, NULL, 0, ino, lblk);
 			ck_add_fix(c, FIX_CLEAR_HTREE, ino, 0, 0, 0);
 			return;
 		}
@@ -147,27 +141,22 @@ static void check_target(struct ck *c, struct dirst *ds, struct dxb *x, const ui
 	else if (dot > 1 && nl == 0)
 		bad = "has a zero-length name";
 	if (bad) {
-		ck_problem(c, FSCK_DIRENT, ino, pblk, name, (int)nl,
-		           "directory %u: entry '%.*s' (inode %u) %s", ino, (int)nl, name, t, bad);
+		ck_problem(c, PR_2_BAD_ENTRY_INODE, ino, pblk, name, (int)nl, ino, (int)nl, name, t,
+		           bad);
 		ck_add_fix(c, FIX_CLEAR_DIRENT, ino, pblk, off, t);
 		if ((t != EXT2_ROOT_INO && t < c->first_ino) || t > c->ninodes)
 			return;
 	}
 	for (uint32_t i = 0; i < nl; i++)
 		if (name[i] == '/' || name[i] == 0) {
-			ck_problem(c, FSCK_DIRENT, ino, pblk, name, (int)nl,
-			           "directory %u: entry has an illegal character "
-			           "in its name",
-			           ino);
+			ck_problem(c, PR_2_BAD_NAME, ino, pblk, name, (int)nl, ino);
 			ck_add_fix(c, FIX_CLEAR_DIRENT, ino, pblk, off, t);
 			break;
 		}
 	/* A zero filetype e2fsck sets silently (it is no error under -n). */
 	if (c->filetype && bit_test(c->iused, t - 1) && ft != c->ftype[t] && ft) {
-		ck_problem(c, FSCK_DIRENT, ino, pblk, name, (int)nl,
-		           "directory %u: entry '%.*s' (inode %u) has filetype %u, "
-		           "should be %u",
-		           ino, (int)nl, name, t, ft, c->ftype[t]);
+		ck_problem(c, PR_2_BAD_FILETYPE, ino, pblk, name, (int)nl, ino, (int)nl, name, t,
+		           ft, c->ftype[t]);
 		/* '.'/'..' to a non-directory are pass 3's to fix */
 		if (!bad && (dot > 1 || c->ftype[t] == EXT2_FT_DIR))
 			ck_add_fix(c, FIX_FILETYPE, ino, pblk, off, c->ftype[t]);
@@ -181,10 +170,8 @@ static void check_target(struct ck *c, struct dirst *ds, struct dxb *x, const ui
 	}
 	if (dot > 1 && (c->iflag[t] & IF_DIR) && !bad) {
 		if (c->parent[t]) {
-			ck_problem(c, FSCK_DIRENT, ino, pblk, name, (int)nl,
-			           "directory %u: entry '%.*s' is a second link to "
-			           "directory %u",
-			           ino, (int)nl, name, t);
+			ck_problem(c, PR_2_LINK_DIR, ino, pblk, name, (int)nl, ino, (int)nl, name,
+			           t);
 			ck_add_fix(c, FIX_CLEAR_DIRENT, ino, pblk, off, t);
 		} else
 			c->parent[t] = ino;
@@ -199,8 +186,8 @@ static void check_target(struct ck *c, struct dirst *ds, struct dxb *x, const ui
 		}
 		const uint8_t *pe = b + (uint32_t)o * 4;
 		if (de_name_len(pe) == nl && !memcmp(pe + DE_NAME, name, nl)) {
-			ck_problem(c, FSCK_DIRENT, ino, pblk, name, (int)nl,
-			           "directory %u: duplicate entry '%.*s'", ino, (int)nl, name);
+			ck_problem(c, PR_2_DUPLICATE_ENTRY, ino, pblk, name, (int)nl, ino, (int)nl,
+			           name);
 			ck_add_fix(c, FIX_CLEAR_DIRENT, ino, pblk, off, t);
 			break;
 		}
@@ -224,11 +211,8 @@ static void check_dirents(struct ck *c, struct dirst *ds, uint32_t lblk, uint32_
 		uint32_t rl = end - off >= 8 ? de_rec_len(de) : 0;
 		uint32_t nl = end - off >= 8 ? de_name_len(de) : 0;
 		if (rl < 12 || rl % 4 || off + rl > end || ext2_dir_rec_len(nl) > rl) {
-			ck_problem(
-			    c, FSCK_DIRENT, ino, pblk, NULL, 0,
-			    "directory %u block %u (%u): entry at offset %u is corrupted (rec_len "
-			    "%u, name_len %u)",
-			    ino, lblk, pblk, off, rl, nl);
+			ck_problem(c, PR_2_DIR_CORRUPTED, ino, pblk, NULL, 0, ino, lblk, pblk, off,
+			           rl, nl);
 			ck_add_fix(c, FIX_SALVAGE, ino, pblk, off, end);
 			return;
 		}
@@ -237,28 +221,24 @@ static void check_dirents(struct ck *c, struct dirst *ds, uint32_t lblk, uint32_
 		if (dot == 0) {
 			if (!t || nl != 1 || name[0] != '.' || (rl > 8 + 1 && name[1] != 0) ||
 			    t != ino || rl > 24) {
-				ck_problem(c, FSCK_DIR, ino, pblk, name, (int)nl,
-				           "directory %u: first entry is not a valid '.'", ino);
+				ck_problem(c, PR_2_BAD_DOT, ino, pblk, name, (int)nl, ino);
 				ck_add_fix(c, FIX_DOT, ino, pblk, 0, ino);
 				t = ino;
 			}
 		} else if (dot == 1) {
 			if (!t || nl != 2 || name[0] != '.' || name[1] != '.' ||
 			    (rl > 10 && name[2] != 0)) {
-				ck_problem(c, FSCK_DIR, ino, pblk, name, (int)nl,
-				           "directory %u: second entry is not a valid '..'", ino);
+				ck_problem(c, PR_2_BAD_DOTDOT, ino, pblk, name, (int)nl, ino);
 				ck_add_fix(c, FIX_DOT, ino, pblk, 1, off);
 				t = 0;
 			} else
 				c->dotdot[ino] = t;
 		} else if (t == ino) {
-			ck_problem(c, FSCK_DIRENT, ino, pblk, name, (int)nl,
-			           "directory %u: entry is a link to '.'", ino);
+			ck_problem(c, PR_2_LINK_DOT, ino, pblk, name, (int)nl, ino);
 			ck_add_fix(c, FIX_CLEAR_DIRENT, ino, pblk, off, t);
 		}
 		if (!c->filetype && de_file_type(de))
-			ck_problem(c, FSCK_DIRENT, ino, pblk, name, (int)nl,
-			           "directory %u: entry has filetype set", ino);
+			ck_problem(c, PR_2_FILETYPE_SET, ino, pblk, name, (int)nl, ino);
 		if (t)
 			check_target(c, ds, x, b, pblk, off, t, dot);
 		if (dot < 2)
@@ -266,8 +246,7 @@ static void check_dirents(struct ck *c, struct dirst *ds, uint32_t lblk, uint32_
 		off += rl;
 	}
 	if (dot < 2 && !c->stop)
-		ck_problem(c, FSCK_DIR, ino, pblk, NULL, 0, "directory %u: missing '.' or '..'",
-		           ino);
+		ck_problem(c, PR_2_MISSING_DOT, ino, pblk, NULL, 0, ino);
 }
 
 static int check_dir(struct ck *c, struct dirst *ds)
@@ -285,8 +264,7 @@ static int check_dir(struct ck *c, struct dirst *ds)
 			    (hv != EXT2_HASH_LEGACY && hv != EXT2_HASH_HALF_MD4 &&
 			     hv != EXT2_HASH_TEA) ||
 			    (b[DX_ROOT_UNUSED_FLAGS] & 1)) {
-				ck_problem(c, FSCK_HTREE, ino, ds->pblk[0], NULL, 0,
-				           "htree directory %u has an invalid root node", ino);
+				ck_problem(c, PR_2_HTREE_BAD_ROOT, ino, ds->pblk[0], NULL, 0, ino);
 				ck_add_fix(c, FIX_CLEAR_HTREE, ino, 0, 0, 0);
 				ds->htree = false;
 			} else {
@@ -309,8 +287,8 @@ static int check_dir(struct ck *c, struct dirst *ds)
 	for (uint32_t l = 0; l < ds->nblk && !c->stop; l++) {
 		uint32_t p = ds->pblk[l];
 		if (!p) {
-			ck_problem(c, FSCK_DIR, ino, 0, NULL, 0,
-			           "directory inode %u has an unallocated block #%u", ino, l);
+			ck_problem(c, PR_2_DIRECTORY_HOLE, ino, 0, NULL, 0, ino, l);
+			ck_add_fix(c, FIX_DIR_HOLE, ino, 0, l, 0);
 			continue;
 		}
 		if ((rc = ck_rd(c, p, b, 1)))
@@ -328,23 +306,17 @@ static int check_dir(struct ck *c, struct dirst *ds)
 				    s != get_le32(b + coff +
 				                  get_le16(b + coff + DX_LIMIT) * DX_ENTRY_SIZE +
 				                  DX_TAIL_CHECKSUM)) {
-					ck_problem(c, FSCK_CSUM, ino, p, NULL, 0,
-					           "htree directory %u index block %u checksum "
-					           "does not match",
-					           ino, l);
+					ck_problem(c, PR_2_HTREE_CSUM, ino, p, NULL, 0, ino, l);
 					ck_add_fix(c, FIX_DIRBLK_CSUM, ino, p, l, 1);
 				}
 			} else if (!de_is_tail(b + c->bs - DIRENT_TAIL_SIZE)) {
-				ck_problem(c, FSCK_CSUM, ino, p, NULL, 0,
-				           "directory %u block %u has no space for its checksum",
-				           ino, l);
+				ck_problem(c, PR_2_LEAF_NO_SPACE_CSUM, ino, p, NULL, 0, ino, l);
+				ck_add_fix(c, FIX_DIRBLK_CSUM, ino, p, l, 2);
 			} else {
 				end = c->bs - DIRENT_TAIL_SIZE;
 				if (fsck_dirent_csum(c->seed, ino, c->gen[ino], b, c->bs) !=
 				    get_le32(b + c->bs - DIRENT_TAIL_SIZE + DT_CHECKSUM)) {
-					ck_problem(c, FSCK_CSUM, ino, p, NULL, 0,
-					           "directory %u block %u checksum does not match",
-					           ino, l);
+					ck_problem(c, PR_2_LEAF_CSUM, ino, p, NULL, 0, ino, l);
 					ck_add_fix(c, FIX_DIRBLK_CSUM, ino, p, l, 0);
 				}
 			}
@@ -376,11 +348,7 @@ static int check_dir(struct ck *c, struct dirst *ds)
 				bad = true;
 		}
 		if (bad) {
-			ck_problem(
-			    c, FSCK_HTREE, ino, 0, NULL, 0,
-			    "htree directory %u: index does not match its blocks (hash order, "
-			    "references or depth)",
-			    ino);
+			ck_problem(c, PR_2_HTREE_MISMATCH, ino, 0, NULL, 0, ino);
 			ck_add_fix(c, FIX_CLEAR_HTREE, ino, 0, 0, 0);
 		}
 	}
@@ -429,5 +397,12 @@ int ck_pass2(struct ck *c)
 		i = j;
 	}
 	free(map);
+	/* e2fsck, end of pass 2: large files need the feature (revision 0 cannot carry it:
+	 * the fix makes the revision dynamic, as ext2fs_update_dynamic_rev) */
+	if (!rc && !c->stop && c->large_files &&
+	    !(sb_get32(c->sb, SB_FEATURE_RO_COMPAT) & EXT2_FEATURE_RO_COMPAT_LARGE_FILE)) {
+		ck_problem(c, PR_2_FEATURE_LARGE_FILES, 0, 0, NULL, 0);
+		rc = ck_add_fix(c, FIX_LARGE_FILE, 0, 0, 0, 0);
+	}
 	return rc;
 }

@@ -2,18 +2,18 @@
  * each '..' naming the directory that holds it. */
 #include "blackout/ext2_format.h"
 #include "fsck/fsck_ctx.h"
+#include "fsck/problem.h"
 
 void ck_pass3(struct ck *c)
 {
 	if (!bit_test(c->iused, EXT2_ROOT_INO - 1) || !(c->iflag[EXT2_ROOT_INO] & IF_DIR)) {
-		ck_problem(c, FSCK_CONNECT, EXT2_ROOT_INO, 0, NULL, 0,
-		           "root inode is not a directory");
+		ck_problem(c, PR_3_NO_ROOT, EXT2_ROOT_INO, 0, NULL, 0);
 		return;
 	}
 	c->iflag[EXT2_ROOT_INO] |= IF_REACHED;
 	if (c->dotdot[EXT2_ROOT_INO] != EXT2_ROOT_INO)
-		ck_problem(c, FSCK_CONNECT, EXT2_ROOT_INO, 0, NULL, 0,
-		           "'..' of the root is %u, not 2", c->dotdot[EXT2_ROOT_INO]);
+		ck_problem(c, PR_3_ROOT_DOTDOT, EXT2_ROOT_INO, 0, NULL, 0,
+		           c->dotdot[EXT2_ROOT_INO]);
 	for (uint32_t ino = ck_next_used(c, 1); ino <= c->ninodes && !c->stop;
 	     ino = ck_next_used(c, ino + 1)) {
 		if (!(c->iflag[ino] & IF_DIR) || (c->iflag[ino] & IF_REACHED))
@@ -36,8 +36,7 @@ void ck_pass3(struct ck *c)
 				c->iflag[q] |= IF_REACHED;
 		}
 		if (!ok) {
-			ck_problem(c, FSCK_CONNECT, ino, 0, NULL, 0,
-			           "unconnected directory inode %u", ino);
+			ck_problem(c, PR_3_UNCONNECTED_DIR, ino, 0, NULL, 0, ino);
 			c->iflag[ino] |= IF_REACHED; /* reported once */
 		}
 	}
@@ -46,8 +45,7 @@ void ck_pass3(struct ck *c)
 		if (!(c->iflag[ino] & IF_DIR) || ino == EXT2_ROOT_INO || !c->parent[ino])
 			continue;
 		if (c->dotdot[ino] != c->parent[ino])
-			ck_problem(c, FSCK_CONNECT, ino, 0, NULL, 0,
-			           "'..' in directory %u is %u, should be %u", ino, c->dotdot[ino],
+			ck_problem(c, PR_3_BAD_DOT_DOT, ino, 0, NULL, 0, ino, c->dotdot[ino],
 			           c->parent[ino]);
 	}
 }

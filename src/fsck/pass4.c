@@ -2,6 +2,7 @@
  * that name it; unattached inodes. */
 #include "blackout/ext2_format.h"
 #include "fsck/fsck_ctx.h"
+#include "fsck/problem.h"
 
 void ck_pass4(struct ck *c)
 {
@@ -11,20 +12,19 @@ void ck_pass4(struct ck *c)
 			continue;
 		uint32_t have = c->links[ino], want = c->counted[ino];
 		if (want == 0) {
-			ck_problem(c, FSCK_LINKS, ino, 0, NULL, 0, "unattached %sinode %u",
-			           c->iflag[ino] & IF_ZEROLEN ? "zero-length " : "", ino);
+			/* e2fsck -p releases an empty one unasked, asks about the rest */
+			if (c->iflag[ino] & IF_ZEROLEN)
+				ck_problem(c, PR_4_UNATTACHED_ZERO_LEN, ino, 0, NULL, 0, ino);
+			else
+				ck_problem(c, PR_4_UNATTACHED_INODE, ino, 0, NULL, 0, ino);
 			continue;
 		}
 		if ((c->iflag[ino] & IF_DIR) && want > EXT2_LINK_MAX) {
 			want = 1;
 			if (!sb_has_ro_compat(c->sb, EXT4_FEATURE_RO_COMPAT_DIR_NLINK))
-				ck_problem(c, FSCK_LINKS, ino, 0, NULL, 0,
-				           "directory %u exceeds the maximum link count, but "
-				           "dir_nlink is not set",
-				           ino);
+				ck_problem(c, PR_4_DIR_NLINK_FEATURE, ino, 0, NULL, 0, ino);
 		}
 		if (have != want)
-			ck_problem(c, FSCK_LINKS, ino, 0, NULL, 0,
-			           "inode %u ref count is %u, should be %u", ino, have, want);
+			ck_problem(c, PR_4_BAD_REF_COUNT, ino, 0, NULL, 0, ino, have, want);
 	}
 }

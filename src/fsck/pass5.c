@@ -7,6 +7,7 @@
 #include "blackout/util.h"
 #include "blackout/ext2_format.h"
 #include "fsck/fsck_ctx.h"
+#include "fsck/problem.h"
 #include "fsck/fsck_int.h"
 
 /* The two bitmaps of a group, told apart only by these: one code path reads and
@@ -34,8 +35,7 @@ static int load_map(struct ck *c, const struct mapkind *k, uint32_t g, uint64_t 
 	for (uint32_t i = valid; i < bits; i++)
 		pad &= bit_test(m, i);
 	if (!pad)
-		ck_problem(c, FSCK_BITMAP, 0, b, NULL, 0,
-		           "padding at end of %s bitmap of group %u is not set", k->name, g);
+		ck_problem(c, PR_5_BITMAP_PADDING, 0, b, NULL, 0, k->name, g);
 	if (!c->csum)
 		return 0;
 	const uint8_t *d = ck_gd(c, g);
@@ -46,8 +46,7 @@ static int load_map(struct ck *c, const struct mapkind *k, uint32_t g, uint64_t 
 	else
 		s &= 0xFFFF;
 	if (s != have)
-		ck_problem(c, FSCK_CSUM, 0, b, NULL, 0,
-		           "%s bitmap checksum of group %u does not match", k->name, g);
+		ck_problem(c, PR_5_BITMAP_CSUM, 0, b, NULL, 0, k->name, g);
 	return 0;
 }
 
@@ -150,39 +149,33 @@ void ck_pass5(struct ck *c)
 		                          bad ? NULL : c->bbm + (size_t)g * bbytes,
 		                          ck_grp_nblocks(c, g), &diffb, &firstb, NULL);
 		if (diffb)
-			ck_problem(c, FSCK_BITMAP, 0, firstb, NULL, 0,
-			           "block bitmap differences in group %u: %u blocks (first %llu)",
-			           g, diffb, (unsigned long long)firstb);
+			ck_problem(c, PR_5_BLOCK_BITMAP, 0, firstb, NULL, 0, g, diffb,
+			           (unsigned long long)firstb);
 		uint32_t fi = compare_map(c, c->iused, (uint64_t)g * c->ipg,
 		                          bad ? NULL : c->ibm + (size_t)g * ibytes, c->ipg, &diffi,
 		                          &firsti, &dirs);
 		if (diffi)
-			ck_problem(c, FSCK_BITMAP, (uint32_t)firsti + 1, 0, NULL, 0,
-			           "inode bitmap differences in group %u: %u inodes (first %u)", g,
-			           diffi, (uint32_t)firsti + 1);
+			ck_problem(c, PR_5_INODE_BITMAP, (uint32_t)firsti + 1, 0, NULL, 0, g, diffi,
+			           (uint32_t)firsti + 1);
 		free_b += fb;
 		free_i += fi;
 		if (gd_free_blocks(d, c->desc_size) != fb)
-			ck_problem(c, FSCK_COUNT, 0, 0, NULL, 0,
-			           "free blocks count wrong for group %u (%u, counted=%u)", g,
+			ck_problem(c, PR_5_FREE_BLOCK_COUNT_GROUP, 0, 0, NULL, 0, g,
 			           gd_free_blocks(d, c->desc_size), fb);
 		if (gd_free_inodes(d, c->desc_size) != fi)
-			ck_problem(c, FSCK_COUNT, 0, 0, NULL, 0,
-			           "free inodes count wrong for group %u (%u, counted=%u)", g,
+			ck_problem(c, PR_5_FREE_INODE_COUNT_GROUP, 0, 0, NULL, 0, g,
 			           gd_free_inodes(d, c->desc_size), fi);
 		if (gd_used_dirs(d, c->desc_size) != dirs)
-			ck_problem(c, FSCK_COUNT, 0, 0, NULL, 0,
-			           "directories count wrong for group %u (%u, counted=%u)", g,
+			ck_problem(c, PR_5_FREE_DIR_COUNT_GROUP, 0, 0, NULL, 0, g,
 			           gd_used_dirs(d, c->desc_size), dirs);
 	}
 	if (c->stop)
 		return;
 	if (sb_free_blocks(c->sb, false) != free_b)
-		ck_problem(
-		    c, FSCK_COUNT, 0, 0, NULL, 0, "free blocks count wrong (%llu, counted=%llu)",
-		    (unsigned long long)sb_free_blocks(c->sb, false), (unsigned long long)free_b);
+		ck_problem(c, PR_5_FREE_BLOCK_COUNT, 0, 0, NULL, 0,
+		           (unsigned long long)sb_free_blocks(c->sb, false),
+		           (unsigned long long)free_b);
 	if (sb_get32(c->sb, SB_FREE_INODES) != free_i)
-		ck_problem(c, FSCK_COUNT, 0, 0, NULL, 0,
-		           "free inodes count wrong (%u, counted=%llu)",
-		           sb_get32(c->sb, SB_FREE_INODES), (unsigned long long)free_i);
+		ck_problem(c, PR_5_FREE_INODE_COUNT, 0, 0, NULL, 0, sb_get32(c->sb, SB_FREE_INODES),
+		           (unsigned long long)free_i);
 }

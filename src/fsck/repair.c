@@ -38,6 +38,42 @@ static void dirblk_csum(struct ck *c, uint32_t ino, uint8_t *b)
 	fsck_dx_csum_set(c->seed, ino, c->gen[ino], b, c->bs, coff);
 }
 
+/* Under metadata_csum, a leaf block that lost its tail gets one back when its last
+ * entry has 12 bytes to spare (e2fsck's "directory has no checksum" fix). */
+static bool make_tail(struct ck *c, uint8_t *b)
+{
+	if (!c->csum || de_is_tail(b + c->bs - DIRENT_TAIL_SIZE))
+		return true;
+	uint32_t off = 0, last = UINT32_MAX;
+	while (off < c->bs) {
+		uint32_t rl = c->bs - off >= 8 ? de_rec_len(b + off) : 0;
+		if (rl < 12 || rl % 4 || off + rl > c->bs)
+			return false;
+		last = off;
+		off += rl;
+	}
+	uint32_t rl = de_rec_len(b + last);
+	uint32_t used =
+	    de_inode(b + last) || last == 0 ? ext2_dir_rec_len(de_name_len(b + last)) : 12;
+	if (rl < used + DIRENT_TAIL_SIZE)
+		return false;
+	put_le16(b + last + DE_REC_LEN, (uint16_t)(rl - DIRENT_TAIL_SIZE));
+	de_set_tail(b + c->bs - DIRENT_TAIL_SIZE);
+	return true;
+}
+
+/* An empty directory block for directory ino (with its tail under metadata_csum). */
+static void empty_dirblock(struct ck *c, uint32_t ino, uint8_t *b)
+{
+	memset(b, 0, c->bs);
+	uint32_t end = c->csum ? c->bs - DIRENT_TAIL_SIZE : c->bs;
+	put_le16(b + DE_REC_LEN, (uint16_t)end);
+	if (c->csum) {
+		de_set_tail(b + end);
+		dirblk_csum(c, ino, b);
+	}
+}
+
 static int fix_dirent(struct ck *c, const struct fix *f)
 {
 	uint8_t *b = c->lvl[0];
@@ -137,11 +173,9 @@ static int untail_index(struct ck *c, uint32_t ino)
 /* A private copy of the multiply-claimed block f->val for the pointer at (f->pblk,
  * f->off); the inode's own slots are changed in `in`. 1: nothing to do (the pointer
  * moved on); 0 or -errno otherwise. */
-static int fix_clone(struct ck *c, const struct fix *f, uint8_t *in, int *changed)
+/* A block no one uses, by the check's count (marked used); 0 when there is none. */
+static uint64_t alloc_block(struct ck *c)
 {
-	int rc;
-	if (f->ino == EXT2_RESIZE_INO)
-		return 1;
 	uint64_t nb = 0;
 	for (uint64_t n = 0; n < c->nblocks && !nb; n++) {
 		uint64_t b = c->first_data + (c->alloc_cursor + n) % (c->nblocks - c->first_data);
@@ -149,9 +183,20 @@ static int fix_clone(struct ck *c, const struct fix *f, uint8_t *in, int *change
 			nb = b;
 	}
 	if (!nb)
-		return 1;
+		return 0;
 	c->alloc_cursor = nb - c->first_data + 1;
 	bit_set(c->bused, nb);
+	return nb;
+}
+
+static int fix_clone(struct ck *c, const struct fix *f, uint8_t *in, int *changed)
+{
+	int rc;
+	if (f->ino == EXT2_RESIZE_INO)
+		return 1;
+	uint64_t nb = alloc_block(c);
+	if (!nb)
+		return 1;
 	uint8_t *blk = c->lvl[2];
 	if ((rc = rdb(c, f->val, blk)) || (rc = wrb(c, nb, blk)))
 		return rc;
@@ -314,6 +359,23 @@ static int fix_inode(struct ck *c, const struct fix *f)
 		if ((rc = fix_clone(c, f, in, &changed)) != 0)
 			return rc < 0 ? rc : 0;
 		break;
+	case FIX_DIR_HOLE: {
+		/* e2fsck: "Directory inode has an unallocated block. Allocate?" */
+		if (f->off >= EXT2_NDIR_BLOCKS || ino_block(in, f->off) ||
+		    !mode_is_dir(ino_mode(in)))
+			return 0;
+		uint64_t nb = alloc_block(c);
+		if (!nb)
+			return 0;
+		uint8_t *blk = c->lvl[2];
+		empty_dirblock(c, f->ino, blk);
+		if ((rc = wrb(c, nb, blk)))
+			return rc;
+		ino_set_block(in, f->off, (uint32_t)nb);
+		ino_set_blocks(in, ino_blocks(in) + c->bs / 512);
+		changed = 1;
+		break;
+	}
 	case FIX_CLEAR_HTREE:
 		/* Under metadata_csum the index blocks carry no dirent tail: give them one
 		 * so they read as (empty) linear blocks. */
@@ -397,8 +459,13 @@ static int fix_dirblock(struct ck *c, const struct fix *f)
 		if (rl < 12 || rl > end)
 			return 0;
 		uint8_t ft = c->filetype ? EXT2_FT_DIR : 0;
-		if (rl > 24 && rl + 12 <= end) {
-			uint32_t dd = de_inode(b + rl);
+		if (rl > 24) {
+			/* e2fsck splits a big '.'; a '..' it swallowed keeps its inode,
+			 * else the root's until pass 3 finds the parent */
+			uint32_t dd = de_name_len(b + 12) == 2 && b[12 + DE_NAME] == '.' &&
+			                      b[13 + DE_NAME] == '.'
+			                  ? de_inode(b + 12)
+			                  : 0;
 			uint32_t rest = rl - 12;
 			de_set(b, f->ino, 12, ".", 1, ft);
 			memset(b + 9, 0, 3);
@@ -421,6 +488,8 @@ static int fix_dirblock(struct ck *c, const struct fix *f)
 		if (rl > 10)
 			b[off + 10] = 0;
 	}
+	if (!make_tail(c, b))
+		return 0; /* no room for the checksum: a later round sees the block again */
 	dirblk_csum(c, f->ino, b);
 	c->r->nr_fixed++;
 	return wrb(c, f->pblk, b);
@@ -432,9 +501,40 @@ static int fix_dirblk_csum(struct ck *c, const struct fix *f)
 	int rc = rdb(c, f->pblk, b);
 	if (rc)
 		return rc;
+	if (f->val == 2 && !make_tail(c, b))
+		return 0;
 	dirblk_csum(c, f->ino, b);
 	c->r->nr_fixed++;
 	return wrb(c, f->pblk, b);
+}
+
+/* large_file set in the superblock and every backup (a backup that disagreed about a
+ * feature would be taken for the better copy); revision 0 becomes dynamic first. */
+static int set_large_file(struct ck *c)
+{
+	if (sb_get32(c->sb, SB_REV_LEVEL) == 0) {
+		sb_put32(c->sb, SB_REV_LEVEL, 1);
+		sb_put32(c->sb, SB_FIRST_INO, EXT2_GOOD_OLD_FIRST_INO);
+		sb_put16(c->sb, SB_INODE_SIZE, EXT2_GOOD_OLD_INODE_SIZE);
+	}
+	sb_put32(c->sb, SB_FEATURE_RO_COMPAT,
+	         sb_get32(c->sb, SB_FEATURE_RO_COMPAT) | EXT2_FEATURE_RO_COMPAT_LARGE_FILE);
+	c->r->nr_fixed++;
+	int rc = ck_write_sb(c);
+	uint8_t copy[EXT2_SB_SIZE];
+	for (uint32_t g = 1; g < c->ngroups && !rc; g++) {
+		if (!ck_grp_has_super(c, g))
+			continue;
+		memcpy(copy, c->sb, sizeof(copy));
+		sb_put16(copy, SB_BLOCK_GROUP_NR, (uint16_t)g);
+		if (c->csum)
+			sb_put32(copy, SB_CHECKSUM, ext2_sb_csum(copy));
+		rc = blk_pwrite(c->d, ck_grp_first(c, g) * c->bs, sizeof(copy), copy, 0);
+		if (rc)
+			rc = bo_errf(c->err, rc, "writing the backup superblock of group %u: %s", g,
+			             bo_errstr(&c->d->err, rc));
+	}
+	return rc;
 }
 
 /* Uninit flags on a filesystem without group checksums mean nothing: cleared (the
@@ -475,6 +575,7 @@ int fsck_apply_fixes(struct ck *c)
 		case FIX_DOT: rc = fix_dirblock(c, f); break;
 		case FIX_RESIZE_INODE: rc = make_resize_inode(c); break;
 		case FIX_GD_UNINIT: rc = clear_gd_uninit(c, f->val); break;
+		case FIX_LARGE_FILE: rc = set_large_file(c); break;
 		default: rc = fix_inode(c, f); break;
 		}
 	}
@@ -761,7 +862,7 @@ static int fix_maps(struct ck *c)
 int fsck_rewrite_maps(struct ck *c)
 {
 	/* Counts and maps are only trusted from a round without local fixes. */
-	if (c->nfx || c->o->fast || !c->links)
+	if ((c->nfx && !c->force_maps) || c->o->fast || !c->links)
 		return 0;
 	int rc = fix_links(c);
 	if (!rc)

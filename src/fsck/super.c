@@ -9,6 +9,7 @@
 #include "blackout/util.h"
 #include "blackout/ext2_format.h"
 #include "fsck/fsck_ctx.h"
+#include "fsck/problem.h"
 #include "fsck/fsck_int.h"
 
 /* ---- pass 0: superblock and group descriptors ------------------------------------ */
@@ -17,8 +18,7 @@ static int sb_parse(struct ck *c)
 {
 	uint8_t *sb = c->sb;
 	if (sb_get16(sb, SB_MAGIC) != EXT2_MAGIC) {
-		ck_problem(c, FSCK_SUPER, 0, 1, NULL, 0, "bad magic number 0x%04x in superblock",
-		           sb_get16(sb, SB_MAGIC));
+		ck_problem(c, PR_0_SB_MAGIC, 0, 1, NULL, 0, sb_get16(sb, SB_MAGIC));
 		return 1;
 	}
 	uint32_t inc = sb_get32(sb, SB_FEATURE_INCOMPAT), roc = sb_get32(sb, SB_FEATURE_RO_COMPAT);
@@ -37,12 +37,10 @@ static int sb_parse(struct ck *c)
 	if (c->csum) {
 		c->seed = ext2_csum_seed(sb);
 		if (sb[SB_CHECKSUM_TYPE] != EXT4_CRC32C_CHKSUM)
-			return ck_problem(c, FSCK_SUPER, 0, 1, NULL, 0, "unknown checksum type %u",
-			                  sb[SB_CHECKSUM_TYPE]),
+			return ck_problem(c, PR_0_CSUM_TYPE, 0, 1, NULL, 0, sb[SB_CHECKSUM_TYPE]),
 			       1;
 		if (ext2_sb_csum(sb) != sb_get32(sb, SB_CHECKSUM)) {
-			ck_problem(c, FSCK_CSUM, 0, 1, NULL, 0,
-			           "superblock checksum does not match superblock");
+			ck_problem(c, PR_0_SB_CSUM, 0, 1, NULL, 0);
 			c->sb_bad = true;
 			return 1; /* e2fsck falls back to a backup: nothing here is trusted */
 		}
@@ -101,25 +99,23 @@ static int sb_geometry(struct ck *c, uint64_t devsz)
 	else if (c->rsv_gdt > c->bs / 4)
 		bad = "reserved_gdt_blocks", val = c->rsv_gdt;
 	if (bad) {
-		ck_problem(c, FSCK_SUPER, 0, 1, NULL, 0, "superblock %s %llu is invalid", bad,
-		           (unsigned long long)val);
+		ck_problem(c, PR_0_SB_FIELD, 0, 1, NULL, 0, bad, (unsigned long long)val);
 		return 1;
 	}
 	if (c->nblocks * c->bs > devsz) {
-		ck_problem(c, FSCK_SUPER, 0, 1, NULL, 0,
-		           "filesystem is %llu blocks but the device holds only %llu",
-		           (unsigned long long)c->nblocks, (unsigned long long)(devsz / c->bs));
+		ck_problem(c, PR_0_FS_SIZE_WRONG, 0, 1, NULL, 0, (unsigned long long)c->nblocks,
+		           (unsigned long long)(devsz / c->bs));
 		return 1;
 	}
 	c->ngroups = (uint32_t)((c->nblocks - c->first_data + c->bpg - 1) / c->bpg);
 	c->ninodes = c->ngroups * c->ipg;
 	if ((uint64_t)c->ngroups * c->ipg > 0xFFFFFFFFu) {
-		ck_problem(c, FSCK_SUPER, 0, 1, NULL, 0, "too many inodes");
+		ck_problem(c, PR_0_TOO_MANY_INODES, 0, 1, NULL, 0);
 		return 1;
 	}
 	c->gdt_blocks = (uint32_t)(((uint64_t)c->ngroups * c->desc_size + c->bs - 1) / c->bs);
 	if (c->gdt_blocks + c->rsv_gdt + 2 >= c->bpg) {
-		ck_problem(c, FSCK_SUPER, 0, 1, NULL, 0, "group descriptors do not fit a group");
+		ck_problem(c, PR_0_GDT_TOO_BIG, 0, 1, NULL, 0);
 		return 1;
 	}
 	return 0;
@@ -131,31 +127,28 @@ static int sb_counts(struct ck *c, uint64_t ic)
 	const uint8_t *sb = c->sb;
 	uint32_t inc = sb_get32(sb, SB_FEATURE_INCOMPAT);
 	if (ic != c->ninodes)
-		ck_problem(c, FSCK_SUPER, 0, 1, NULL, 0, "inodes count %llu, should be %u",
-		           (unsigned long long)ic, c->ninodes);
+		ck_problem(c, PR_0_INODE_COUNT_WRONG, 0, 1, NULL, 0, (unsigned long long)ic,
+		           c->ninodes);
 	if (c->first_ino < EXT2_GOOD_OLD_FIRST_INO || c->first_ino > c->ninodes) {
-		ck_problem(c, FSCK_SUPER, 0, 1, NULL, 0, "first_ino %u is invalid", c->first_ino);
+		ck_problem(c, PR_0_FIRST_INO, 0, 1, NULL, 0, c->first_ino);
 		return 1;
 	}
 	if (sb_r_blocks_count(sb, false) > c->nblocks / 2)
-		ck_problem(c, FSCK_SUPER, 0, 1, NULL, 0, "reserved blocks count %u is too large",
+		ck_problem(c, PR_0_RESERVED_BLOCKS, 0, 1, NULL, 0,
 		           sb_get32(sb, SB_R_BLOCKS_COUNT_LO));
 	if (sb_free_blocks(sb, false) > c->nblocks)
-		ck_problem(c, FSCK_SUPER, 0, 1, NULL, 0,
-		           "free blocks count %u is larger than the fs",
+		ck_problem(c, PR_0_FREE_BLOCKS_RANGE, 0, 1, NULL, 0,
 		           sb_get32(sb, SB_FREE_BLOCKS_LO));
 	if (sb_get32(sb, SB_FREE_INODES) > c->ninodes)
-		ck_problem(c, FSCK_SUPER, 0, 1, NULL, 0,
-		           "free inodes count %u is larger than the fs",
-		           sb_get32(sb, SB_FREE_INODES));
+		ck_problem(c, PR_0_FREE_INODES_RANGE, 0, 1, NULL, 0, sb_get32(sb, SB_FREE_INODES));
 	uint32_t now = (uint32_t)time(NULL);
 	if (sb_get32(sb, SB_MTIME) > now)
-		ck_problem(c, FSCK_SUPER, 0, 1, NULL, 0, "last mount time is in the future");
+		ck_problem(c, PR_0_FUTURE_SB_LAST_MOUNT, 0, 1, NULL, 0);
 	if (sb_get32(sb, SB_WTIME) > now)
-		ck_problem(c, FSCK_SUPER, 0, 1, NULL, 0, "last write time is in the future");
+		ck_problem(c, PR_0_FUTURE_SB_LAST_WRITE, 0, 1, NULL, 0);
 	if (inc & EXT3_FEATURE_INCOMPAT_RECOVER) {
 		c->r->needs_recovery = true;
-		ck_problem(c, FSCK_NEEDS_RECOVERY, 0, 0, NULL, 0, "%s",
+		ck_problem(c, PR_0_NEEDS_RECOVERY, 0, 0, NULL, 0,
 		           c->o->repair == FSCK_REPAIR_NONE
 		               ? "the journal needs recovery: not replayed in a read-only "
 		                 "check (-p or -y replays it)"
@@ -182,39 +175,30 @@ static int check_gdt(struct ck *c)
 		uint64_t it = gd_inode_table(d, c->desc_size);
 		if (c->csum &&
 		    ext2_gd_csum(c->seed, g, d, c->desc_size) != get_le16(d + GD_CHECKSUM)) {
-			ck_problem(c, FSCK_CSUM, 0, 0, NULL, 0,
-			           "group %u descriptor checksum is invalid", g);
+			ck_problem(c, PR_0_GDT_CSUM, 0, 0, NULL, 0, g);
 		}
 		if (bb < first || bb > last) {
-			ck_problem(c, FSCK_GDT, 0, bb, NULL, 0,
-			           "block bitmap for group %u at %llu is not in the group", g,
-			           (unsigned long long)bb);
+			ck_problem(c, PR_0_BB_NOT_GROUP, 0, bb, NULL, 0, g, (unsigned long long)bb);
 			c->grp_bad[g] = 1;
 		}
 		if (ib < first || ib > last) {
-			ck_problem(c, FSCK_GDT, 0, ib, NULL, 0,
-			           "inode bitmap for group %u at %llu is not in the group", g,
-			           (unsigned long long)ib);
+			ck_problem(c, PR_0_IB_NOT_GROUP, 0, ib, NULL, 0, g, (unsigned long long)ib);
 			c->grp_bad[g] = 1;
 		}
 		if (it < first || it + ck_itb_blocks(c) - 1 > last) {
-			ck_problem(c, FSCK_GDT, 0, it, NULL, 0,
-			           "inode table for group %u at %llu is not in the group", g,
+			ck_problem(c, PR_0_ITABLE_NOT_GROUP, 0, it, NULL, 0, g,
 			           (unsigned long long)it);
 			c->grp_bad[g] = 1;
 		}
 		uint16_t fl = gd_flags(d);
 		if (!c->csum && (fl & (EXT4_BG_INODE_UNINIT | EXT4_BG_BLOCK_UNINIT))) {
-			ck_problem(c, FSCK_GDT, 0, 0, NULL, 0,
-			           "group %u has uninit flags 0x%x but no group checksums", g, fl);
+			ck_problem(c, PR_0_GDT_UNINIT, 0, 0, NULL, 0, g, fl);
 			ck_add_fix(c, FIX_GD_UNINIT, 0, 0, 0, g); /* e2fsck clears them */
 		}
 		if (c->csum && (fl & EXT4_BG_BLOCK_UNINIT) && g == c->ngroups - 1)
-			ck_problem(c, FSCK_GDT, 0, 0, NULL, 0, "last group %u has BLOCK_UNINIT set",
-			           g);
+			ck_problem(c, PR_0_BB_UNINIT_LAST, 0, 0, NULL, 0, g);
 		if (c->csum && gd_itable_unused(d, c->desc_size) > c->ipg)
-			ck_problem(c, FSCK_GDT, 0, 0, NULL, 0,
-			           "group %u itable_unused %u is invalid", g,
+			ck_problem(c, PR_0_GDT_ITABLE_UNUSED, 0, 0, NULL, 0, g,
 			           gd_itable_unused(d, c->desc_size));
 	}
 	return 0;
@@ -272,10 +256,8 @@ static int use_backup(struct ck *c, uint64_t devsz)
 			               "1024, and no backup superblock where e2fsck -b looks)");
 		return 1;
 	}
-	ck_problem(c, FSCK_SUPER, 0, at, NULL, 0,
-	           "superblock is damaged: checking with the backup superblock at block %llu "
-	           "(block size %u), as e2fsck -b %llu -B %u does",
-	           (unsigned long long)at, bs, (unsigned long long)at, bs);
+	ck_problem(c, PR_0_BACKUP_SB, 0, at, NULL, 0, (unsigned long long)at, bs,
+	           (unsigned long long)at, bs);
 	memcpy(c->sb, b, EXT2_SB_SIZE);
 	sb_put16(c->sb, SB_BLOCK_GROUP_NR, 0);
 	if (sb_has_ro_compat(c->sb, EXT4_FEATURE_RO_COMPAT_METADATA_CSUM))
@@ -318,8 +300,7 @@ int ck_check_journal(struct ck *c)
 		return 0;
 	uint32_t jino = sb_get32(c->sb, SB_JOURNAL_INUM);
 	if (jino != EXT2_JOURNAL_INO || sb_get32(c->sb, SB_JOURNAL_DEV)) {
-		ck_problem(c, FSCK_SUPER, 0, 0, NULL, 0, "journal inode %u is not supported here",
-		           jino);
+		ck_problem(c, PR_0_JOURNAL_UNSUPP_INODE, 0, 0, NULL, 0, jino);
 		return 0;
 	}
 	uint8_t in[1024];
@@ -330,8 +311,7 @@ int ck_check_journal(struct ck *c)
 		return rc;
 	uint32_t b = ino_block(in, 0);
 	if (!mode_is_reg(ino_mode(in)) || !ck_blk_valid(c, b)) {
-		ck_problem(c, FSCK_SUPER, EXT2_JOURNAL_INO, 0, NULL, 0,
-		           "superblock has an invalid journal (inode 8)");
+		ck_problem(c, PR_0_JOURNAL_BAD_INODE, EXT2_JOURNAL_INO, 0, NULL, 0);
 		return 0;
 	}
 	if ((rc = ck_rd(c, b, c->buf, 1)))
@@ -340,12 +320,10 @@ int ck_check_journal(struct ck *c)
 	if (get_be32(c->buf + JSB_MAGIC) != JBD2_MAGIC ||
 	    (t != JBD2_SUPERBLOCK_V1 && t != JBD2_SUPERBLOCK_V2) ||
 	    get_be32(c->buf + JSB_BLOCKSIZE) != c->bs) {
-		ck_problem(c, FSCK_SUPER, EXT2_JOURNAL_INO, b, NULL, 0,
-		           "journal superblock is corrupt");
+		ck_problem(c, PR_0_JOURNAL_BAD_SUPER, EXT2_JOURNAL_INO, b, NULL, 0);
 		return 0;
 	}
 	if (get_be32(c->buf + JSB_START) && !c->r->needs_recovery)
-		ck_problem(c, FSCK_SUPER, EXT2_JOURNAL_INO, b, NULL, 0,
-		           "superblock needs_recovery flag is clear, but journal has data");
+		ck_problem(c, PR_0_JOURNAL_HAS_DATA, EXT2_JOURNAL_INO, b, NULL, 0);
 	return 0;
 }

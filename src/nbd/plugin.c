@@ -205,6 +205,7 @@ static int bo_config_complete(void)
 	int rc = nbd_srv_open(P.stack, P.size, &P.srv, &err);
 	if (rc < 0) {
 		char spec[1024], msg[4 * sizeof err.msg];
+		err.msg[strcspn(err.msg, "\n")] = 0; /* one line: "column N" says where */
 		nbdkit_error("stack=%s: %s", esc(spec, sizeof spec, P.stack),
 		             esc(msg, sizeof msg, bo_errstr(&err, rc)));
 		return -1;

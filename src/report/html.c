@@ -1,13 +1,16 @@
-/* html.c — the matrix as one self-contained HTML file (no network): the verdicts, the
- * table with a chart per row and shaded cells, and the worst cell's drill-down are
- * written here as plain HTML, readable without JavaScript. The same data as
+/* html.c — the matrix as one self-contained HTML file (no network): what to choose
+ * (html_choose.c), the table with a chart per row and shaded cells, the worst cell's
+ * drill-down and the verdicts are written here as plain HTML, readable without
+ * JavaScript. The same data as
  * matrix.json is embedded for the script (html_script.c), which opens the drill-down
  * of any clicked cell with its I/O timeline. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "blackout/crash.h"
 #include "blackout/matrix.h"
 #include "report/html_parts.h"
 #include "report/matrix_run.h"
@@ -76,8 +79,9 @@ static void row_chart(const struct matrix *m, size_t r, FILE *f)
 	double wo = n ? W * (double)ok / (double)n : 0, wd = n ? W * (double)det / (double)n : 0;
 	double ws = n ? W * (double)sil / (double)n : 0, wb = n ? W * (double)bys / (double)n : 0;
 	fprintf(f,
-	        "<svg class=\"rowchart\" width=\"204\" height=\"26\" role=\"img\"><title>%" PRIu64
-	        " states: %" PRIu64 " ok, %" PRIu64 " detected, %" PRIu64 " silent; %" PRIu64
+	        "<svg class=\"rowchart\" width=\"204\" height=\"26\" viewBox=\"0 0 204 26\" "
+	        "preserveAspectRatio=\"none\" role=\"img\"><title>%" PRIu64 " states: %" PRIu64
+	        " ok, %" PRIu64 " detected, %" PRIu64 " silent; %" PRIu64
 	        " damaged bystanders</title>"
 	        "<rect x=\"2\" y=\"2\" width=\"%.1f\" height=\"14\" fill=\"#3a8f3a\"/>"
 	        "<rect x=\"%.1f\" y=\"2\" width=\"%.1f\" height=\"14\" fill=\"#e0a030\"/>"
@@ -100,7 +104,20 @@ static void cell_td(const struct matrix *m, size_t r, size_t c, bool worst, FILE
 	html_text(f, m->rows[r].id);
 	fputs("\" data-col=\"", f);
 	html_text(f, m->cols[c].id);
-	fprintf(f, "\" style=\"background:%s\">", bg);
+	fprintf(f, "\" style=\"background:%s\"", bg);
+	char cov[32] = "";
+	if (x->ran && !x->exhaustive) {
+		crash_coverage_text(x->coverage, cov, sizeof(cov));
+		fprintf(f,
+		        " title=\"sampled: the explorations judged at least %s of the outcomes "
+		        "the stack allows\"",
+		        cov);
+	} else if (!x->ran && x->note[0]) {
+		fputs(" title=\"", f);
+		html_text(f, x->note);
+		fputs("\"", f);
+	}
+	fputs(">", f);
 	const char *mark = x->exhaustive ? "" : "~";
 	if (!x->ran)
 		fputs("n/a", f);
@@ -112,26 +129,74 @@ static void cell_td(const struct matrix *m, size_t r, size_t c, bool worst, FILE
 	if (x->ran && x->viol[MI_BYSTANDER])
 		fprintf(f, "<small>%" PRIu64 " bystander</small>", x->viol[MI_BYSTANDER]);
 	if (x->ran && x->allowed)
-		fprintf(f, "<small>+%" PRIu64 " allowed</small>", x->allowed);
+		fprintf(f,
+		        "<small class=\"allowed\" title=\"%" PRIu64 " states kept every invariant "
+		        "but showed what this configuration permits (data=writeback: a file "
+		        "holding a deleted file's old data); counted as ok\">+%" PRIu64
+		        " allowed</small>",
+		        x->allowed, x->allowed);
 	fputs("</td>", f);
+}
+
+/* "data=ordered,barrier=1" that may wrap after a comma, never inside an option. */
+static void options(const char *opts, FILE *f)
+{
+	char buf[256];
+	snprintf(buf, sizeof(buf), "%s", opts);
+	for (char *p = buf, *comma; p; p = comma ? comma + 1 : NULL) {
+		comma = strchr(p, ',');
+		if (comma)
+			*comma = 0;
+		fputs("<span class=\"o\">", f);
+		html_text(f, p);
+		fputs(comma ? ",</span><wbr>" : "</span>", f);
+	}
+}
+
+/* A stack spec that wraps only between its layers ("a > b > c") or after a comma
+ * between a layer's parameters, never inside a word or a parameter. */
+static void spec_layers(const char *spec, FILE *f)
+{
+	char buf[1024];
+	snprintf(buf, sizeof(buf), "%s", spec);
+	char *p = buf;
+	for (;;) {
+		char *gt = strstr(p, " > ");
+		if (gt)
+			*gt = 0;
+		fputs("<span class=\"layer\">", f);
+		options(p, f);
+		fputs(gt ? " &gt;</span> " : "</span>", f);
+		if (!gt)
+			break;
+		p = gt + 3;
+	}
 }
 
 static void table(const struct matrix *m, size_t worst, FILE *f)
 {
-	fputs("<table class=\"m\" id=\"matrix-table\"><tr><th class=\"row\">stack (spec)</th>"
-	      "<th>its states, every filesystem</th>",
+	fputs("<table class=\"m\" id=\"matrix-table\"><tr><th class=\"row\">device stack: "
+	      "what it tests, its spec</th><th>its states, every filesystem</th>",
 	      f);
 	for (size_t c = 0; c < m->ncols; c++) {
-		fputs("<th>", f);
-		html_text(f, m->cols[c].label);
-		fputs("</th>", f);
+		fputs("<th class=\"col\">", f);
+		html_col_title(m, c, f);
+		fputs("<small>mkfs ", f);
+		options(m->cols[c].mkfs, f);
+		if (m->cols[c].mount[0]) {
+			fputs(", mount ", f);
+			options(m->cols[c].mount, f);
+		}
+		fputs("</small></th>", f);
 	}
 	fputs("</tr>\n", f);
 	for (size_t r = 0; r < m->nrows; r++) {
-		fputs("<tr><th class=\"row\">", f);
-		html_text(f, m->rows[r].label);
-		fputs("<br><code>", f);
-		html_text(f, m->rows[r].stack);
+		fputs("<tr><th class=\"row\"><span class=\"title\">", f);
+		html_row_title(m, r, f);
+		fputs("</span><span class=\"what\">", f);
+		html_text(f, m->rows[r].what);
+		fputs("</span><code class=\"spec\">", f);
+		spec_layers(m->rows[r].stack, f);
 		fputs("</code></th><td>", f);
 		row_chart(m, r, f);
 		fputs("</td>", f);
@@ -160,11 +225,17 @@ static void drill(const struct matrix *m, size_t i, FILE *f)
 	html_text(f, c->mount);
 	fputs(". ", f);
 	html_text(f, r->what);
+	char cov[64] = "exhaustive";
+	if (!x->exhaustive) {
+		char t[32];
+		crash_coverage_text(x->coverage, t, sizeof(t));
+		snprintf(cov, sizeof(cov), "sampled, coverage %s", t);
+	}
 	fprintf(f,
 	        "</p><p>%" PRIu64 " crash states judged (%s), %" PRIu64
 	        " kept every invariant, %" PRIu64 " broke one silently, %" PRIu64
 	        " were detected.</p><table class=\"d\"><tr>",
-	        x->states, x->exhaustive ? "exhaustive" : "sampled", x->ok, x->silent, x->detected);
+	        x->states, cov, x->ok, x->silent, x->detected);
 	for (int k = 0; k < MI_N; k++)
 		fprintf(f, "<th>%s</th>", matrix_inv_name((enum matrix_inv)k));
 	fputs("</tr><tr>", f);
@@ -224,20 +295,29 @@ static int embed_json(const struct matrix *m, FILE *f)
 static const char legend[] =
     "<p class=\"legend\">Each cell: crash states that broke an invariant / states judged, "
     "and how many of them <b>silently</b> (no mount error, fsck complaint or checksum "
-    "failure). Shading:"
+    "failure); <b>ok N</b>: all N kept every invariant. Shading:"
     "<span class=\"sw\" style=\"background:#3a8f3a\"></span>none broke"
     "<span class=\"sw\" style=\"background:#e0a030\"></span>some broke, all detected"
     "<span class=\"sw\" style=\"background:rgb(200,80,60)\"></span>"
     "<span class=\"sw\" style=\"background:rgb(160,20,20)\"></span>some silent: the "
     "darker the red, the larger the silent share (darkest at a quarter of the states)"
-    "<span class=\"sw\" style=\"background:#bbb\"></span>not applicable. "
-    "~ = sampled, not every state judged. The bar left of each row adds up the row's "
-    "states over every filesystem: green ok, amber detected, red silent; the purple line "
-    "under it is the share that damaged files the workload never touched "
-    "(bystanders).</p>\n"
-    "<p class=\"hint\">Click a cell to open its drill-down below: the counts by "
+    "<span class=\"sw\" style=\"background:#bbb\"></span>not run (n/a: the "
+    "configuration does not apply, or --quick leaves it out; hover for why).</p>\n"
+    "<ul class=\"legend\"><li><b>~</b> sampled: not every state the stack allows was "
+    "judged; hover the cell for its coverage, printed as <code>blackout explore</code> "
+    "prints it.</li>"
+    "<li><b>N bystander</b>: states that damaged files the workload never touched.</li>"
+    "<li id=\"allowed-key\"><b>+N allowed</b>: N states that kept every invariant (they "
+    "are among the ok ones) but showed what the configuration permits: with "
+    "data=writeback a file may hold a deleted file's old data after a crash. Not a "
+    "failure of the configuration, shown so it is not mistaken for one.</li>"
+    "<li>The bar left of each row adds up the row's states over every filesystem: green "
+    "ok, amber detected, red silent; the purple line under it is the share that damaged "
+    "bystanders.</li>"
+    "<li class=\"hint\">Click a cell to open its drill-down below: the counts by "
     "invariant, one failing state with the command that rebuilds it, its I/O timeline "
-    "and the damaged blocks. The worst cell (most silent states) is open already.</p>\n";
+    "and the damaged blocks. The worst cell (most silent states) is open already.</li>"
+    "</ul>\n";
 
 int matrix_write_html(const struct matrix *m, FILE *f)
 {
@@ -251,9 +331,15 @@ int matrix_write_html(const struct matrix *m, FILE *f)
 		fputs(i ? ", " : "", f);
 		html_text(f, m->workloads[i]);
 	}
-	fputs("</div>\n<h2>What the measurements say</h2><ul class=\"verdicts\" "
-	      "id=\"verdicts\">\n",
-	      f);
+	fputs("</div>\n", f);
+	html_choose(m, f);
+	fputs("<h2>Matrix</h2>\n", f);
+	size_t worst = worst_cell(m);
+	table(m, worst, f);
+	fputs(legend, f);
+	if (m->nrows && m->ncols)
+		drill(m, worst, f);
+	fputs("<h2>What the measurements say</h2><ul class=\"verdicts\" id=\"verdicts\">\n", f);
 	struct matrix_verdict v[MATRIX_MAX_VERDICTS];
 	size_t nv = matrix_verdicts(m, v, MATRIX_MAX_VERDICTS);
 	for (size_t i = 0; i < nv; i++) {
@@ -263,11 +349,7 @@ int matrix_write_html(const struct matrix *m, FILE *f)
 	}
 	if (nv == 0)
 		fputs("<li>no row pair in this run allows a verdict</li>\n", f);
-	fprintf(f, "</ul>\n<h2>Matrix</h2>\n%s", legend);
-	size_t worst = worst_cell(m);
-	table(m, worst, f);
-	if (m->nrows && m->ncols)
-		drill(m, worst, f);
+	fputs("</ul>\n", f);
 	matrix_apps_html(m, f);
 	fputs("<pre id=\"selftest-result\"></pre>\n"
 	      "<script type=\"application/json\" id=\"data\">\n",

@@ -1,6 +1,6 @@
 /* matrix_apps.c — the application section of `blackout matrix --vm`: the built-in
  * examples of docs/apps.md (columns) on the stacks the Linux cells serve (rows), each
- * cell one `blackout app` run read back from its result, and one verdict per example
+ * cell one vm_explore run of the example (matrix_vm_start) read back from its result, and one verdict per example
  * comparing stacks that honour flushes with the one that ignores them. */
 #include <errno.h>
 #include <inttypes.h>
@@ -15,7 +15,9 @@
 
 #include "blackout/json.h"
 #include "blackout/matrix.h"
+#include "blackout/app.h"
 #include "blackout/util.h"
+#include "blackout/vmexplore.h"
 #include "report/html_parts.h"
 #include "report/matrix_run.h"
 
@@ -148,41 +150,33 @@ static pid_t start_run(const struct matrix_run_opts *o, size_t k, const char *st
                        const char *dir, const char *sqlite3)
 {
 	const struct app_run *a = &app_runs[k];
-	char prog[4200], checker[4200], states[16], seed[24], limit[24], log[4200], json[4200];
+	char prog[4200], checker[4200], log[4200], json[4200];
 	const char *top = o->apps_dir ? o->apps_dir : "apps";
 	snprintf(prog, sizeof(prog), "%s/%s", top, a->prog);
 	snprintf(checker, sizeof(checker), "%s/%s", top, a->checker);
-	snprintf(states, sizeof(states), "%u", o->vm_states);
-	snprintf(limit, sizeof(limit), "%u", APP_RUN_SECONDS(o->vm_states));
-	snprintf(seed, sizeof(seed), "%" PRIu64, o->seed);
 	snprintf(log, sizeof(log), "%s/app.log", dir);
 	snprintf(json, sizeof(json), "%s/app.json", dir);
-	unlink(json); /* an earlier run's result must not stand for this one */
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid != 0)
-		return pid;
-	FILE *l = freopen(log, "w", stdout);
-	if (!l || dup2(fileno(stdout), 2) < 0)
-		_exit(127);
-	const char *argv[40];
-	size_t n = 0;
-	const char *head[] = {"timeout",      "-k",    "30",      limit, o->vm_cmd, "app",
-	                      "--checker",    checker, "--stack", stack, "--fs",    APP_FS,
-	                      "--max-states", states,  "--seed",  seed,  "--jobs",  "1",
-	                      "--out",        dir,     "--json",  json};
-	for (size_t i = 0; i < sizeof(head) / sizeof(head[0]); i++)
-		argv[n++] = head[i];
-	if (a->sqlite) {
-		argv[n++] = "--with";
-		argv[n++] = sqlite3;
-	}
-	argv[n++] = prog;
-	for (size_t i = 0; i < 3 && a->args[i]; i++)
-		argv[n++] = a->args[i];
-	argv[n] = NULL;
-	execvp("timeout", (char *const *)argv);
-	_exit(127);
+	const char *with[1] = {sqlite3};
+	size_t nargs = 0;
+	while (nargs < 3 && a->args[nargs])
+		nargs++;
+	struct app_spec spec = {.prog = prog,
+	                        .args = (char *const *)a->args,
+	                        .nargs = nargs,
+	                        .checker = checker,
+	                        .with = with,
+	                        .nwith = a->sqlite ? 1 : 0,
+	                        .prog_timeout = 120,
+	                        .check_timeout = 20};
+	struct vm_explore_opts vo = {.cfg = {.stack = stack,
+	                                     .fs = APP_FS,
+	                                     .max_states = o->vm_states,
+	                                     .seed = o->seed,
+	                                     .nshards = 1},
+	                             .jobs = 1,
+	                             .out = dir,
+	                             .app = &spec};
+	return matrix_vm_start(o, &vo, log, json, APP_RUN_SECONDS(o->vm_states));
 }
 
 /* The checker's finding in a failing state's detail: "app: lost acknowledged work:
@@ -297,7 +291,7 @@ static void take_run(struct matrix_apps *a, size_t r, size_t k, const char *dir,
 		char last[120];
 		matrix_vm_last_line(log, last, sizeof(last));
 		fprintf(stderr, "matrix --vm: app run %s failed; log: %s\n", app_runs[k].id, log);
-		if (code == 124 || code == 137)
+		if (matrix_vm_timed_out(st))
 			snprintf(msg, sizeof(msg), "app did not finish in %u s", limit);
 		else
 			snprintf(msg, sizeof(msg), "app failed (exit %d): %s", code, last);

@@ -260,6 +260,57 @@ static json_t *json_example(const struct matrix_example *e)
 	                 "ops", json_ops(e), "damage", dmg);
 }
 
+/* One cell of a verdict's results: what the verdict's property counts there. */
+static json_t *json_result(const struct matrix *m, const char *row, const char *col,
+                           enum matrix_prop p, bool measured)
+{
+	json_t *o = json_pack("{s:o,s:o}", "row", bo_json_text(row), "col", bo_json_text(col));
+	const struct matrix_cell *x = matrix_find(m, row, col);
+	if (!o || !measured || !x) {
+		if (o)
+			json_object_set_new(o, "result",
+			                    json_string(matrix_result_name(MV_UNMEASURED)));
+		return o;
+	}
+	uint64_t n = matrix_prop_count(x, p);
+	char cov[32];
+	crash_coverage_text(x->coverage, cov, sizeof(cov));
+	json_object_set_new(o, "result", json_string(matrix_result_name(n ? MV_BROKEN : MV_HOLDS)));
+	json_object_set_new(o, "states", json_integer((json_int_t)x->states));
+	json_object_set_new(o, "count", json_integer((json_int_t)n));
+	json_object_set_new(o, "silent", json_integer((json_int_t)x->silent));
+	json_object_set_new(o, "exhaustive", json_boolean(x->exhaustive));
+	json_object_set_new(o, "coverage", json_real(x->coverage));
+	json_object_set_new(o, "coverage_text", json_string(cov));
+	return o;
+}
+
+/* A verdict's machine-readable result (docs/json.md): its property, holds / broken / not
+ * measured over its cells, the counts it rests on and their coverage. */
+static void json_verdict_result(const struct matrix *m, const struct matrix_verdict *v, size_t nv,
+                                size_t i, json_t *o)
+{
+	struct matrix_verdict_sum s;
+	matrix_verdict_sum(m, v, nv, i, &s);
+	char cov[32];
+	crash_coverage_text(s.coverage, cov, sizeof(cov));
+	json_object_set_new(o, "result", json_string(matrix_result_name(s.result)));
+	json_object_set_new(o, "property", json_string(matrix_prop_name(v[i].prop)));
+	json_object_set_new(o, "states", json_integer((json_int_t)s.states));
+	json_object_set_new(o, "count", json_integer((json_int_t)s.count));
+	json_object_set_new(o, "exhaustive", json_boolean(s.exhaustive));
+	json_object_set_new(o, "coverage", json_real(s.coverage));
+	json_object_set_new(o, "coverage_text", json_string(cov));
+	json_t *res = json_array();
+	for (size_t k = 0; res && k < v[i].ncells; k++)
+		json_array_append_new(
+		    res, json_result(m, v[i].cells[k].row, v[i].cells[k].col, v[i].prop, true));
+	for (size_t k = 0; res && k < v[i].nunmeasured; k++)
+		json_array_append_new(res, json_result(m, v[i].unmeasured[k].row,
+		                                       v[i].unmeasured[k].col, v[i].prop, false));
+	json_object_set_new(o, "results", res);
+}
+
 static json_t *json_cell(const struct matrix *m, size_t r, size_t c)
 {
 	const struct matrix_cell *x = matrix_cell(m, r, c);
@@ -286,6 +337,11 @@ static json_t *json_cell(const struct matrix *m, size_t r, size_t c)
 		o = NULL;
 	}
 	json_decref(rest);
+	if (o && x->ran) { /* as the command line prints it: 1.65e-22%, never 0.0% */
+		char cov[32];
+		crash_coverage_text(x->coverage, cov, sizeof(cov));
+		json_object_set_new(o, "coverage_text", json_string(cov));
+	}
 	return o;
 }
 
@@ -321,13 +377,15 @@ static json_t *matrix_json(const struct matrix *m)
 			json_array_append_new(vc, json_pack("{s:o,s:o}", "row",
 			                                    bo_json_text(v[i].cells[k].row), "col",
 			                                    bo_json_text(v[i].cells[k].col)));
-		json_array_append_new(verd,
-		                      json_pack("{s:s,s:o,s:o}", "expectation", v[i].expectation,
-		                                "text", bo_json_text(v[i].text), "cells", vc));
+		json_t *o = json_pack("{s:s,s:o,s:o}", "expectation", v[i].expectation, "text",
+		                      bo_json_text(v[i].text), "cells", vc);
+		if (o)
+			json_verdict_result(m, v, nv, i, o);
+		json_array_append_new(verd, o);
 	}
 	/* no timings: a merged run's JSON is the unsharded run's, byte for byte */
 	json_t *top =
-	    json_pack("{s:s,s:s,s:I,s:o,s:o,s:o,s:o,s:o,s:o}", "schema", "blackout-matrix/1",
+	    json_pack("{s:s,s:s,s:I,s:o,s:o,s:o,s:o,s:o,s:o}", "schema", "blackout-matrix/2",
 	              "mode", m->mode, "seed", (json_int_t)m->seed, "workloads", wl, "invariants",
 	              inv, "rows", rows, "columns", cols, "cells", cells, "verdicts", verd);
 	if (top && m->apps) /* --vm's application section (matrix_apps.c) */

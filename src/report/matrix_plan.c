@@ -645,3 +645,12 @@ struct matrix_example *matrix_example_copy(const struct matrix_example *e)
 		memcpy(x->damage, e->damage, e->ndamage * sizeof(*e->damage));
 	return x;
 }
+
+int matrix_plan_check(const struct matrix_run_opts *o, struct bo_err *err)
+{
+	struct matrix m = {0};
+	int rc = matrix_plan_make(o, &m, err);
+	if (rc == 0)
+		matrix_free_cells(&m);
+	return rc;
+}

@@ -171,8 +171,9 @@ static int task_config(const struct matrix_run_opts *o, const struct matrix *m,
 	return 0;
 }
 
-/* A result's counts into the record; coverage rounded as matrix.json prints it, so a
- * part (which carries 10 digits) holds exactly what the unsharded run folds. */
+/* A result's counts into the record; coverage kept to the 10 significant digits a part
+ * carries, so a part holds exactly what the unsharded run folds, and a coverage of
+ * 1.65e-22 stays that rather than 0 (matrix.json's "coverage" field rounds it itself). */
 static void take_counts(struct task_result *t, const struct crash_result *r)
 {
 	t->states = r->judged;
@@ -185,7 +186,9 @@ static void take_counts(struct task_result *t, const struct crash_result *r)
 	t->silent_lost = silent_lost(r);
 	t->write_errors = r->write_errors;
 	t->exhaustive = r->exhaustive;
-	t->coverage = round(r->coverage * 1e4) / 1e4;
+	char digits[32];
+	snprintf(digits, sizeof(digits), "%.10g", r->coverage);
+	t->coverage = strtod(digits, NULL);
 }
 
 /* In a message that goes into a cell, the run's own log directory reads "vm": every

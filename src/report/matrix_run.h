@@ -4,6 +4,8 @@
 #ifndef BLACKOUT_REPORT_MATRIX_RUN_H
 #define BLACKOUT_REPORT_MATRIX_RUN_H
 
+#include <sys/types.h>
+
 #include "blackout/crash.h"
 #include "blackout/matrix.h"
 
@@ -30,7 +32,7 @@ struct matrix_tres {
 	uint64_t states, ok, viol[MI_N], silent, detected, allowed;
 	uint64_t silent_lost, write_errors; /* matrix_cell's */
 	bool exhaustive;
-	double coverage; /* rounded to 1e-4 where made, so a part carries it exactly */
+	double coverage; /* to 10 significant digits where made, so a part carries it exactly */
 	double seconds;
 	struct matrix_example *example;
 };
@@ -125,6 +127,15 @@ int matrix_vm_result_load(const char *path, struct crash_result **out, struct bo
 /* The last line of the log at path that says something ("(no output)" when none), at
  * most 100 bytes: what a failed run's cell shows (matrix_vm.c). */
 void matrix_vm_last_line(const char *path, char *buf, size_t len);
+struct vm_explore_opts;
+/* Starts one real-kernel run (vm_explore, or the BLACKOUT_VM_CELL stand-in o->vm_cmd)
+ * in a child process: its messages to log, its result to json in the explorer's
+ * format, ended after `seconds`. Returns the child's pid (-1: fork failed); it exits 0,
+ * 3 (some state failed) or 1 (the log's last line says why). */
+pid_t matrix_vm_start(const struct matrix_run_opts *o, const struct vm_explore_opts *vo,
+                      const char *log, const char *json, unsigned seconds);
+/* A run's wait status says it was ended at its bound. */
+bool matrix_vm_timed_out(int status);
 
 /* matrix_apps.c: the application section's renderers (matrix_write_*'s hooks). */
 void matrix_apps_print(const struct matrix *m, FILE *f);

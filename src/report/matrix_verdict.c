@@ -1,8 +1,9 @@
-/* matrix_verdict.c — the verdict rules: one sentence per expectation of the seeds,
- * each rule a row of a table that names the cells it compares by typed ids
+/* matrix_verdict.c — the verdict rules: one sentence per expectation of the sources
+ * docs/matrix.md quotes, and the property its result is about, each rule a row of a table that names the cells it compares by typed ids
  * (matrix.h) beside the row and column tables of matrix_plan.c and matrix_vm.c; then,
  * per row, blackout's own ext3 held against Linux ext4 on the same stack. */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -22,6 +23,47 @@ const struct matrix_cell *matrix_cell_at(const struct matrix *m, enum matrix_row
 static uint64_t violating(const struct matrix_cell *c)
 {
 	return c->states - c->ok;
+}
+
+/* A cell's coverage as matrix.json's "coverage" prints it: the sentences were worded from
+ * that field, and a verdict must read the same whether its cell carries more digits. */
+static double cov4(const struct matrix_cell *c)
+{
+	return round(c->coverage * 1e4) / 1e4;
+}
+
+const char *matrix_prop_name(enum matrix_prop p)
+{
+	static const char *const names[MP_N] = {"any",    "durable", "bystander",
+	                                        "silent", "stale",   "silent_lost"};
+	return p < MP_N ? names[p] : "?";
+}
+
+uint64_t matrix_prop_count(const struct matrix_cell *c, enum matrix_prop p)
+{
+	switch (p) {
+	case MP_ANY: return violating(c);
+	case MP_DURABLE: return c->viol[MI_DURABLE];
+	case MP_BYSTANDER: return c->viol[MI_BYSTANDER];
+	case MP_SILENT: return c->silent;
+	case MP_STALE: return c->viol[MI_STALE] + c->allowed;
+	case MP_SILENT_LOST: return c->silent_lost;
+	default: return 0;
+	}
+}
+
+enum matrix_fate matrix_cell_fate(const struct matrix_cell *c)
+{
+	if (!c->ran || c->states == 0)
+		return MF_NOT_RUN;
+	if (c->viol[MI_DURABLE] || c->silent_lost)
+		return MF_LOST;
+	return c->silent ? MF_SILENT : c->ok < c->states ? MF_REPORTED : MF_SAFE;
+}
+
+const char *matrix_result_name(enum matrix_result r)
+{
+	return r == MV_HOLDS ? "holds" : r == MV_BROKEN ? "broken" : "not measured";
 }
 
 /* "lost synced data in 3 of 120 states" / "never lost synced data (120 states)" */
@@ -53,7 +95,8 @@ struct verdict_rule {
 	unsigned ncells;
 	unsigned optional; /* bit i: cells[i] may be missing */
 	say_fn say;
-	const char *arg; /* what the sentence calls the stack, for rules used twice */
+	const char *arg;       /* what the sentence calls the stack, for rules used twice */
+	enum matrix_prop prop; /* what the verdict's result says held or broke */
 };
 
 static bool say_cache_barriers(const struct matrix_cell *const *c, const char *arg, char *t,
@@ -437,18 +480,25 @@ static bool say_lost_writes(const struct matrix_cell *const *c, const char *arg,
 #define B1 MC_EXT3_ORDERED_B1
 /* In the order the verdicts are printed. */
 static const struct verdict_rule rules[] = {
-    {"WRITE-CACHE", {{MR_CACHE, B0}, {MR_CACHE, B1}}, 2, 0, say_cache_barriers, NULL},
-    {"WRITE-CACHE", {{MR_CACHE_LYING, B1}}, 1, 0, say_cache_lying, NULL},
-    {"WRITE-CACHE", {{MR_NOCACHE, B0}}, 1, 0, say_nocache_b0, NULL},
-    {"ATOMIC-SECTORS", {{MR_TORN, B1}, {MR_NOCACHE, B1}}, 2, 0, say_torn, NULL},
-    {"ATOMIC-SECTORS", {{MR_FLASH_CHEAP_128K, B1}}, 1, 0, say_cheap_bystanders, "128 KiB"},
-    {"ATOMIC-SECTORS", {{MR_TORN_UNREADABLE, B1}}, 1, 0, say_unreadable, NULL},
+    {"WRITE-CACHE", {{MR_CACHE, B0}, {MR_CACHE, B1}}, 2, 0, say_cache_barriers, NULL, MP_DURABLE},
+    {"WRITE-CACHE", {{MR_CACHE_LYING, B1}}, 1, 0, say_cache_lying, NULL, MP_DURABLE},
+    {"WRITE-CACHE", {{MR_NOCACHE, B0}}, 1, 0, say_nocache_b0, NULL, MP_DURABLE},
+    {"ATOMIC-SECTORS", {{MR_TORN, B1}, {MR_NOCACHE, B1}}, 2, 0, say_torn, NULL, MP_ANY},
+    {"ATOMIC-SECTORS",
+     {{MR_FLASH_CHEAP_128K, B1}},
+     1,
+     0,
+     say_cheap_bystanders,
+     "128 KiB",
+     MP_BYSTANDER},
+    {"ATOMIC-SECTORS", {{MR_TORN_UNREADABLE, B1}}, 1, 0, say_unreadable, NULL, MP_SILENT},
     {"ATOMIC-SECTORS",
      {{MR_GARBAGE, B1}, {MR_GARBAGE, MC_EXT3_JOURNAL_B1}},
      2,
      1u << 1,
      say_garbage,
-     NULL},
+     NULL,
+     MP_DURABLE},
     {"JOURNAL-HIDES-DAMAGE",
      {{MR_FLASH_CHEAP_128K, B1},
       {MR_FLASH_CHEAP_128K, MC_EXT3_CSUM},
@@ -456,7 +506,8 @@ static const struct verdict_rule rules[] = {
      3,
      1u << 2,
      say_cheap_csum,
-     "128 KiB"},
+     "128 KiB",
+     MP_SILENT},
     {"REAL-INTEGRITY",
      {{MR_FLASH_CHEAP_128K, MC_LINUX_EXT4_B1},
       {MR_FLASH_CHEAP_128K, MC_LINUX_DMINT_EXT4},
@@ -464,7 +515,8 @@ static const struct verdict_rule rules[] = {
      3,
      1u << 2,
      say_real_integrity,
-     "cheap flash (128 KiB erase blocks)"},
+     "cheap flash (128 KiB erase blocks)",
+     MP_SILENT},
     {"REAL-INTEGRITY",
      {{MR_FLASH_CHEAP_4M, MC_LINUX_EXT4_B1},
       {MR_FLASH_CHEAP_4M, MC_LINUX_DMINT_EXT4},
@@ -472,69 +524,103 @@ static const struct verdict_rule rules[] = {
      3,
      1u << 2,
      say_real_integrity,
-     "cheap flash (4 MiB erase blocks)"},
+     "cheap flash (4 MiB erase blocks)",
+     MP_SILENT},
     {"REAL-INTEGRITY",
      {{MR_TORN, MC_LINUX_EXT4_B1}, {MR_TORN, MC_LINUX_DMINT_EXT4}, {MR_TORN, MC_EXT3_CSUM}},
      3,
      1u << 2,
      say_real_integrity,
-     "torn sectors"},
+     "torn sectors",
+     MP_SILENT},
     {"JOURNAL-HIDES-DAMAGE",
      {{MR_FLASH_CHEAP_128K, B1}, {MR_FLASH_CHEAP_128K, MC_EXT2}},
      2,
      0,
      say_cheap_ext2,
-     "128 KiB"},
-    {"ATOMIC-SECTORS", {{MR_FLASH_CHEAP_4M, B1}}, 1, 0, say_cheap_bystanders, "4 MiB"},
+     "128 KiB",
+     MP_SILENT},
+    {"ATOMIC-SECTORS",
+     {{MR_FLASH_CHEAP_4M, B1}},
+     1,
+     0,
+     say_cheap_bystanders,
+     "4 MiB",
+     MP_BYSTANDER},
     {"JOURNAL-HIDES-DAMAGE",
      {{MR_FLASH_CHEAP_4M, B1}, {MR_FLASH_CHEAP_4M, MC_EXT3_CSUM}},
      2,
      0,
      say_cheap_csum,
-     "4 MiB"},
+     "4 MiB",
+     MP_SILENT},
     {"JOURNAL-HIDES-DAMAGE",
      {{MR_FLASH_CHEAP_4M, B1}, {MR_FLASH_CHEAP_4M, MC_EXT2}},
      2,
      0,
      say_cheap_ext2,
-     "4 MiB"},
-    {"ATOMIC-SECTORS", {{MR_FLASH_CAREFUL, B1}}, 1, 0, say_careful, NULL},
-    {"DEGRADED-RAID", {{MR_RAID5_DEGRADED, B1}, {MR_NOCACHE, B1}}, 2, 0, say_degraded, NULL},
-    {"DEGRADED-RAID", {{MR_RAID5, B1}}, 1, 0, say_broke, "Healthy RAID5"},
+     "4 MiB",
+     MP_SILENT},
+    {"ATOMIC-SECTORS", {{MR_FLASH_CAREFUL, B1}}, 1, 0, say_careful, NULL, MP_ANY},
+    {"DEGRADED-RAID",
+     {{MR_RAID5_DEGRADED, B1}, {MR_NOCACHE, B1}},
+     2,
+     0,
+     say_degraded,
+     NULL,
+     MP_ANY},
+    {"DEGRADED-RAID", {{MR_RAID5, B1}}, 1, 0, say_broke, "Healthy RAID5", MP_ANY},
     {"DEGRADED-RAID",
      {{MR_RAID5_DEGRADED_JOURNAL, B1}, {MR_RAID5_DEGRADED, B1}},
      2,
      1u << 1,
      say_raid_journal,
-     NULL},
-    {"DEGRADED-RAID", {{MR_RAID6_2MISSING, B1}}, 1, 0, say_broke, "RAID6 with two members missing"},
+     NULL,
+     MP_ANY},
+    {"DEGRADED-RAID",
+     {{MR_RAID6_2MISSING, B1}},
+     1,
+     0,
+     say_broke,
+     "RAID6 with two members missing",
+     MP_ANY},
     {"WRITE-CACHE",
      {{MR_RAID5_CACHE, B1}, {MR_RAID5_CACHE_LYING, B1}, {MR_RAID5_NOBARRIER, B1}},
      3,
      (1u << 1) | (1u << 2),
      say_raid_caches,
-     NULL},
+     NULL,
+     MP_DURABLE},
     {"JOURNAL-HIDES-DAMAGE",
      {{MR_FLASH_CHEAP_128K, B1}, {MR_FLASH_CHEAP_128K_VERIFY, B1}},
      2,
      0,
      say_verify,
-     "cheap flash (128 KiB)"},
+     "cheap flash (128 KiB)",
+     MP_SILENT},
     {"JOURNAL-HIDES-DAMAGE",
      {{MR_RAID5_DEGRADED, B1}, {MR_RAID5_DEGRADED_VERIFY, B1}},
      2,
      0,
      say_verify,
-     "degraded RAID5"},
-    {"WRITEBACK", {{MR_CACHE, MC_EXT3_WRITEBACK_B1}, {MR_CACHE, B1}}, 2, 0, say_writeback, NULL},
+     "degraded RAID5",
+     MP_SILENT},
+    {"WRITEBACK",
+     {{MR_CACHE, MC_EXT3_WRITEBACK_B1}, {MR_CACHE, B1}},
+     2,
+     0,
+     say_writeback,
+     NULL,
+     MP_STALE},
     {"NO-WRITE-ERRORS",
      {{MR_WRITE_ERRORS, B1}, {MR_WRITE_ERRORS_2009, B1}},
      2,
      1u << 1,
      say_write_errors,
-     NULL},
-    {"NO-WRITE-ERRORS", {{MR_BAD_SECTORS_2009, B1}}, 1, 0, say_bad_sectors, NULL},
-    {"NO-WRITE-ERRORS", {{MR_LOST_WRITES, B1}}, 1, 0, say_lost_writes, NULL},
+     NULL,
+     MP_SILENT_LOST},
+    {"NO-WRITE-ERRORS", {{MR_BAD_SECTORS_2009, B1}}, 1, 0, say_bad_sectors, NULL, MP_SILENT_LOST},
+    {"NO-WRITE-ERRORS", {{MR_LOST_WRITES, B1}}, 1, 0, say_lost_writes, NULL, MP_SILENT_LOST},
 };
 
 /* A line drawn from a sampled cell says so, with the smallest fraction of its outcomes
@@ -546,7 +632,7 @@ static void say_sampled(const struct matrix_cell *const *c, size_t nc, char *t, 
 	for (size_t i = 0; i < nc; i++)
 		if (c[i] && !c[i]->exhaustive) {
 			sampled = true;
-			cov = c[i]->coverage < cov ? c[i]->coverage : cov;
+			cov = cov4(c[i]) < cov ? cov4(c[i]) : cov;
 		}
 	size_t o = strlen(t);
 	if (!sampled || o + 1 >= n)
@@ -600,7 +686,7 @@ static const char *why(enum matrix_row_key row, bool b0, const struct matrix_cel
 {
 	bool od = own->viol[MI_DURABLE] > 0, ld = lx->viol[MI_DURABLE] > 0;
 	bool ob = own->viol[MI_BYSTANDER] > 0, lb = lx->viol[MI_BYSTANDER] > 0;
-	bool sampled = lx->coverage < 1 && lx->states < own->states;
+	bool sampled = cov4(lx) < 1 && lx->states < own->states;
 	if (od && ld && b0 && (row == MR_CACHE || row == MR_CACHE_LYING))
 		return "barrier=0 sends no flush, so the cache still holds what fsync returned";
 	if (od && ld && row == MR_CACHE_LYING)
@@ -664,12 +750,16 @@ static size_t say_real_kernel(const struct matrix *m, struct matrix_verdict *out
 		    judged(m, r, pairs[1].own), judged(m, r, pairs[1].lx)};
 		say_sampled(cs, 4, out[n].text, sizeof(out[n].text));
 		name_cells(m, cs, 4, &out[n]);
+		out[n].prop = MP_DURABLE;
+		out[n].nunmeasured = 0;
 		snprintf(out[n].expectation, sizeof(out[n].expectation), "REAL-KERNEL");
 		n++;
 	}
 	if (npairs == 0 || max == 0)
 		return 0;
 	out[0].ncells = 0; /* it sums up every row's line */
+	out[0].nunmeasured = 0;
+	out[0].prop = MP_DURABLE;
 	snprintf(out[0].expectation, sizeof(out[0].expectation), "REAL-KERNEL");
 	snprintf(out[0].text, sizeof(out[0].text),
 	         "blackout's ext3 (data=ordered) and Linux ext4 on the same stacks agree on %zu of "
@@ -694,7 +784,7 @@ static uint64_t holes(const struct matrix_cell *c)
 /* Why two cells differ on a property one of them saw and the other did not. */
 static const char *md_why(const struct matrix_cell *saw, const struct matrix_cell *quiet)
 {
-	return quiet->states < saw->states && quiet->coverage < 1
+	return quiet->states < saw->states && cov4(quiet) < 1
 	           ? "the cell that saw nothing judged fewer states of a sample"
 	           : "no rule explains it: compare the two cells' examples";
 }
@@ -750,12 +840,16 @@ static size_t say_real_md(const struct matrix *m, struct matrix_verdict *out, si
 		const struct matrix_cell *cs[2] = {mod, md};
 		say_sampled(cs, 2, out[n].text, sizeof(out[n].text));
 		name_cells(m, cs, 2, &out[n]);
+		out[n].prop = MP_DURABLE;
+		out[n].nunmeasured = 0;
 		snprintf(out[n].expectation, sizeof(out[n].expectation), "REAL-MD");
 		n++;
 	}
 	if (nrows == 0 || max == 0)
 		return 0;
 	out[0].ncells = 0;
+	out[0].nunmeasured = 0;
+	out[0].prop = MP_DURABLE;
 	snprintf(out[0].expectation, sizeof(out[0].expectation), "REAL-MD");
 	snprintf(out[0].text, sizeof(out[0].text),
 	         "Linux md and blackout's RAID model, each under Linux ext4 (barrier=1) on the "
@@ -771,22 +865,60 @@ size_t matrix_verdicts(const struct matrix *m, struct matrix_verdict *out, size_
 	size_t n = 0;
 	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]) && n < max; i++) {
 		const struct verdict_rule *r = &rules[i];
-		const struct matrix_cell *c[RULE_CELLS] = {NULL};
+		const struct matrix_cell *c[RULE_CELLS] = {NULL}, *idle[RULE_CELLS] = {NULL};
 		bool usable = true;
 		for (unsigned k = 0; k < r->ncells; k++) {
 			const struct matrix_cell *x =
 			    matrix_cell_at(m, r->cells[k].row, r->cells[k].col);
 			/* a cell that did not run, or judged nothing, supports no sentence */
 			c[k] = x && x->ran && x->states ? x : NULL;
+			idle[k] = c[k] ? NULL : x;
 			usable = usable && (c[k] || (r->optional & (1u << k)));
 		}
 		if (!usable || !r->say(c, r->arg, out[n].text, sizeof(out[n].text)))
 			continue;
 		say_sampled(c, r->ncells, out[n].text, sizeof(out[n].text));
 		name_cells(m, c, r->ncells, &out[n]);
+		/* the optional cells in this run's table that did not run: not measured */
+		struct matrix_verdict tmp;
+		name_cells(m, idle, r->ncells, &tmp);
+		out[n].nunmeasured = tmp.ncells;
+		memcpy(out[n].unmeasured, tmp.cells, sizeof(tmp.cells));
+		out[n].prop = r->prop;
 		snprintf(out[n].expectation, sizeof(out[n].expectation), "%s", r->expectation);
 		n++;
 	}
 	n += say_real_kernel(m, out + n, max - n);
 	return n + say_real_md(m, out + n, max - n);
+}
+
+void matrix_verdict_sum(const struct matrix *m, const struct matrix_verdict *v, size_t nv, size_t i,
+                        struct matrix_verdict_sum *out)
+{
+	*out =
+	    (struct matrix_verdict_sum){.result = MV_UNMEASURED, .exhaustive = true, .coverage = 1};
+	/* a line without cells sums up the lines of its expectation that follow it */
+	size_t end = i + 1;
+	if (v[i].ncells == 0)
+		while (end < nv && v[end].ncells &&
+		       strcmp(v[end].expectation, v[i].expectation) == 0)
+			end++;
+	for (size_t k = v[i].ncells ? i : i + 1; k < end; k++)
+		for (size_t j = 0; j < v[k].ncells; j++) {
+			const struct matrix_cell *c =
+			    matrix_find(m, v[k].cells[j].row, v[k].cells[j].col);
+			if (!c)
+				continue;
+			uint64_t n = matrix_prop_count(c, v[i].prop);
+			out->ncells++;
+			out->states += c->states;
+			out->count += n;
+			out->exhaustive = out->exhaustive && c->exhaustive;
+			if (!c->exhaustive && c->coverage < out->coverage)
+				out->coverage = c->coverage;
+			if (n)
+				out->result = MV_BROKEN;
+			else if (out->result == MV_UNMEASURED)
+				out->result = MV_HOLDS;
+		}
 }

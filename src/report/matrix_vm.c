@@ -1,10 +1,10 @@
 /* matrix_vm.c — `blackout matrix --vm`: columns measured on the real Linux kernel (ext4
  * with and without barriers, xfs, btrfs) on each row's stack, served to a qemu guest by
- * the nbdkit plugin. matrix_vm_cell() is the one place a real-kernel exploration runs:
- * one `blackout vmtest` run (docs/vmtest.md: one boot records the guest's I/O, the
- * explorer enumerates its crash states, guests judge them), read back in the crash
- * explorer's result format. */
+ * the nbdkit plugin. matrix_vm_cell() runs each cell: one vm_explore call (docs/vmtest.md:
+ * one boot records the guest's I/O, the explorer enumerates its crash states, guests
+ * judge them) in a bounded child process, its result read back in the explorer's format. */
 #include <errno.h>
+#include <signal.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,9 +13,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "blackout/app.h"
 #include "blackout/blk.h"
 #include "blackout/dev.h"
+#include "blackout/raid.h"
 #include "blackout/util.h"
+#include "blackout/vmexplore.h"
 #include "report/matrix_run.h"
 
 /* a real-kernel run (a recording boot, a judging boot, about a second per state)
@@ -131,42 +134,6 @@ const char *matrix_vm_stack(const struct matrix_rowspec *row, char *why, size_t 
 	return stack;
 }
 
-/* One parameter of the row's RAID model, as md's counterpart: chunk (KiB), missing
- * (one member), journal; 0, or -EINVAL with why md has none. */
-static int md_param(const char *p, size_t n, struct matrix_vm_md *md, char miss[4], bool *journal,
-                    char *why, size_t len)
-{
-	char v[32];
-	const char *eq = memchr(p, '=', n);
-	size_t k = eq ? (size_t)(eq - p) : n;
-	snprintf(v, sizeof(v), "%.*s", eq ? (int)(n - k - 1) : 0, eq ? eq + 1 : "");
-	uint64_t bytes;
-	struct bo_err err = {{0}};
-	if (k == 5 && !strncmp(p, "chunk", 5) && bo_parse_size(v, &bytes, &err) == 0 &&
-	    bytes >= 4096 && bytes <= (512u << 10) && !(bytes & (bytes - 1))) {
-		snprintf(md->chunk, sizeof(md->chunk), "%" PRIu64, bytes >> 10);
-		return 0;
-	}
-	if (k == 7 && !strncmp(p, "missing", 7) && v[0] && strspn(v, "0123456789") == strlen(v) &&
-	    strlen(v) <= 2) {
-		memcpy(miss, v, strlen(v) + 1);
-		return 0;
-	}
-	if (k == 7 && !strncmp(p, "journal", 7) && !strcmp(v, "true")) {
-		*journal = true;
-		return 0;
-	}
-	if (k == 7 && !strncmp(p, "missing", 7))
-		snprintf(why, len, "missing=%s: md's counterpart here leaves out one member", v);
-	else if (k == 5 && !strncmp(p, "flush", 5) && !strcmp(v, "drop"))
-		snprintf(why, len,
-		         "Linux md passes flushes to its members; this row models md "
-		         "before it did");
-	else
-		snprintf(why, len, "md has no counterpart of the model's %.*s", (int)n, p);
-	return -EINVAL;
-}
-
 int matrix_vm_md_of(const struct matrix_rowspec *row, struct matrix_vm_md *md, char *why,
                     size_t len)
 {
@@ -174,40 +141,24 @@ int matrix_vm_md_of(const struct matrix_rowspec *row, struct matrix_vm_md *md, c
 	const char *stack = matrix_vm_stack(row, why, len);
 	if (!stack)
 		return -EINVAL;
-	int level = !strncmp(stack, "raid5(", 6) ? 5 : !strncmp(stack, "raid6(", 6) ? 6 : 0;
-	const char *close = strchr(stack, ')');
-	const char *lowers = close ? close + 4 : NULL;
-	if (!level || strncmp(close, ") > [", 5)) {
-		snprintf(why, len, "not a RAID row: Linux md needs the row's members");
-		return -EINVAL;
+	struct dev_spec *s;
+	struct bo_err err = {{0}};
+	int rc = dev_spec_parse(stack, &s, &err);
+	if (rc) {
+		snprintf(why, len, "%.100s", bo_errstr(&err, rc));
+		return rc;
 	}
-	/* "[M] xN" or "[A ; B ; ...]" */
-	unsigned n = 1;
-	const char *times = strstr(lowers, "] x");
-	if (times)
-		n = (unsigned)strtoul(times + 3, NULL, 10);
-	else
-		for (const char *q = lowers; *q; q++)
-			n += *q == ';';
-	bool journal = false;
-	char miss[4] = "";
-	snprintf(md->chunk, sizeof(md->chunk), "512"); /* the model's default and md's */
-	for (const char *p = stack + 6; p < close;) {
-		size_t k = strcspn(p, ",)");
-		int rc = md_param(p, k, md, miss, &journal, why, len);
-		if (rc)
-			return rc;
-		p += k + (p[k] == ',');
-	}
-	unsigned members = journal ? n - 1 : n;
-	if (snprintf(md->stack, sizeof(md->stack), "concat > %s", lowers) >=
-	        (int)sizeof(md->stack) ||
-	    members < 3 || members > 19) {
-		snprintf(why, len, "md's counterpart of this row does not fit vmrecord --md");
-		return -EINVAL;
-	}
-	snprintf(md->md, sizeof(md->md), "%d:%u:%s%s", level, members, miss[0] ? miss : "-",
-	         journal ? ":j" : "");
+	struct raid_md_args a;
+	rc = raid_md_counterpart(s, &a, why, len);
+	dev_spec_free(s);
+	if (rc)
+		return rc;
+	_Static_assert(sizeof(md->stack) == sizeof(a.stack) && sizeof(md->md) == sizeof(a.md) &&
+	                   sizeof(md->chunk) == sizeof(a.chunk),
+	               "matrix_vm_md holds raid_md_args");
+	memcpy(md->stack, a.stack, sizeof(md->stack));
+	memcpy(md->md, a.md, sizeof(md->md));
+	memcpy(md->chunk, a.chunk, sizeof(md->chunk));
 	return 0;
 }
 
@@ -216,24 +167,19 @@ int matrix_vm_md_of(const struct matrix_rowspec *row, struct matrix_vm_md *md, c
  * (three data members: 324 MiB), the models unchanged. */
 static int vm_sized_stack(const char *fs, const char *stack, char *buf, size_t len)
 {
-	bool big = strncmp(fs, "xfs", 3) == 0;
-	size_t o = 0;
-	for (const char *p = stack; *p;) {
-		const char *rep = NULL;
-		size_t skip = 0;
-		if (big && strncmp(p, "size=64M", 8) == 0)
-			rep = "size=320M", skip = 8;
-		else if (big && strncmp(p, "size=22M", 8) == 0)
-			rep = "size=108M", skip = 8;
-		size_t n = rep ? strlen(rep) : 1;
-		if (o + n >= len)
-			return -ENAMETOOLONG;
-		memcpy(buf + o, rep ? rep : p, n);
-		o += n;
-		p += rep ? skip : 1;
+	struct dev_spec *s;
+	int rc = dev_spec_parse(stack, &s, NULL);
+	if (rc)
+		return rc;
+	if (strncmp(fs, "xfs", 3) == 0 &&
+	    ((rc = dev_spec_resize_media(s, 64ull << 20, 320ull << 20, NULL)) ||
+	     (rc = dev_spec_resize_media(s, 22ull << 20, 108ull << 20, NULL)))) {
+		dev_spec_free(s);
+		return rc;
 	}
-	buf[o] = '\0';
-	return 0;
+	int n = dev_spec_format_given(s, buf, len);
+	dev_spec_free(s);
+	return n < 0 ? n : (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
 void matrix_vm_last_line(const char *path, char *buf, size_t len)
@@ -270,6 +216,91 @@ int matrix_vm_result_load(const char *path, struct crash_result **out, struct bo
 	return 0;
 }
 
+/* A stand-in's arguments (BLACKOUT_VM_CELL, the compat tests' cells without guests):
+ * the run's options spelled as `blackout vmtest` and `blackout app` take them, without
+ * the command's name. */
+static void standin_args(const struct vm_explore_opts *vo, unsigned jobs, const char *json,
+                         char (*num)[24], const char **argv, size_t max)
+{
+	const struct crash_config *c = &vo->cfg;
+	size_t k = 0;
+	snprintf(num[0], 24, "%" PRIu64, c->max_states);
+	snprintf(num[1], 24, "%" PRIu64, c->seed);
+	snprintf(num[2], 24, "%u", jobs);
+	snprintf(num[3], 24, "%u", vo->md_chunk);
+	if (vo->app)
+		argv[k++] = "--checker", argv[k++] = vo->app->checker;
+	argv[k++] = "--stack", argv[k++] = c->stack;
+	argv[k++] = "--fs", argv[k++] = c->fs;
+	if (!vo->app)
+		argv[k++] = "--workload", argv[k++] = c->workload;
+	argv[k++] = "--max-states", argv[k++] = num[0];
+	argv[k++] = "--seed", argv[k++] = num[1];
+	argv[k++] = "--jobs", argv[k++] = num[2];
+	argv[k++] = "--out", argv[k++] = vo->out;
+	argv[k++] = "--json", argv[k++] = json;
+	if (vo->md) {
+		argv[k++] = "--md", argv[k++] = vo->md;
+		argv[k++] = "--md-chunk", argv[k++] = num[3];
+	}
+	if (vo->integrity)
+		argv[k++] = "--integrity";
+	for (size_t i = 0; vo->app && i < vo->app->nwith && k + 4 < max; i++)
+		argv[k++] = "--with", argv[k++] = vo->app->with[i];
+	if (vo->app) {
+		argv[k++] = vo->app->prog;
+		for (size_t i = 0; i < vo->app->nargs && k + 1 < max; i++)
+			argv[k++] = vo->app->args[i];
+	}
+	argv[k] = NULL;
+}
+
+pid_t matrix_vm_start(const struct matrix_run_opts *o, const struct vm_explore_opts *vo,
+                      const char *log, const char *json, unsigned seconds)
+{
+	unlink(json); /* a result left by an earlier run must not stand for this one */
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid != 0)
+		return pid;
+	FILE *l = freopen(log, "w", stdout);
+	if (!l || dup2(fileno(stdout), 2) < 0)
+		_exit(127);
+	/* bounded like every process here: the scripts and guests bound themselves, the
+	 * alarm the whole run (its scripts get SIGTERM and its guests SIGKILL as it ends) */
+	alarm(seconds);
+	if (o->vm_cmd) {
+		char num[4][24];
+		const char *argv[64] = {o->vm_cmd};
+		standin_args(vo, vo->jobs, json, num, argv + 1, 62);
+		execvp(o->vm_cmd, (char *const *)argv);
+		_exit(127);
+	}
+	struct crash_result *r = NULL;
+	struct vm_explore_info info;
+	struct bo_err err = {{0}};
+	int rc = vm_explore(vo, &r, &info, &err);
+	FILE *f = rc ? NULL : fopen(json, "w");
+	if (f && (crash_result_write_json(r, f) || fclose(f)))
+		rc = bo_errf(&err, -EIO, "writing %s failed", json);
+	else if (!f && rc == 0)
+		rc = bo_errf(&err, -errno, "cannot write %s", json);
+	if (rc)
+		printf("%s\n", bo_errstr(&err, rc));
+	else
+		crash_result_print(r, stdout); /* the log ends with the run's summary */
+	int status = rc ? 1 : r->judged != r->ok ? 3 : 0;
+	crash_result_free(r);
+	fflush(NULL);
+	_exit(status);
+}
+
+bool matrix_vm_timed_out(int status)
+{
+	int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	return code == 124 || code == 137 || code == 128 + SIGALRM;
+}
+
 int matrix_vm_cell(const struct matrix_run_opts *o, const char *stack, const char *fs,
                    const struct matrix_vm_md *md, bool integrity, const char *workload,
                    unsigned budget, const char *dir, struct crash_result **out, struct bo_err *err)
@@ -280,57 +311,27 @@ int matrix_vm_cell(const struct matrix_run_opts *o, const char *stack, const cha
 	char sized[1024];
 	if (vm_sized_stack(fs, stack, sized, sizeof(sized)))
 		return bo_errf(err, -ENAMETOOLONG, "the stack is too long to grow for %s", fs);
-	char states[16], seed[24], log[4200], json[4200], limit[24];
-	snprintf(states, sizeof(states), "%u", budget);
-	snprintf(limit, sizeof(limit), "%u", VM_RUN_SECONDS(budget));
-	snprintf(seed, sizeof(seed), "%" PRIu64, o->seed);
+	char log[4200], json[4200];
 	snprintf(log, sizeof(log), "%s/vmtest.log", dir);
 	snprintf(json, sizeof(json), "%s/explore.json", dir);
-	unlink(json); /* a result left by an earlier run must not stand for this one */
-	fflush(NULL);
-	pid_t pid = fork();
+	/* one guest per cell: the matrix already runs --jobs cells side by side */
+	struct vm_explore_opts vo = {.cfg = {.stack = sized,
+	                                     .fs = fs,
+	                                     .workload = workload,
+	                                     .max_states = budget,
+	                                     .seed = o->seed,
+	                                     .nshards = 1},
+	                             .files = 24,
+	                             .jobs = 1,
+	                             .out = dir,
+	                             .integrity = integrity};
+	if (md) {
+		vo.md = md->md;
+		vo.md_chunk = (unsigned)strtoul(md->chunk, NULL, 10);
+	}
+	pid_t pid = matrix_vm_start(o, &vo, log, json, VM_RUN_SECONDS(budget));
 	if (pid < 0)
 		return bo_errf(err, -errno, "fork: %s", strerror(errno));
-	if (pid == 0) {
-		FILE *l = freopen(log, "w", stdout);
-		if (!l || dup2(fileno(stdout), 2) < 0)
-			_exit(127);
-		/* one guest per cell: the matrix already runs --jobs cells side by side.
-		 * Bounded like every process here: vmtest bounds each qemu, this the whole run */
-		/* vmtest's arguments: the common ones, then md's or dm-integrity's */
-		char *args[32] = {"timeout",
-		                  "-k",
-		                  "30",
-		                  limit,
-		                  (char *)o->vm_cmd,
-		                  "vmtest",
-		                  "--stack",
-		                  sized,
-		                  "--fs",
-		                  (char *)fs,
-		                  "--workload",
-		                  (char *)workload,
-		                  "--max-states",
-		                  states,
-		                  "--seed",
-		                  seed,
-		                  "--jobs",
-		                  "1",
-		                  "--out",
-		                  (char *)dir,
-		                  "--json",
-		                  json};
-		size_t k = 22;
-		if (md) {
-			args[k++] = "--md", args[k++] = (char *)md->md;
-			args[k++] = "--md-chunk", args[k++] = (char *)md->chunk;
-		}
-		if (integrity)
-			args[k++] = "--integrity";
-		args[k] = NULL;
-		execvp("timeout", args);
-		_exit(127);
-	}
 	int st;
 	while (waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR)
@@ -343,7 +344,7 @@ int matrix_vm_cell(const struct matrix_run_opts *o, const char *stack, const cha
 		        fs, log);
 		/* no path in the message: it goes into a cell, the same in every shard */
 		int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-		if (code == 124 || code == 137)
+		if (matrix_vm_timed_out(st))
 			return bo_errf(err, -ETIMEDOUT, "vmtest did not finish in %u s",
 			               VM_RUN_SECONDS(budget));
 		return bo_errf(err, -EIO, "vmtest failed (exit %d): %s", code, last);

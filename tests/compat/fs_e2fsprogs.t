@@ -46,7 +46,7 @@ EOF
 	same "$T/out2" "$T/mid"
 	ok $? "$t/$bs: get a file in a subdirectory"
 	"$B" ls "$img" /dir | sort | tr '\n' ' ' >"$T/ls"
-	[ "$(cat "$T/ls")" = ". .. big sub " ]
+	[ "$(cat "$T/ls")" = "big sub " ]
 	ok $? "$t/$bs: ls lists the directory ($(cat "$T/ls"))"
 	"$B" ls -l "$img" / | grep -q "fastlink -> /dir/big"
 	ok $? "$t/$bs: fast symlink read"
@@ -130,7 +130,7 @@ for feat in "" "-O metadata_csum"; do
 	e2fsck -fyD "$img" >/dev/null 2>&1
 	debugfs -R "htree /" "$img" 2>/dev/null | grep -q "Indirect levels"
 	ok $? "htree$feat: e2fsck -D indexed the root directory"
-	cnt=$("$B" ls "$img" / | wc -l)
+	cnt=$("$B" ls -a "$img" / | wc -l)
 	[ "$cnt" -eq 1503 ]
 	ok $? "htree$feat: blackout lists all entries ($cnt)"
 	[ "$("$B" cat "$img" /entry-number-777)" = 777 ]

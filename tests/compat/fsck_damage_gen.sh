@@ -195,3 +195,112 @@ damage() {
 	*) return 1 ;;
 	esac
 }
+
+# ---- inode damage over many seeds (issue 37: `corrupt --what inode`) --------------
+# e2fsck_nprob IMG: how many lines of e2fsck -fn output are not a clean run's (its
+# problems, judged by what it prints: it can exit 0 while printing some)
+e2fsck_nprob() {
+	E2FSCK_CONFIG=/dev/null e2fsck -fn "$1" 2>&1 | grep -c -v -E \
+		-e '^e2fsck [0-9]' \
+		-e '^Pass [1-5]: Checking (inodes, blocks, and sizes|directory structure|directory connectivity|reference counts|group summary information)$' \
+		-e '^.*: [0-9]+/[0-9]+ files \([0-9.]+% non-contiguous\), [0-9]+/[0-9]+ blocks$' \
+		-e '^$'
+}
+
+# inode_base_img OUT SIZE [mkfs options]: an image made by blackout itself (mkfs, put,
+# mkdir, symlink, ln) holding the issue's /hello.txt and /d/e/f and some more: small
+# and large files (indirect blocks), a deeper tree, symlinks, a hard link.
+inode_base_img() {
+	_io=$1 _is=$2
+	shift 2
+	rm -f "$_io"
+	"$BLACKOUT" mkfs "$_io" --size "$_is" -q "$@" || return 1
+	_ih=$(mktemp "${SCRATCH:-/tmp}/put.XXXXXX")
+	echo hello >"$_ih"
+	"$BLACKOUT" put "$_io" "$_ih" /hello.txt && "$BLACKOUT" mkdir -p "$_io" /d/e /a/b/c /s &&
+		"$BLACKOUT" put "$_io" "$_ih" /d/e/f || return 1
+	for _ii in 1 2 3 4 5 6 7 8; do
+		head -c $((_ii * 1500)) /dev/zero | tr '\0' "$_ii" >"$_ih"
+		"$BLACKOUT" put "$_io" "$_ih" "/a/f$_ii" || return 1
+	done
+	head -c 300000 /dev/zero | tr '\0' x >"$_ih"
+	"$BLACKOUT" put "$_io" "$_ih" /a/b/large || return 1
+	for _ii in 1 2 3 4 5 6 7 8 9 10 11 12; do
+		"$BLACKOUT" put "$_io" "$_io.tiny" "/s/n$_ii" 2>/dev/null ||
+			{ echo "$_ii" >"$_io.tiny" && "$BLACKOUT" put "$_io" "$_io.tiny" "/s/n$_ii"; } ||
+			return 1
+	done
+	rm -f "$_io.tiny" "$_ih"
+	"$BLACKOUT" symlink "$_io" /a/f1 /a/fast && "$BLACKOUT" ln "$_io" /a/f2 /a/b/c/hard &&
+		"$BLACKOUT" symlink "$_io" "$(printf 'x%.0s' $(seq 1 90))/long" /a/slow
+}
+
+# inode_damage_run IMG SEED COUNT: corrupts IMG in place (`corrupt --what inode`), then
+# prints "N0 N1 YRC SAID LISTED": e2fsck -fn's problem lines before (N0) and after
+# (N1) `blackout fsck -y`, -y's exit code, the count -y's summary says remain, and the
+# "remains: " lines it printed. Returns 1 when corrupt changed nothing.
+inode_damage_run() {
+	"$BLACKOUT" corrupt "$1" --what inode --seed "$2" --count "$3" >/dev/null 2>&1 || return 1
+	_n0=$(e2fsck_nprob "$1")
+	"$BLACKOUT" fsck -y "$1" >"$1.out" 2>&1
+	_yrc=$?
+	_n1=$(e2fsck_nprob "$1")
+	_said=$(sed -n 's/.*: repaired; \([0-9]*\) problem(s) remain$/\1/p; s/.*: NOT clean (\([0-9]*\) problem(s))$/\1/p' "$1.out")
+	_listed=$(grep -c '^remains: ' "$1.out")
+	echo "$_n0 $_n1 $_yrc ${_said:-0} $_listed"
+}
+
+# inode_damage_bases DIR: six blackout-made images to damage (ext3 and ext2; 1, 2 and
+# 4 KiB blocks; 8 to 64 MiB; one metadata_csum): DIR/b*.img
+inode_damage_bases() {
+	inode_base_img "$1/b16.img" 16M &&
+		inode_base_img "$1/b8.img" 8M -t ext2 &&
+		inode_base_img "$1/b32c.img" 32M -O metadata_csum &&
+		inode_base_img "$1/b64k.img" 64M -b 4096 &&
+		inode_base_img "$1/b24k2.img" 24M -b 4096 -t ext2 &&
+		inode_base_img "$1/b12j.img" 12M -b 2048
+}
+
+# inode_damage_sweep DIR "SEEDS" BASE...: for each base image x seed x 1..3 changes,
+# inode_damage_run on a copy (DIR/w.img); one line per damaged image:
+# "NAME/sSEED/cCOUNT N0 N1 YRC SAID LISTED".
+inode_damage_sweep() {
+	_sd=$1 _seeds=$2
+	shift 2
+	for _sb in "$@"; do
+		_sn=$(basename "$_sb" .img)
+		for _ss in $_seeds; do
+			for _sc in 1 2 3; do
+				cp "$_sb" "$_sd/w.img"
+				_sr=$(inode_damage_run "$_sd/w.img" "$_ss" "$_sc") &&
+					echo "$_sn/s$_ss/c$_sc $_sr"
+			done
+		done
+	done
+}
+
+# inode_damage_judge RESULTS: TAP checks over inode_damage_sweep's lines: at least
+# MIN images, none made worse by e2fsck's count, every remaining problem listed by -y
+# (its summary count equals its "remains:" lines, and a -y that says nothing remains
+# leaves e2fsck nothing to find). Prints the totals as diagnostics.
+inode_damage_judge() {
+	_jr=$1 _jmin=$2
+	_jn=$(wc -l <"$_jr")
+	_jw=$(awk '$3 > $2' "$_jr" | wc -l)
+	_jl=$(awk '$5 != $6' "$_jr" | wc -l)
+	_jf=$(awk '$3 > 0 && $4 <= 1' "$_jr" | wc -l)
+	_jc=$(awk '$3 == 0' "$_jr" | wc -l)
+	_jb=$(awk '$4 > 8' "$_jr" | wc -l)
+	diag "inode damage: $_jn images; made worse by e2fsck's count: $_jw; -y summary != listed: $_jl; -y said clean where e2fsck is not: $_jf; e2fsck-clean after -y: $_jc/$_jn"
+	awk '$3 > $2 || $5 != $6 || ($3 > 0 && $4 <= 1) || $4 > 8 { print "#   " $0 }' "$_jr"
+	[ "$_jn" -ge "$_jmin" ]
+	ok $? "inode damage: at least $_jmin damaged images ($_jn)"
+	[ "$_jb" -eq 0 ]
+	ok $? "inode damage: blackout fsck -y never crashed ($_jb)"
+	[ "$_jw" -eq 0 ]
+	ok $? "inode damage: no image made worse by -y, by e2fsck's count ($_jw/$_jn)"
+	[ "$_jl" -eq 0 ]
+	ok $? "inode damage: -y lists every problem that remains ($_jl/$_jn differ)"
+	[ "$_jf" -eq 0 ]
+	ok $? "inode damage: -y says clean only where e2fsck agrees ($_jf/$_jn)"
+}

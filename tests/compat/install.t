@@ -101,7 +101,7 @@ ok $? "dpkg -x unpacks it into a scratch root"
 ok $? "it holds /usr/bin/blackout, the plugin in $plugindir, the harness and the pages"
 out=$(env -u BLACKOUT_SRC "$R/usr/bin/blackout" mkfs -q "$SCRATCH/p.img" --size 8M &&
 	env -u BLACKOUT_SRC "$R/usr/bin/blackout" ls "$SCRATCH/p.img" /)
-[ "$out" = "$(printf '.\n..\nlost+found')" ]
+[ "$out" = lost+found ]
 ok $? "the package's binary makes and lists a filesystem"
 MANWIDTH=100 man -l "$R/usr/share/man/man1/blackout.1.gz" 2>&1 | grep -q 'blackout - a storage reliability laboratory'
 ok $? "man -l reads the package's blackout page"

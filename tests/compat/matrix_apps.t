@@ -2,7 +2,7 @@
 # matrix_apps.t — `blackout matrix --vm`'s application section: the built-in examples of
 # docs/apps.md (columns) on the run's stacks among nocache, cache, cache-lying and
 # flash-cheap-128k (rows), each cell one `blackout app` run. No guest: a stand-in for
-# `blackout vmtest` and `blackout app` (BLACKOUT_VM_CELL) answers each app run with a
+# the real-kernel runs (BLACKOUT_VM_CELL) answers each app run with a
 # result whose failing states depend on the stack and the example, so the test checks
 # exactly what the matrix makes of them: which runs with which arguments, the counts per
 # column (the rename run split into its two files), the verdict per example, a broken
@@ -20,8 +20,9 @@ cat >"$fake/cell" <<'EOF'
 #   append log: lying cache 1 lost + 1 that did not mount; flash: checker crash 1, hang 1
 # BROKEN=count: the cache row's WAL result lists a failure its counts do not have;
 # BROKEN=workload: that result is of another workload
-cmd=$1
-shift
+# the options as `blackout vmtest` and `blackout app` spell them: an app run's first
+cmd=vmtest
+[ "$1" = --checker ] && cmd=app
 with=-
 while [ $# -gt 0 ]; do
 	case "$1" in

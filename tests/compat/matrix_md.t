@@ -14,8 +14,7 @@ fake="$SCRATCH/src"
 mkdir -p "$fake"
 cat >"$fake/vmcell" <<'EOF'
 #!/bin/bash
-[ "$1" = vmtest ] || exit 2
-shift
+[ "$1" = --stack ] || exit 2
 md=none chunk=none integ=0
 while [ $# -gt 0 ]; do
 	[ "$1" = --integrity ] && integ=1 && shift && continue

@@ -12,8 +12,7 @@ fake="$SCRATCH/src"
 mkdir -p "$fake"
 cat >"$fake/vmcell" <<'EOF'
 #!/bin/bash
-[ "$1" = vmtest ] || exit 2
-shift
+[ "$1" = --stack ] || exit 2
 while [ $# -gt 0 ]; do
 	case "$1" in --stack) stack=$2 ;; --fs) fs=$2 ;; --json) json=$2 ;; --max-states) cuts=$2 ;; esac
 	shift 2
@@ -115,7 +114,7 @@ refused "a part missing one of its explorations is refused" \
 jq -c '.plan.rows[0] = "no-such-row"' "$P-1.json" >"$SCRATCH/row.json"
 refused "a part naming a row this build does not have is refused" \
 	"row.json: .*unknown row 'no-such-row'" --merge "$P-0.json" "$SCRATCH/row.json" "$P-2.json"
-refused "--merge takes no run options" 'the parts carry' --merge "$P-0.json" --seed 3
+refused "--merge takes no run options" '--merge and --seed cannot be used together' --merge "$P-0.json" --seed 3
 refused "--shard wants I/N with I below N" "--shard: I/N" --quick --shard 3/3
 refused "--shard without --json FILE writes to DIR; bare --json is refused" \
 	'--json needs a FILE' --quick --shard 0/3 --json

@@ -1,7 +1,8 @@
 #!/bin/sh
 # probe_safety.t — `blackout probe write` never destroys what it should not: a mounted
-# loop device is refused even with --destroy-contents, a filesystem or partition-table
-# signature is refused unless --destroy-contents is given, a region past the end of the
+# loop device is refused even with --destroy-contents, a signature libblkid knows (a
+# filesystem, a partition table, an md RAID member, a firmware RAID member, a swap
+# area) is refused unless --destroy-contents is given, a region past the end of the
 # device is refused; each refusal says what to do. Then a write + verify round trip on
 # an image file with no pull: every promise kept (docs/probe.md).
 . "$(dirname "$0")/../test-lib.sh"
@@ -12,7 +13,7 @@ mkfs.ext4 -q -F "$T/fs.img"
 out=$("$B" probe write "$T/fs.img" --log "$T/a.log" --settle 0 --ops 5 2>&1)
 rc=$?
 t "an ext4 image is refused (exit 1)" '[ $rc -eq 1 ]'
-printf '%s\n' "$out" | grep -q "holds an ext2/ext3/ext4 filesystem.*--destroy-contents"
+printf '%s\n' "$out" | grep -q "holds an ext4 filesystem (ext4 signature at byte 1080).*--destroy-contents"
 ok $? "naming the filesystem and the option that overrides it: $out"
 e2fsck -fn "$T/fs.img" >/dev/null 2>&1
 ok $? "the refused image is untouched (e2fsck -fn clean)"
@@ -27,10 +28,40 @@ t "an image with an MBR partition table is refused (exit 1)" '[ $rc -eq 1 ]'
 printf '%s\n' "$out" | grep -q "partition table"
 ok $? "naming the partition table: $out"
 
+# signatures of volumes, written as their tools write them (the magic where libblkid
+# looks): md's 0.90 superblock (magic, version 0.90) 64 KiB-aligned at the end, Intel's
+# firmware RAID (IMSM) metadata two sectors before the end; and mkswap's swap area
+refused() { # IMAGE DESC WANT
+	cp "$1" "$1.orig"
+	out=$("$B" probe write "$1" --log "$T/a.log" --settle 0 --ops 5 2>&1)
+	rc=$?
+	t "$2 is refused (exit 1)" '[ $rc -eq 1 ]'
+	printf '%s\n' "$out" | grep -q "holds $3.*--destroy-contents (or wipe it first: wipefs -a"
+	ok $? "... naming it and the way out: $out"
+	cmp -s "$1" "$1.orig"
+	ok $? "... and left untouched"
+}
+truncate -s 8M "$T/md.img"
+printf '\374\116\053\251\000\000\000\000\132\000\000\000' |
+	dd of="$T/md.img" bs=1 seek=$((8 * 1048576 - 65536)) conv=notrunc 2>/dev/null
+refused "$T/md.img" "an md RAID member (0.90 superblock)" "a Linux md RAID member (linux_raid_member signature"
+truncate -s 8M "$T/isw.img"
+printf 'Intel Raid ISM Cfg Sig. 1.0.00' |
+	dd of="$T/isw.img" bs=512 seek=$((8 * 2048 - 2)) conv=notrunc 2>/dev/null
+refused "$T/isw.img" "an Intel firmware RAID member" "an Intel firmware RAID member (isw_raid_member"
+if have_tool mkswap; then
+	truncate -s 8M "$T/swap.img"
+	chmod 600 "$T/swap.img"
+	mkswap "$T/swap.img" >/dev/null 2>&1
+	refused "$T/swap.img" "a swap area" "a swap area (swap signature at byte 4086)"
+else
+	skip "a swap area is refused" "no mkswap"
+fi
+
 out=$("$B" probe timing "$T/fs.img" --max-eb 64k 2>&1)
 rc=$?
 t "probe timing refuses the ext4 image too (exit 1)" '[ $rc -eq 1 ]'
-printf '%s\n' "$out" | grep -q "holds an ext2/ext3/ext4 filesystem"
+printf '%s\n' "$out" | grep -q "holds an ext4 filesystem"
 ok $? "... naming it"
 
 "$B" probe write "$T/fs.img" --log "$T/a.log" --settle 0 --ops 20 --size 1M \

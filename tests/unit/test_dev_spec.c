@@ -87,6 +87,17 @@ static const struct {
      "raid5 and what stands below it hold 32G of RAM media and caches once repeats expand; "
      "a stack may hold at most 16G"},
     {"concat > [flash(size=16G) ; cache(size=1k) > file(path=x)]", 1, "hold 16777217k of RAM"},
+    /* sizes the model cannot open are refused when parsed (describe, format), as open
+     * refuses them, by the model's own check */
+    {"mem(size=0)", 1, "mem: size=0 is not a positive whole number of 512-byte sectors"},
+    {"mem(size=1000)", 1, "mem: size=1000 is not a positive whole number of 512-byte sectors"},
+    {"mem(sector=4096,size=6k)", 1, "size=6k is not a positive whole number of 4096-byte"},
+    {"file(path=x,size=1000)", 1, "file: size=1000 is not a whole number of 512-byte sectors"},
+    {"flash(size=100k)", 1, "flash: size 100k is not a whole number of 128k erase blocks"},
+    {"flash(eb=96k)", 1, "erase block 96k must be a power of two"},
+    {"raid5 > [disk > mem(size=1000)] x3", 17, "mem: size=1000 is not"},
+    {"raid5(chunk=2k) > [mem] x3", 1, "raid5: chunk must be 4k to 1M"},
+    {"raid6(missing=one) > [mem] x4", 1, "missing=one: expected member numbers"},
 };
 
 static int count_leaves(void *ctx, struct bdev *leaf, struct bdev **out, struct bo_err *err)

@@ -1,6 +1,7 @@
 /* test_report_verdict.c — the matrix verdict rules (src/report/matrix_verdict.c): each
  * rule reads its cells by typed key whatever the rows are called, speaks only when its
- * cells ran, in table order, and words zero and non-zero counts as sentences. */
+ * cells ran, in table order, and words zero and non-zero counts as sentences; each
+ * verdict's result for scripts, and each cell's fate for the report's opening. */
 #include <string.h>
 
 #include "blackout/matrix.h"
@@ -259,6 +260,63 @@ static void seeds(struct matrix *m)
 	memset(cells, 0, sizeof(cells));
 }
 
+/* Each verdict's result for scripts (matrix.json schema 2): the property it is about,
+ * holds or broken over the cells it rests on, a cell the rule would also compare that
+ * did not run named as not measured; and each cell's fate for the report's opening. */
+static void results(void)
+{
+	static const struct matrix_col rc[] = {
+	    {"b0", "b0", "ext3", "barrier=0", MC_EXT3_ORDERED_B0},
+	    {"b1", "b1", "ext3", "barrier=1", MC_EXT3_ORDERED_B1},
+	    {"j1", "j1", "ext3", "data=journal,barrier=1", MC_EXT3_JOURNAL_B1}};
+	static const struct matrix_row rr[] = {{"g", "garbage", "", "", MR_GARBAGE},
+	                                       {"c", "cache", "", "", MR_CACHE}};
+	struct matrix_cell c[6] = {{0}};
+	c[1] = (struct matrix_cell){.ran = true,
+	                            .states = 321,
+	                            .ok = 312,
+	                            .silent = 8,
+	                            .detected = 1,
+	                            .coverage = 1.65e-24};
+	c[3] = (struct matrix_cell){
+	    .ran = true, .states = 200, .ok = 150, .silent = 50, .exhaustive = true, .coverage = 1};
+	c[3].viol[MI_DURABLE] = 5;
+	c[4] = (struct matrix_cell){
+	    .ran = true, .states = 190, .ok = 190, .exhaustive = true, .coverage = 1};
+	c[5] = (struct matrix_cell){
+	    .ran = true, .states = 90, .ok = 80, .detected = 10, .exhaustive = true, .coverage = 1};
+	struct matrix m = {
+	    .mode = "quick", .nrows = 2, .ncols = 3, .rows = rr, .cols = rc, .cells = c};
+	struct matrix_verdict v[8];
+	size_t n = matrix_verdicts(&m, v, 8);
+	size_t g = n, w = n;
+	for (size_t i = 0; i < n; i++) {
+		if (strncmp(v[i].text, "Garbage", 7) == 0)
+			g = i;
+		if (strncmp(v[i].text, "With a write cache", 18) == 0)
+			w = i;
+	}
+	ok(g < n && w < n, "the garbage and write-cache lines are there");
+	if (g == n || w == n)
+		return;
+	struct matrix_verdict_sum sum;
+	matrix_verdict_sum(&m, v, n, g, &sum);
+	ok(v[g].prop == MP_DURABLE && sum.result == MV_HOLDS && sum.ncells == 1 &&
+	       sum.states == 321 && sum.count == 0 && !sum.exhaustive && sum.coverage == 1.65e-24,
+	   "garbage: durable holds over its one measured cell, its coverage kept (1.65e-24)");
+	ok(v[g].nunmeasured == 1 && strcmp(v[g].unmeasured[0].row, "g") == 0 &&
+	       strcmp(v[g].unmeasured[0].col, "j1") == 0,
+	   "garbage: the data=journal cell, in the table but not run, is named not measured");
+	matrix_verdict_sum(&m, v, n, w, &sum);
+	ok(sum.result == MV_BROKEN && sum.count == 5 && sum.states == 390 && sum.exhaustive,
+	   "write cache: broken, 5 of the 390 states its two cells judged lost synced data");
+	is_str(matrix_result_name(MV_UNMEASURED), "not measured", "result names");
+	ok(matrix_cell_fate(&c[0]) == MF_NOT_RUN && matrix_cell_fate(&c[1]) == MF_SILENT &&
+	       matrix_cell_fate(&c[3]) == MF_LOST && matrix_cell_fate(&c[4]) == MF_SAFE &&
+	       matrix_cell_fate(&c[5]) == MF_REPORTED,
+	   "fates: not run, silent, lost synced data, safe, damage reported");
+}
+
 int main(void)
 {
 	struct matrix m = {
@@ -324,5 +382,6 @@ int main(void)
 	seeds(&m);
 	real_kernel();
 	write_errors();
+	results();
 	return tap_done();
 }
