@@ -39,7 +39,38 @@ enum crash_op {
 	CRASH_OP_SYNC,
 	CRASH_OP_MARK, /* name in path */
 	CRASH_OP_FILL, /* path chunk [pattern]: appends chunks until ENOSPC */
+	/* for the published reproducers and the generator (docs/workloads.md, "More steps") */
+	CRASH_OP_FALLOC,       /* path mode off len: fallocate(2), mode a CRASH_FALLOC_* */
+	CRASH_OP_SYMLINK,      /* target path -> link path2 */
+	CRASH_OP_SETXATTR,     /* path, name in arg, value in arg2 */
+	CRASH_OP_REMOVEXATTR,  /* path, name in arg */
+	CRASH_OP_DWRITE,       /* path off len [pattern]: O_DIRECT */
+	CRASH_OP_MWRITE,       /* path off len [pattern]: mmap, store, msync(MS_SYNC) */
+	CRASH_OP_OSYNC,        /* path off len [pattern]: O_SYNC */
+	CRASH_OP_DWRITE_OSYNC, /* path off len [pattern]: O_DIRECT | O_SYNC */
+	CRASH_OP_OPEN,         /* fd name in arg, path: open an existing file, kept open */
+	CRASH_OP_CLOSE,        /* fd name in arg */
+	CRASH_OP_FSYNC_FD,     /* fd name in arg: fsync through it (its name may be gone) */
+	CRASH_OP_FDATASYNC_FD, /* fd name in arg */
 };
+#define CRASH_OP_LAST CRASH_OP_FDATASYNC_FD
+
+/* fallocate modes of `falloc` (the kernel's flags in docs/workloads.md) */
+enum crash_falloc {
+	CRASH_FALLOC_PLAIN,     /* 0: allocate, extend the size */
+	CRASH_FALLOC_KEEP_SIZE, /* FALLOC_FL_KEEP_SIZE */
+	CRASH_FALLOC_PUNCH,     /* FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE */
+	CRASH_FALLOC_ZERO,      /* FALLOC_FL_ZERO_RANGE */
+	CRASH_FALLOC_COLLAPSE,  /* FALLOC_FL_COLLAPSE_RANGE */
+	CRASH_FALLOC_INSERT,    /* FALLOC_FL_INSERT_RANGE */
+	CRASH_FALLOC_N
+};
+const char *crash_falloc_name(enum crash_falloc m); /* "keep-size" ... */
+
+/* Open files a workload may hold at once (the guest's shell fds 4..9; its fd 3 carries
+ * the markers, tests/vm/guest-init). */
+#define CRASH_WL_MAX_FDS 6
+
 const char *crash_op_name(enum crash_op op); /* "fsync-dir" ... */
 
 /* Pattern of a write: the bytes are a function of (tag, file offset), so every
@@ -50,12 +81,15 @@ void crash_pattern_fill(uint32_t tag, uint64_t off, void *buf, size_t len);
 
 struct crash_step {
 	enum crash_op op;
-	char *path;        /* absolute; MARK: the mark's name */
-	char *path2;       /* RENAME, LINK */
-	uint64_t off, len; /* WRITE off/len; APPEND/FILL len; TRUNCATE size in off */
-	uint32_t tag;      /* pattern; unique per data step unless the file gave one */
-	bool tag_given;    /* written in the file (printed back) */
-	unsigned line;     /* source line, for messages */
+	char *path;       /* absolute; MARK: the mark's name */
+	char *path2;      /* RENAME, LINK, SYMLINK */
+	char *arg, *arg2; /* an fd's name; an xattr's name and value */
+	unsigned mode;    /* FALLOC: enum crash_falloc */
+	uint64_t off,
+	    len;        /* WRITE-like and FALLOC off/len; APPEND/FILL len; TRUNCATE size in off */
+	uint32_t tag;   /* pattern; unique per data step unless the file gave one */
+	bool tag_given; /* written in the file (printed back) */
+	unsigned line;  /* source line, for messages */
 };
 
 struct crash_workload {
@@ -86,10 +120,18 @@ void crash_workload_free(struct crash_workload *w);
 struct crash_builtin {
 	const char *name;
 	const char *summary;
-	const char *text; /* in the file format */
+	const char *text;   /* in the file format */
+	const char *source; /* the bug zoo: the published test it restates, else NULL */
+	const char *fix;    /* the fix commit that test names ("btrfs 5e85262e542d: ...") */
 };
+/* The classic workloads (the matrix's and the explorer's default set). */
 size_t crash_builtin_count(void);
 const struct crash_builtin *crash_builtin_get(size_t i);
+/* The bug zoo (docs/workloads.md, "Bug zoo"): published crash reproducers restated in
+ * the workload language; several need a guest kernel. Not in the default set. */
+size_t crash_zoo_count(void);
+const struct crash_builtin *crash_zoo_get(size_t i);
+/* A classic or a zoo workload by name. */
 const struct crash_builtin *crash_builtin_find(const char *name);
 /* A built-in by name, else a file by path. */
 int crash_workload_load(const char *name_or_path, struct crash_workload **out, struct bo_err *err);
@@ -260,6 +302,15 @@ int crash_judge(const struct crash_promises *p, const struct crash_observation *
  * an error naming the line. */
 int crash_workload_dry_run(const struct crash_workload *w, struct crash_exec *exec,
                            struct bo_err *err);
+/* Whether blackout's own ext3 runs step op in-process. The steps it does not (fallocate,
+ * xattrs, O_DIRECT, mmap, held-open fds) run only in a guest kernel: crash_run_step
+ * fails them with -ENOSYS, and crash_oracle_new refuses an exec holding such a failure
+ * with crash_workload_model_check's sentence. The dry run emulates their effect on
+ * sizes so the guest compiler can still place appends. */
+bool crash_model_supports(enum crash_op op);
+/* 0, or -ENOTSUP and "workload line L: OP: not supported by the model (blackout's
+ * ext3)" for the first step blackout's ext3 cannot run. */
+int crash_workload_model_check(const struct crash_workload *w, struct bo_err *err);
 /* Compiles w for a guest into DIR: DIR/workload.sh (busybox ash: bo_setup, bo_run
  * saying "STEP i" as run step i returns) and DIR/wl/ (the bytes of every write, at the
  * offsets of exec, a dry run's). Append in the setup and fill are refused. */

@@ -11,7 +11,8 @@ static const struct cli_spec workloads_spec = {
     "workloads",
     "list the built-in crash workloads, or print one",
     "\nshow NAME\ncheck FILE",
-    "Without an operand: the built-in workloads, one a line with what it does.\n"
+    "Without an operand: the built-in workloads, one a line with what it does, then\n"
+    "the bug zoo (published crash reproducers) with their source test and fix commit.\n"
     "show NAME prints one in the workload file format; check FILE parses a workload\n"
     "file and prints it back.\n"
     "\n"
@@ -39,6 +40,13 @@ int cmd_workloads(int argc, char **argv)
 		for (size_t i = 0; i < crash_builtin_count(); i++) {
 			const struct crash_builtin *b = crash_builtin_get(i);
 			printf("%-20s %s\n", b->name, b->summary);
+		}
+		/* the bug zoo, one line each as above (scripts take the first word): where
+		 * each came from and the commit that fixed it */
+		for (size_t i = 0; i < crash_zoo_count(); i++) {
+			const struct crash_builtin *b = crash_zoo_get(i);
+			printf("%-20s %s [%s; fixed by %s]\n", b->name, b->summary, b->source,
+			       b->fix);
 		}
 		return 0;
 	}

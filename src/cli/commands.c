@@ -28,6 +28,7 @@ int cmd_truncate(int argc, char **argv);
 int cmd_df(int argc, char **argv);
 int cmd_explore(int argc, char **argv);
 int cmd_workloads(int argc, char **argv);
+int cmd_gen(int argc, char **argv);
 int cmd_jbd(int argc, char **argv);
 int cmd_vmobs(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
@@ -56,6 +57,7 @@ const struct cli_cmd cli_cmds[] = {
     {"df", "block and inode counts of a filesystem image", cmd_df},
     {"explore", "cut power at every point of a workload and judge what survived", cmd_explore},
     {"workloads", "list the built-in crash workloads, or print one", cmd_workloads},
+    {"gen", "generate workloads: ACE-style bounded sequences, or seeded random ones", cmd_gen},
     {"jbd", "recover or write a JBD2 journal inside an image (tests, inspection)", cmd_jbd},
     {"raid", "the RAID write hole over every power-cut outcome; md's chunk layout", cmd_raid},
     {"vmtest", "real Linux (qemu) on a modelled stack: cut power, reboot, judge", cmd_vmtest},

@@ -140,11 +140,84 @@ const struct crash_builtin *crash_builtin_get(size_t i)
 	return i < crash_builtin_count() ? &builtins[i] : NULL;
 }
 
+/* The bug zoo: crash bugs found after 2022 and published as xfstests reproducers,
+ * each restated from what the test's own text says it does (never its code). Names
+ * follow the test. Each runs after the usual bystanders. */
+static const struct crash_builtin zoo[] = {
+    {"g764-unlink-fsync-fd", "fsync through an fd of a file unlinked while open: it must stay gone",
+     "name g764-unlink-fsync-fd\nsummary fsync through an fd of a file unlinked while open: it "
+     "must stay gone\n" BYSTANDERS "mkdir /testdir\ncreate /testdir/foo\n"
+     "run\nopen h /testdir/foo\nunlink /testdir/foo\nfsync-fd h\nclose h\n",
+     "xfstests generic/764",
+     "btrfs 5e85262e542d: btrfs: fix fsync of files with no hard links not persisting deletion"},
+    {"g771-unlink-fsync-extents",
+     "a written file fsynced after its unlink, then another file fsynced: mountable, only "
+     "the second",
+     "name g771-unlink-fsync-extents\nsummary a written file fsynced after its unlink, then "
+     "another file fsynced: mountable, only the second\n" BYSTANDERS "mkdir /testdir\n"
+     "run\ncreate /testdir/foo\nwrite /testdir/foo 0 64k\nopen h /testdir/foo\n"
+     "unlink /testdir/foo\nfsync-fd h\nclose h\ncreate /testdir/bar\nfsync /testdir/bar\n",
+     "xfstests generic/771",
+     "btrfs 0a32e4f0025a: btrfs: fix log tree replay failure due to file with 0 links and "
+     "extents"},
+    {"g779-symlink-rename", "a symlink made, dir fsynced, renamed, dir fsynced: the new name",
+     "name g779-symlink-rename\nsummary a symlink made, dir fsynced, renamed, dir fsynced: the "
+     "new name\n" BYSTANDERS "run\nmkdir /dir\nsymlink /foobar /dir/old-slink\nfsync-dir /dir\n"
+     "rename /dir/old-slink /dir/new-slink\nfsync-dir /dir\n",
+     "xfstests generic/779",
+     "btrfs 953902e4fb4c: btrfs: set inode flag BTRFS_INODE_COPY_EVERYTHING when logging new "
+     "name"},
+    {"g782-link-new-dir",
+     "a new dir, a file written and fsynced, linked into the dir, root fsynced: the dir is there",
+     "name g782-link-new-dir\nsummary a new dir, a file written and fsynced, linked into the "
+     "dir, root fsynced: the dir is there\n" BYSTANDERS "create /foo\n"
+     "run\nmkdir /dir\nwrite /foo 0 64k\nfsync /foo\nlink /foo /dir/bar\nfsync-dir /\n",
+     "xfstests generic/782",
+     "btrfs bfe3d755ef7c: btrfs: do not update last_log_commit when logging inode due to a new "
+     "name"},
+    {"g784-dir-rename-reuse",
+     "a dir moved away, a file made under its old name, fsynced, moved, fsynced: mountable",
+     "name g784-dir-rename-reuse\nsummary a dir moved away, a file made under its old name, "
+     "fsynced, moved, fsynced: mountable\n" BYSTANDERS "mkdir /dir1\nmkdir /dir2\n"
+     "run\nrename /dir1 /dir2/dir1\ncreate /dir1\nfsync /dir1\nrename /dir1 /dir2/foo\n"
+     "fsync /dir2/foo\n",
+     "xfstests generic/784",
+     "btrfs 266273eaf4d9: btrfs: don't log conflicting inode if it's a dir moved in the "
+     "current transaction"},
+    {"g785-rename-new-dir",
+     "a file fsynced, a new dir with a file, the file renamed, root fsynced: all there",
+     "name g785-rename-new-dir\nsummary a file fsynced, a new dir with a file, the file renamed, "
+     "root fsynced: all there\n" BYSTANDERS "create /file1\n"
+     "run\nwrite /file1 0 1000\nfsync /file1\nmkdir /dir\ncreate /dir/foo\n"
+     "rename /file1 /file2\nfsync-dir /\n",
+     "xfstests generic/785",
+     "btrfs 5630f7557de6: btrfs: do not skip logging new dentries when logging a new name"},
+    {"g737-osync-dio-size", "1 MiB written with O_SYNC, then with O_DIRECT|O_SYNC: the size stays",
+     "name g737-osync-dio-size\nsummary 1 MiB written with O_SYNC, then with O_DIRECT|O_SYNC: "
+     "the size stays\n" BYSTANDERS "run\ncreate /t1\nosync /t1 0 1M\ncreate /t2\n"
+     "dwrite-osync /t2 0 1M\n",
+     "xfstests generic/737",
+     "ext4 91562895f803: ext4: properly sync file size update after O_SYNC direct IO"},
+};
+
+size_t crash_zoo_count(void)
+{
+	return sizeof(zoo) / sizeof(zoo[0]);
+}
+
+const struct crash_builtin *crash_zoo_get(size_t i)
+{
+	return i < crash_zoo_count() ? &zoo[i] : NULL;
+}
+
 const struct crash_builtin *crash_builtin_find(const char *name)
 {
 	for (size_t i = 0; i < crash_builtin_count(); i++)
 		if (strcmp(builtins[i].name, name) == 0)
 			return &builtins[i];
+	for (size_t i = 0; i < crash_zoo_count(); i++)
+		if (strcmp(zoo[i].name, name) == 0)
+			return &zoo[i];
 	return NULL;
 }
 

@@ -62,10 +62,50 @@ static int write_payload(const char *dir, const char *name, uint32_t tag, uint64
 	return rc;
 }
 
+#define FSOP "/bin/bo-observe fsop "
+
+/* The shell fd (4..9: guest-init's fd 3 carries the markers) of each name a workload holds open, given out in file order as
+ * the parser checks them (at most CRASH_WL_MAX_FDS at once). */
+struct fdmap {
+	char name[CRASH_WL_MAX_FDS][32];
+};
+
+static int fd_of(struct fdmap *m, const struct crash_step *s)
+{
+	int free_slot = -1;
+	for (int i = 0; i < CRASH_WL_MAX_FDS; i++) {
+		if (!strcmp(m->name[i], s->arg)) {
+			if (s->op == CRASH_OP_CLOSE)
+				m->name[i][0] = 0;
+			return 4 + i;
+		}
+		if (free_slot < 0 && !m->name[i][0])
+			free_slot = i;
+	}
+	if (s->op != CRASH_OP_OPEN || free_slot < 0)
+		return -EINVAL; /* the parser refuses these */
+	snprintf(m->name[free_slot], sizeof(m->name[free_slot]), "%s", s->arg);
+	return 4 + free_slot;
+}
+
+/* A write through the guest's helper: FLAGS direct, sync, direct-sync or mmap. */
+static int emit_fsop_write(FILE *f, const char *dir, const struct crash_step *s, const char *id,
+                           const char *kind)
+{
+	int rc = write_payload(dir, id, s->tag, s->off, s->len);
+	if (rc)
+		return rc;
+	fputs("[ -f ", f), qpath(f, s->path);
+	fprintf(f, " ] && " FSOP "write %s /wl/%s %llu ", kind, id, (unsigned long long)s->off);
+	qpath(f, s->path);
+	return 0;
+}
+
 /* One step as a shell command (no trailing newline). */
 static int emit_step(FILE *f, const char *dir, const struct crash_step *s, const char *id,
-                     uint64_t append_off)
+                     uint64_t append_off, struct fdmap *fds)
 {
+	int fd;
 	switch (s->op) {
 	case CRASH_OP_MKDIR: fputs("mkdir ", f), qpath(f, s->path); break;
 	case CRASH_OP_CREATE: fputs(": >>", f), qpath(f, s->path); break;
@@ -103,6 +143,44 @@ static int emit_step(FILE *f, const char *dir, const struct crash_step *s, const
 	case CRASH_OP_SYNC: fputs("sync", f); break;
 	case CRASH_OP_MARK: fputs("true", f); break;
 	case CRASH_OP_FILL: return -ENOTSUP; /* refused by the dry run */
+	case CRASH_OP_FALLOC:
+		fprintf(f, FSOP "falloc %s %llu %llu ", crash_falloc_name(s->mode),
+		        (unsigned long long)s->off, (unsigned long long)s->len);
+		qpath(f, s->path);
+		break;
+	case CRASH_OP_SYMLINK:
+		/* the target as the guest sees it, under its mount point */
+		fputs("ln -s ", f), qpath(f, s->path), fputc(' ', f), qpath(f, s->path2);
+		break;
+	case CRASH_OP_SETXATTR:
+		fputs(FSOP "setxattr ", f), qpath(f, s->path), fputc(' ', f), squote(f, s->arg);
+		fputc(' ', f), squote(f, s->arg2);
+		break;
+	case CRASH_OP_REMOVEXATTR:
+		fputs(FSOP "removexattr ", f), qpath(f, s->path), fputc(' ', f), squote(f, s->arg);
+		break;
+	case CRASH_OP_DWRITE: return emit_fsop_write(f, dir, s, id, "direct");
+	case CRASH_OP_MWRITE: return emit_fsop_write(f, dir, s, id, "mmap");
+	case CRASH_OP_OSYNC: return emit_fsop_write(f, dir, s, id, "sync");
+	case CRASH_OP_DWRITE_OSYNC: return emit_fsop_write(f, dir, s, id, "direct-sync");
+	case CRASH_OP_OPEN:
+		if ((fd = fd_of(fds, s)) < 0)
+			return fd;
+		/* checked first: a failed redirection of exec ends a non-interactive shell */
+		fputs("[ -f ", f), qpath(f, s->path);
+		fprintf(f, " ] && exec %d<", fd), qpath(f, s->path);
+		break;
+	case CRASH_OP_CLOSE:
+		if ((fd = fd_of(fds, s)) < 0)
+			return fd;
+		fprintf(f, "exec %d<&-", fd);
+		break;
+	case CRASH_OP_FSYNC_FD:
+	case CRASH_OP_FDATASYNC_FD:
+		if ((fd = fd_of(fds, s)) < 0)
+			return fd;
+		fprintf(f, FSOP "%s %d", s->op == CRASH_OP_FSYNC_FD ? "fsync" : "fdatasync", fd);
+		break;
 	}
 	return 0;
 }
@@ -133,10 +211,11 @@ int crash_guest_compile(const struct crash_workload *w, const struct crash_exec 
 	fputs("# setup: every step must succeed\nbo_setup() {\n\t:\n", f);
 	char id[32];
 	int rc = 0;
+	struct fdmap fds = {{{0}}};
 	for (size_t i = 0; rc == 0 && i < w->nsetup; i++) {
 		snprintf(id, sizeof id, "s%zu", i);
 		fputs("\t", f);
-		rc = emit_step(f, dir, &w->setup[i], id, 0);
+		rc = emit_step(f, dir, &w->setup[i], id, 0, &fds);
 		fprintf(f, " || die \"setup line %u failed\"\n", w->setup[i].line);
 	}
 	fputs("}\n# run: mark \"step i\" before step i, STEP i once it returned; the first "
@@ -146,7 +225,7 @@ int crash_guest_compile(const struct crash_workload *w, const struct crash_exec 
 	for (size_t i = 0; rc == 0 && i < w->nrun; i++) {
 		snprintf(id, sizeof id, "r%zu", i);
 		fprintf(f, "\tbo_mark \"step %zu\"\n\t", i);
-		rc = emit_step(f, dir, &w->run[i], id, exec[i].off);
+		rc = emit_step(f, dir, &w->run[i], id, exec[i].off, &fds);
 		fprintf(
 		    f,
 		    " && say \"STEP %zu\" || { bo_mark \"fail %zu\"; say \"FAIL %zu\"; return; }\n",

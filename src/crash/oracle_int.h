@@ -18,8 +18,10 @@ struct ev {
 
 struct node {
 	bool dir;
-	bool setup;   /* existed when setup ended */
-	bool touched; /* a run step named it */
+	bool setup;    /* existed when setup ended */
+	bool touched;  /* a run step named it */
+	bool link;     /* a symlink: its name is not judged (observers do not report links) */
+	bool unjudged; /* its bytes and size are not modelled (falloc collapse/insert) */
 	struct ev *ev;
 	size_t nev, cap;
 	long *syncs; /* run steps that fsync/fdatasync'd it (dirs: fsync-dir) */

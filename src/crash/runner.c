@@ -37,6 +37,73 @@ static int open_any(struct fs *fs, const char *path, struct fs_file **f)
 	bool dir = (st.mode & 0170000) == 0040000;
 	return fs_open(fs, path, dir ? FS_O_DIRECTORY | FS_O_RDONLY : FS_O_RDONLY, 0, f);
 }
+bool crash_model_supports(enum crash_op op)
+{
+	return op < CRASH_OP_FALLOC || op == CRASH_OP_SYMLINK || op == CRASH_OP_OSYNC;
+}
+
+int crash_workload_model_check(const struct crash_workload *w, struct bo_err *err)
+{
+	for (size_t i = 0; i < w->nsetup + w->nrun; i++) {
+		const struct crash_step *s = i < w->nsetup ? &w->setup[i] : &w->run[i - w->nsetup];
+		if (!crash_model_supports(s->op))
+			return bo_errf(err, -ENOTSUP,
+			               "workload line %u: %s: not supported by the model "
+			               "(blackout's ext3)",
+			               s->line, crash_op_name(s->op));
+	}
+	return 0;
+}
+
+/* The dry run's stand-in for a step blackout's ext3 does not run: the same effect on
+ * the file's size (what later appends need), not on its bytes, nor anything else. */
+static int emulate(struct fs *fs, const struct crash_step *s, struct crash_exec *x)
+{
+	struct fs_stat st;
+	struct fs_file *f = NULL;
+	int rc = 0;
+	memset(x, 0, sizeof(*x));
+	switch (s->op) {
+	case CRASH_OP_DWRITE:
+	case CRASH_OP_MWRITE:
+	case CRASH_OP_DWRITE_OSYNC:
+		if ((rc = fs_open(fs, s->path, FS_O_WRONLY, 0, &f)) == 0)
+			rc = write_pattern(f, s->tag, s->off, s->len, &x->done);
+		break;
+	case CRASH_OP_FALLOC:
+		if ((rc = fs_stat(fs, s->path, &st)))
+			break;
+		if (s->mode == CRASH_FALLOC_PLAIN || s->mode == CRASH_FALLOC_ZERO) {
+			if (s->off + s->len > st.size)
+				rc = fs_truncate(fs, s->path, s->off + s->len);
+		} else if (s->mode == CRASH_FALLOC_COLLAPSE) {
+			/* the kernel refuses a range reaching the end of the file */
+			rc = s->off + s->len >= st.size
+			         ? -EINVAL
+			         : fs_truncate(fs, s->path, st.size - s->len);
+		} else if (s->mode == CRASH_FALLOC_INSERT) {
+			rc = s->off >= st.size ? -EINVAL
+			                       : fs_truncate(fs, s->path, st.size + s->len);
+		}
+		break;
+	case CRASH_OP_SETXATTR:
+	case CRASH_OP_REMOVEXATTR: rc = fs_lstat(fs, s->path, &st); break;
+	case CRASH_OP_OPEN:
+		/* the guest opens regular files only ([ -f PATH ] && exec N<PATH) */
+		if ((rc = fs_stat(fs, s->path, &st)) == 0 && (st.mode & 0170000) != 0100000)
+			rc = -EISDIR;
+		break;
+	default: break; /* close, fsync-fd: nothing to the sizes */
+	}
+	if (f) {
+		int c = fs_close(f);
+		if (rc == 0)
+			rc = c;
+	}
+	x->rc = rc;
+	return rc;
+}
+
 int crash_run_step(struct fs *fs, const struct crash_step *s, struct rec_log *log,
                    struct crash_exec *x)
 {
@@ -47,12 +114,20 @@ int crash_run_step(struct fs *fs, const struct crash_step *s, struct rec_log *lo
 	case CRASH_OP_MKDIR: rc = fs_mkdir(fs, s->path, 0755); break;
 	case CRASH_OP_CREATE: rc = fs_open(fs, s->path, FS_O_CREAT | FS_O_WRONLY, 0644, &f); break;
 	case CRASH_OP_WRITE:
+	case CRASH_OP_OSYNC:
 	case CRASH_OP_APPEND:
 	case CRASH_OP_FILL: {
 		rc = fs_open(fs, s->path, FS_O_WRONLY, 0, &f);
 		if (rc)
 			break;
 		uint64_t off = s->off;
+		if (s->op == CRASH_OP_OSYNC) {
+			/* O_SYNC: the write returns once it and the file's metadata are
+			 * durable, which is what an fsync after it does */
+			if ((rc = write_pattern(f, s->tag, off, s->len, &x->done)) == 0)
+				rc = fs_fsync(f);
+			break;
+		}
 		if (s->op != CRASH_OP_WRITE) {
 			struct fs_stat st;
 			rc = fs_fstat(f, &st);
@@ -97,6 +172,8 @@ int crash_run_step(struct fs *fs, const struct crash_step *s, struct rec_log *lo
 		rc = log ? rec_log_mark(log, m) : 0;
 		break;
 	}
+	case CRASH_OP_SYMLINK: rc = fs_symlink(fs, s->path, s->path2); break;
+	default: rc = -ENOSYS; break; /* crash_model_supports: refused by the oracle */
 	}
 	if (f) {
 		int c = fs_close(f);
@@ -135,12 +212,15 @@ int crash_workload_dry_run(const struct crash_workload *w, struct crash_exec *ex
 	for (size_t i = 0; i < w->nsetup + w->nrun; i++) {
 		bool setup = i < w->nsetup;
 		const struct crash_step *s = setup ? &w->setup[i] : &w->run[i - w->nsetup];
-		rc = crash_run_step(fs, s, NULL, setup ? &sx : &exec[i - w->nsetup]);
+		struct crash_exec *x = setup ? &sx : &exec[i - w->nsetup];
+		rc = crash_model_supports(s->op) ? crash_run_step(fs, s, NULL, x)
+		                                 : emulate(fs, s, x);
 		if (rc == 0 && !setup)
 			rc = exec[i - w->nsetup].rc;
 		if (rc) {
 			bo_errf(err, rc, "dry run, line %u (%s %s): %s", s->line,
-			        crash_op_name(s->op), s->path, bo_errstr(fs_err(fs), rc));
+			        crash_op_name(s->op), s->path ? s->path : s->arg,
+			        bo_errstr(fs_err(fs), rc));
 			goto out;
 		}
 	}

@@ -10,16 +10,46 @@
 #include "blackout/util.h"
 
 static const char *const op_names[] = {
-    [CRASH_OP_MKDIR] = "mkdir",         [CRASH_OP_CREATE] = "create",
-    [CRASH_OP_WRITE] = "write",         [CRASH_OP_APPEND] = "append",
-    [CRASH_OP_TRUNCATE] = "truncate",   [CRASH_OP_RENAME] = "rename",
-    [CRASH_OP_LINK] = "link",           [CRASH_OP_UNLINK] = "unlink",
-    [CRASH_OP_RMDIR] = "rmdir",         [CRASH_OP_FSYNC] = "fsync",
-    [CRASH_OP_FDATASYNC] = "fdatasync", [CRASH_OP_FSYNC_DIR] = "fsync-dir",
-    [CRASH_OP_SYNC] = "sync",           [CRASH_OP_MARK] = "mark",
+    [CRASH_OP_MKDIR] = "mkdir",
+    [CRASH_OP_CREATE] = "create",
+    [CRASH_OP_WRITE] = "write",
+    [CRASH_OP_APPEND] = "append",
+    [CRASH_OP_TRUNCATE] = "truncate",
+    [CRASH_OP_RENAME] = "rename",
+    [CRASH_OP_LINK] = "link",
+    [CRASH_OP_UNLINK] = "unlink",
+    [CRASH_OP_RMDIR] = "rmdir",
+    [CRASH_OP_FSYNC] = "fsync",
+    [CRASH_OP_FDATASYNC] = "fdatasync",
+    [CRASH_OP_FSYNC_DIR] = "fsync-dir",
+    [CRASH_OP_SYNC] = "sync",
+    [CRASH_OP_MARK] = "mark",
     [CRASH_OP_FILL] = "fill",
+    [CRASH_OP_FALLOC] = "falloc",
+    [CRASH_OP_SYMLINK] = "symlink",
+    [CRASH_OP_SETXATTR] = "setxattr",
+    [CRASH_OP_REMOVEXATTR] = "removexattr",
+    [CRASH_OP_DWRITE] = "dwrite",
+    [CRASH_OP_MWRITE] = "mwrite",
+    [CRASH_OP_OSYNC] = "osync",
+    [CRASH_OP_DWRITE_OSYNC] = "dwrite-osync",
+    [CRASH_OP_OPEN] = "open",
+    [CRASH_OP_CLOSE] = "close",
+    [CRASH_OP_FSYNC_FD] = "fsync-fd",
+    [CRASH_OP_FDATASYNC_FD] = "fdatasync-fd",
 };
 #define NOPS ((int)(sizeof(op_names) / sizeof(op_names[0])))
+
+static const char *const falloc_names[CRASH_FALLOC_N] = {
+    [CRASH_FALLOC_PLAIN] = "plain",       [CRASH_FALLOC_KEEP_SIZE] = "keep-size",
+    [CRASH_FALLOC_PUNCH] = "punch-hole",  [CRASH_FALLOC_ZERO] = "zero-range",
+    [CRASH_FALLOC_COLLAPSE] = "collapse", [CRASH_FALLOC_INSERT] = "insert",
+};
+
+const char *crash_falloc_name(enum crash_falloc m)
+{
+	return (unsigned)m < CRASH_FALLOC_N ? falloc_names[m] : "?";
+}
 
 const char *crash_op_name(enum crash_op op)
 {
@@ -74,11 +104,12 @@ struct parser {
 	struct crash_workload *w;
 	size_t cap_setup, cap_run;
 	uint32_t next_tag;
+	char fds[CRASH_WL_MAX_FDS][32]; /* names of the files held open, "" = free */
 };
 
 static int perr(struct parser *p, unsigned col, const char *fmt, const char *a, const char *b)
 {
-	char why[256];
+	char why[460];
 	snprintf(why, sizeof(why), fmt, a ? a : "", b ? b : "");
 	return bo_errf(p->err, -EINVAL, "workload line %u, column %u: %s", p->line, col, why);
 }
@@ -179,23 +210,53 @@ static int parse_tag(struct parser *p, const struct tok *t, struct crash_step *s
 	return 0;
 }
 
+/* The operands of each step, in order: p a path, r a path that may be '/', o an
+ * offset, L a length (at least 1), C a fill's chunk, s a size, m a falloc mode, f an
+ * fd's name, x an xattr's name, v an xattr's value, k a mark's name; t an optional
+ * trailing pattern. `usage` is what an incomplete line is told it needs. */
 struct opdesc {
 	enum crash_op op;
-	unsigned npaths; /* leading path operands */
-	unsigned nnums;  /* numeric operands after them */
-	bool pattern;    /* optional trailing pattern */
+	const char *shape;
+	const char *usage;
 };
 
 static const struct opdesc descs[] = {
-    {CRASH_OP_MKDIR, 1, 0, false},     {CRASH_OP_CREATE, 1, 0, false},
-    {CRASH_OP_WRITE, 1, 2, true},      {CRASH_OP_APPEND, 1, 1, true},
-    {CRASH_OP_TRUNCATE, 1, 1, false},  {CRASH_OP_RENAME, 2, 0, false},
-    {CRASH_OP_LINK, 2, 0, false},      {CRASH_OP_UNLINK, 1, 0, false},
-    {CRASH_OP_RMDIR, 1, 0, false},     {CRASH_OP_FSYNC, 1, 0, false},
-    {CRASH_OP_FDATASYNC, 1, 0, false}, {CRASH_OP_FSYNC_DIR, 1, 0, false},
-    {CRASH_OP_SYNC, 0, 0, false},      {CRASH_OP_MARK, 0, 0, false},
-    {CRASH_OP_FILL, 1, 1, true},
+    {CRASH_OP_MKDIR, "p", "a path"},
+    {CRASH_OP_CREATE, "p", "a path"},
+    {CRASH_OP_WRITE, "poLt", "PATH OFFSET LEN [PATTERN]"},
+    {CRASH_OP_APPEND, "pLt", "PATH LEN [PATTERN]"},
+    {CRASH_OP_TRUNCATE, "ps", "PATH SIZE"},
+    {CRASH_OP_RENAME, "pp", "two paths"},
+    {CRASH_OP_LINK, "pp", "two paths"},
+    {CRASH_OP_UNLINK, "p", "a path"},
+    {CRASH_OP_RMDIR, "p", "a path"},
+    {CRASH_OP_FSYNC, "r", "a path"},
+    {CRASH_OP_FDATASYNC, "p", "a path"},
+    {CRASH_OP_FSYNC_DIR, "r", "a path"},
+    {CRASH_OP_SYNC, "", ""},
+    {CRASH_OP_MARK, "k", "NAME"},
+    {CRASH_OP_FILL, "pCt", "PATH CHUNK [PATTERN]"},
+    {CRASH_OP_FALLOC, "pmoL", "PATH MODE OFFSET LEN"},
+    {CRASH_OP_SYMLINK, "pp", "TARGET LINKPATH"},
+    {CRASH_OP_SETXATTR, "pxv", "PATH NAME VALUE"},
+    {CRASH_OP_REMOVEXATTR, "px", "PATH NAME"},
+    {CRASH_OP_DWRITE, "poLt", "PATH OFFSET LEN [PATTERN]"},
+    {CRASH_OP_MWRITE, "poLt", "PATH OFFSET LEN [PATTERN]"},
+    {CRASH_OP_OSYNC, "poLt", "PATH OFFSET LEN [PATTERN]"},
+    {CRASH_OP_DWRITE_OSYNC, "poLt", "PATH OFFSET LEN [PATTERN]"},
+    {CRASH_OP_OPEN, "fp", "FD PATH"},
+    {CRASH_OP_CLOSE, "f", "FD"},
+    {CRASH_OP_FSYNC_FD, "f", "FD"},
+    {CRASH_OP_FDATASYNC_FD, "f", "FD"},
 };
+
+static const struct opdesc *desc_of(enum crash_op op)
+{
+	for (size_t i = 0; i < sizeof(descs) / sizeof(descs[0]); i++)
+		if (descs[i].op == op)
+			return &descs[i];
+	return NULL;
+}
 
 static int add_step(struct parser *p, bool setup, struct crash_step *s)
 {
@@ -216,6 +277,8 @@ static void step_free(struct crash_step *s)
 {
 	free(s->path);
 	free(s->path2);
+	free(s->arg);
+	free(s->arg2);
 }
 
 /* "name WORD" or "summary TEXT...": the workload's own header lines */
@@ -264,6 +327,104 @@ static int parse_section(struct parser *p, struct tok *t, unsigned nt, int *sect
 	return 0;
 }
 
+/* An fd's name, an xattr's name or value: a word checked for its kind. */
+static int parse_word(struct parser *p, const struct tok *t, char kind, char **out)
+{
+	if (kind == 'f') {
+		if (t->len > 31)
+			return perr(p, t->col, "fd name longer than 31 bytes%s%s", NULL, NULL);
+		for (size_t i = 0; i < t->len; i++)
+			if (!isalnum((unsigned char)t->s[i]) && t->s[i] != '_')
+				return perr(p, t->col + (unsigned)i,
+				            "an fd name may hold letters, digits and '_'%s%s", NULL,
+				            NULL);
+	} else if (kind == 'x') {
+		if (t->len < 6 || memcmp(t->s, "user.", 5) != 0)
+			return perr(p, t->col, "xattr name must be 'user.' and a name%s%s", NULL,
+			            NULL);
+		if (t->len > 255)
+			return perr(p, t->col, "xattr name longer than 255 bytes%s%s", NULL, NULL);
+	} else if (kind == 'v' && t->len > 255) {
+		return perr(p, t->col, "xattr value longer than 255 bytes%s%s", NULL, NULL);
+	} else if (kind == 'k' && t->len > 63) {
+		return perr(p, t->col, "mark name longer than 63 bytes%s%s", NULL, NULL);
+	}
+	*out = tokdup(t);
+	return *out ? 0 : -ENOMEM;
+}
+
+static int fd_slot(const struct parser *p, const char *name)
+{
+	for (int i = 0; i < CRASH_WL_MAX_FDS; i++)
+		if (!strcmp(p->fds[i], name))
+			return i;
+	return -1;
+}
+
+/* open/close/fsync-fd name files held open in file order (setup and run share them) */
+static int track_fd(struct parser *p, const struct crash_step *s, const struct tok *t)
+{
+	int i = fd_slot(p, s->arg);
+	if (s->op != CRASH_OP_OPEN) {
+		if (i < 0)
+			return perr(p, t->col, "fd '%s' is not open here%s", s->arg, NULL);
+		if (s->op == CRASH_OP_CLOSE)
+			p->fds[i][0] = 0;
+		return 0;
+	}
+	if (i >= 0)
+		return perr(p, t->col, "fd '%s' is already open%s", s->arg, NULL);
+	if ((i = fd_slot(p, "")) < 0)
+		return perr(p, t->col, "more than 6 files open at once%s%s", NULL, NULL);
+	snprintf(p->fds[i], sizeof(p->fds[i]), "%s", s->arg);
+	return 0;
+}
+
+static int parse_falloc_mode(struct parser *p, const struct tok *t, unsigned *mode)
+{
+	for (unsigned m = 0; m < CRASH_FALLOC_N; m++)
+		if (tokeq(t, falloc_names[m])) {
+			*mode = m;
+			return 0;
+		}
+	return perr(p, t->col,
+	            "falloc mode must be plain, keep-size, punch-hole, zero-range, collapse or "
+	            "insert%s%s",
+	            NULL, NULL);
+}
+
+/* One operand of shape kind c from t into s. */
+static int parse_operand(struct parser *p, const struct opdesc *d, char c, const struct tok *t,
+                         struct crash_step *s)
+{
+	int rc;
+	switch (c) {
+	case 'p':
+	case 'r':
+		if ((rc = check_path(p, t, c == 'r')))
+			return rc;
+		if (!s->path)
+			return (s->path = tokdup(t)) ? 0 : -ENOMEM;
+		return (s->path2 = tokdup(t)) ? 0 : -ENOMEM;
+	case 'o': return parse_num(p, t, "offset", CRASH_WL_MAX_OFF, &s->off);
+	case 's': return parse_num(p, t, "size", CRASH_WL_MAX_OFF, &s->off);
+	case 'L':
+	case 'C':
+		rc = parse_num(p, t, c == 'C' ? "chunk" : "length", CRASH_WL_MAX_LEN, &s->len);
+		if (rc == 0 && s->len == 0)
+			rc = perr(p, t->col, "length must be at least 1%s%s", NULL, NULL);
+		if (rc == 0 && strchr(d->shape, 'o') && s->off + s->len > CRASH_WL_MAX_OFF)
+			rc = perr(p, t[-1].col, "offset + length is past 1T%s%s", NULL, NULL);
+		return rc;
+	case 'm': return parse_falloc_mode(p, t, &s->mode);
+	case 'k': return parse_word(p, t, c, &s->path);
+	case 'f':
+	case 'x': return parse_word(p, t, c, &s->arg);
+	case 'v': return parse_word(p, t, c, &s->arg2);
+	}
+	return -EINVAL;
+}
+
 static int parse_line(struct parser *p, struct tok *t, unsigned nt, int *section)
 {
 	if (tokeq(&t[0], "name") || tokeq(&t[0], "summary"))
@@ -281,66 +442,31 @@ static int parse_line(struct parser *p, struct tok *t, unsigned nt, int *section
 		    p, t[0].col,
 		    "unknown operation '%s' (expected mkdir, create, write, append, truncate, "
 		    "rename, link, unlink, rmdir, fsync, fdatasync, fsync-dir, sync, mark, "
-		    "fill, or the words name, summary, setup, run)%s",
+		    "fill, falloc, symlink, setxattr, removexattr, dwrite, mwrite, osync, "
+		    "dwrite-osync, open, close, fsync-fd, fdatasync-fd, or the words name, "
+		    "summary, setup, run)%s",
 		    w, NULL);
 	}
 	if (*section == 0)
 		return perr(p, t[0].col, "operation before 'setup' or 'run'%s%s", NULL, NULL);
 	struct crash_step s = {.op = d->op, .line = p->line};
-	unsigned want = 1 + d->npaths + d->nnums + (d->op == CRASH_OP_MARK);
+	size_t nshape = strlen(d->shape);
+	bool pattern = nshape && d->shape[nshape - 1] == 't';
+	unsigned want = 1 + (unsigned)nshape - pattern;
 	if (nt < want) {
 		unsigned col = t[nt - 1].col + (unsigned)t[nt - 1].len;
-		return perr(p, col, "'%s' needs %s", op_names[d->op],
-		            d->op == CRASH_OP_WRITE      ? "PATH OFFSET LEN [PATTERN]"
-		            : d->op == CRASH_OP_APPEND   ? "PATH LEN [PATTERN]"
-		            : d->op == CRASH_OP_FILL     ? "PATH CHUNK [PATTERN]"
-		            : d->op == CRASH_OP_TRUNCATE ? "PATH SIZE"
-		            : d->op == CRASH_OP_MARK     ? "NAME"
-		            : d->npaths == 2             ? "two paths"
-		                                         : "a path");
+		return perr(p, col, "'%s' needs %s", op_names[d->op], d->usage);
 	}
-	if (nt > want + d->pattern)
-		return perr(p, t[want + d->pattern].col, "unexpected operand after '%s'",
+	if (nt > want + pattern)
+		return perr(p, t[want + pattern].col, "unexpected operand after '%s'",
 		            op_names[d->op], NULL);
 	int rc = 0;
 	unsigned k = 1;
-	if (d->op == CRASH_OP_MARK) {
-		if (t[1].len > 63)
-			return perr(p, t[1].col, "mark name longer than 63 bytes%s%s", NULL, NULL);
-		s.path = tokdup(&t[1]);
-		if (!s.path)
-			return -ENOMEM;
-		k = 2;
-	}
-	for (unsigned i = 0; i < d->npaths && rc == 0; i++, k++) {
-		rc = check_path(p, &t[k], d->op == CRASH_OP_FSYNC || d->op == CRASH_OP_FSYNC_DIR);
-		if (rc == 0) {
-			char **dst = i == 0 ? &s.path : &s.path2;
-			*dst = tokdup(&t[k]);
-			if (!*dst)
-				rc = -ENOMEM;
-		}
-	}
-	if (rc == 0 && d->op == CRASH_OP_WRITE) {
-		rc = parse_num(p, &t[k], "offset", CRASH_WL_MAX_OFF, &s.off);
-		if (rc == 0)
-			rc = parse_num(p, &t[k + 1], "length", CRASH_WL_MAX_LEN, &s.len);
-		if (rc == 0 && s.len == 0)
-			rc = perr(p, t[k + 1].col, "length must be at least 1%s%s", NULL, NULL);
-		if (rc == 0 && s.off + s.len > CRASH_WL_MAX_OFF)
-			rc = perr(p, t[k].col, "offset + length is past 1T%s%s", NULL, NULL);
-		k += 2;
-	} else if (rc == 0 && (d->op == CRASH_OP_APPEND || d->op == CRASH_OP_FILL)) {
-		rc = parse_num(p, &t[k], d->op == CRASH_OP_FILL ? "chunk" : "length",
-		               CRASH_WL_MAX_LEN, &s.len);
-		if (rc == 0 && s.len == 0)
-			rc = perr(p, t[k].col, "length must be at least 1%s%s", NULL, NULL);
-		k++;
-	} else if (rc == 0 && d->op == CRASH_OP_TRUNCATE) {
-		rc = parse_num(p, &t[k], "size", CRASH_WL_MAX_OFF, &s.off);
-		k++;
-	}
-	if (rc == 0 && d->pattern) {
+	for (; rc == 0 && k < want; k++)
+		rc = parse_operand(p, d, d->shape[k - 1], &t[k], &s);
+	if (rc == 0 && s.arg && (d->shape[0] == 'f'))
+		rc = track_fd(p, &s, &t[1]);
+	if (rc == 0 && pattern) {
 		if (k < nt)
 			rc = parse_tag(p, &t[k], &s);
 		if (rc == 0 && !s.tag_given)
@@ -455,29 +581,31 @@ void crash_workload_free(struct crash_workload *w)
 static void print_step(const struct crash_step *s, FILE *f)
 {
 	fputs(crash_op_name(s->op), f);
-	if (s->op == CRASH_OP_MARK) {
-		fprintf(f, " %s\n", s->path);
-		return;
-	}
-	if (s->path)
-		fprintf(f, " %s", s->path);
-	if (s->path2)
-		fprintf(f, " %s", s->path2);
-	char a[32], b[32];
-	switch (s->op) {
-	case CRASH_OP_WRITE:
-		fprintf(f, " %s %s", bo_format_size(s->off, a, 32), bo_format_size(s->len, b, 32));
-		break;
-	case CRASH_OP_APPEND:
-	case CRASH_OP_FILL: fprintf(f, " %s", bo_format_size(s->len, a, 32)); break;
-	case CRASH_OP_TRUNCATE: fprintf(f, " %s", bo_format_size(s->off, a, 32)); break;
-	default: break;
-	}
-	if (s->tag_given) {
-		if (s->tag == CRASH_PATTERN_ZERO)
-			fputs(" zero", f);
-		else
-			fprintf(f, " %" PRIu32, s->tag);
+	const struct opdesc *d = desc_of(s->op);
+	unsigned npath = 0;
+	char a[32];
+	for (const char *c = d ? d->shape : ""; *c; c++) {
+		switch (*c) {
+		case 'p':
+		case 'r': fprintf(f, " %s", npath++ ? s->path2 : s->path); break;
+		case 'k': fprintf(f, " %s", s->path); break;
+		case 'o':
+		case 's': fprintf(f, " %s", bo_format_size(s->off, a, 32)); break;
+		case 'L':
+		case 'C': fprintf(f, " %s", bo_format_size(s->len, a, 32)); break;
+		case 'm': fprintf(f, " %s", crash_falloc_name(s->mode)); break;
+		case 'f':
+		case 'x': fprintf(f, " %s", s->arg); break;
+		case 'v': fprintf(f, " %s", s->arg2); break;
+		case 't':
+			if (!s->tag_given)
+				break;
+			if (s->tag == CRASH_PATTERN_ZERO)
+				fputs(" zero", f);
+			else
+				fprintf(f, " %" PRIu32, s->tag);
+			break;
+		}
 	}
 	fputc('\n', f);
 }
@@ -507,8 +635,9 @@ static bool steps_equal(const struct crash_step *a, const struct crash_step *b, 
 {
 	for (size_t i = 0; i < n; i++)
 		if (a[i].op != b[i].op || !streq0(a[i].path, b[i].path) ||
-		    !streq0(a[i].path2, b[i].path2) || a[i].off != b[i].off ||
-		    a[i].len != b[i].len || a[i].tag != b[i].tag)
+		    !streq0(a[i].path2, b[i].path2) || !streq0(a[i].arg, b[i].arg) ||
+		    !streq0(a[i].arg2, b[i].arg2) || a[i].mode != b[i].mode ||
+		    a[i].off != b[i].off || a[i].len != b[i].len || a[i].tag != b[i].tag)
 			return false;
 	return true;
 }

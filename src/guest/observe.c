@@ -136,11 +136,14 @@ static void file(const char *path, const char *rel, const struct stat *st)
 }
 
 int bo_apply(int argc, char **argv); /* apply.c */
+int bo_fsop(int argc, char **argv);  /* fsop.c */
 
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "apply"))
 		return bo_apply(argc, argv);
+	if (argc > 1 && !strcmp(argv[1], "fsop"))
+		return bo_fsop(argc, argv);
 	if (argc != 2) {
 		fprintf(stderr, "usage: bo-observe MOUNTPOINT | bo-observe apply DELTADEV OFFSET "
 		                "TARGET\n");

@@ -46,4 +46,17 @@ out=$("$B" vmtest judge "$T/j.txt" "$T/j" 1 2>&1); rc=$?
 t "judge: bad observation lines leave the cut unclassified, naming the line" '[ $rc -eq 0 ] && echo "$out" | grep -q "unclassified.*line 3"'
 err=$("$B" vmtest --stack 'mem(size=64M)' --fs ext4 --workload sh:/dev/null 2>&1); rc=$?
 t "sh:FILE is refused, pointing at workload files" '[ $rc -ne 0 ] && echo "$err" | grep -q "docs/workloads.md"'
+# the steps only a guest kernel runs: through the guest's helper (bo-observe fsop) and
+# shell fds, with the payload of each write; the appends after them placed by the dry run
+printf 'setup\ncreate /f\nwrite /f 0 16k\nrun\nfalloc /f zero-range 0 32k\nappend /f 1k\nfalloc /f punch-hole 4k 4k\nsymlink /f /l\nsetxattr /f user.k v1\nremovexattr /f user.k\ndwrite /f 0 4k\nmwrite /f 1k 100\nosync /f 8k 4k\ndwrite-osync /f 0 4k\nopen h /f\nopen g /f\nunlink /f\nfsync-fd g\nfdatasync-fd h\nclose h\nclose g\n' >"$T/n.txt"
+"$B" vmtest compile "$T/n.txt" "$T/n" && sh -n "$T/n/workload.sh"; rc=$?
+t "the new steps compile to a script that parses" '[ $rc -eq 0 ]'
+t "falloc through the helper, mode by name" 'grep -q "bo-observe fsop falloc zero-range 0 32768 '\''/mnt/f'\''" "$T/n/workload.sh"'
+t "the append after zero-range starts at 32k" 'grep -q "if=/wl/r1 bs=65536 seek=32768 " "$T/n/workload.sh"'
+t "O_DIRECT, mmap, O_SYNC and O_DIRECT|O_SYNC writes with their bytes" 'grep -q "fsop write direct /wl/r6 0 " "$T/n/workload.sh" && grep -q "fsop write mmap /wl/r7 1024 " "$T/n/workload.sh" && grep -q "fsop write sync /wl/r8 8192 " "$T/n/workload.sh" && grep -q "fsop write direct-sync /wl/r9 0 " "$T/n/workload.sh" && [ "$(stat -c %s "$T/n/wl/r7")" = 100 ]'
+t "two named fds get shell fds 4 and 5 (3 is the guest's markers); fsync goes through the fd" 'grep -q "exec 4<'\''/mnt/f'\''" "$T/n/workload.sh" && grep -q "exec 5<'\''/mnt/f'\''" "$T/n/workload.sh" && grep -q "fsop fsync 5 " "$T/n/workload.sh" && grep -q "fsop fdatasync 4 " "$T/n/workload.sh" && grep -q "exec 4<&-" "$T/n/workload.sh" && ! grep -q "exec 3" "$T/n/workload.sh"'
+t "symlink and xattrs" 'grep -q "ln -s '\''/mnt/f'\'' '\''/mnt/l'\''" "$T/n/workload.sh" && grep -q "fsop setxattr '\''/mnt/f'\'' '\''user.k'\'' '\''v1'\''" "$T/n/workload.sh"'
+printf 'setup\ncreate /f\nrun\nfalloc /f collapse 0 4k\n' >"$T/e.txt"
+err=$("$B" vmtest compile "$T/e.txt" "$T/e" 2>&1); rc=$?
+t "a collapse the kernel would refuse (EINVAL) is an error naming its line" '[ $rc -eq 1 ] && echo "$err" | grep -q "line 4 (falloc /f): Invalid argument"'
 done_testing
