@@ -14,8 +14,8 @@
 
 /* The workload name an application run's result carries, and the directory under
  * BUILD that holds application runs (BUILD/vmtest the others'). */
-#define VM_APP_WORKLOAD "app"
-#define VM_APP_RUNS_DIR "app"
+#define VM_APP_WORKLOAD     "app"
+#define VM_APP_RUNS_DIR     "app"
 #define VM_EXPLORE_RUNS_DIR "vmtest"
 
 /* The cuts of `blackout vmtest --cuts` (one boot per cut), counted into r as the
