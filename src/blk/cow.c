@@ -297,6 +297,39 @@ uint64_t blk_cow_digest(const struct bdev *d)
 	return c->digest ^ c->changed;
 }
 
+/* Whether two trees hold the same sectors with the same bytes. Clones share
+ * subtrees, so a shared pointer settles a whole subtree without reading it. */
+static bool node_same(const struct node *a, const struct node *b, unsigned level, size_t ss)
+{
+	if (a == b)
+		return true;
+	if (!a || !b)
+		return false; /* (an emptied node would read as different: only dedup lost) */
+	for (unsigned i = 0; i < FAN; i++) {
+		if (level > 1) {
+			if (!node_same(a->slot[i], b->slot[i], level - 1, ss))
+				return false;
+			continue;
+		}
+		const struct sbuf *x = a->slot[i], *y = b->slot[i];
+		if (x == y)
+			continue;
+		if (!x || !y || x == DISCARDED || y == DISCARDED || memcmp(x->data, y->data, ss))
+			return false;
+	}
+	return true;
+}
+
+bool blk_cow_same(const struct bdev *a, const struct bdev *b)
+{
+	if (a->ops != &cow_ops || b->ops != &cow_ops)
+		return false;
+	const struct cow_dev *x = (const struct cow_dev *)a, *y = (const struct cow_dev *)b;
+	return x->base == y->base && x->levels == y->levels && x->changed == y->changed &&
+	       a->sector_size == b->sector_size &&
+	       node_same(x->root, y->root, x->levels, a->sector_size);
+}
+
 static int walk(const struct node *n, unsigned level, uint64_t prefix,
                 int (*fn)(void *, uint64_t, const void *), void *ctx)
 {
