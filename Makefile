@@ -1,5 +1,5 @@
 # blackout — plain Makefile. `make` builds build/libblackout.a and build/blackout.
-# Targets: all, check, check-unit, check-compat, check-asan, check-format, bench,
+# Targets: all, check, check-unit, check-compat, check-long, check-asan, check-format, bench,
 # fuzz, demo, man, install, uninstall, clean. BUILD=dir builds elsewhere (check-asan
 # uses build/asan). PREFIX (/usr/local) and DESTDIR as usual: see "install" below.
 
@@ -46,7 +46,7 @@ CLI := $(BUILD)/blackout
 PROVE ?= prove
 PROVE_FLAGS ?= -j2 --timer
 
-.PHONY: all deps check check-unit check-compat check-vm check-asan check-format check-fuzz \
+.PHONY: all deps check check-unit check-compat check-vm check-long check-asan check-format check-fuzz \
 	bench fuzz demo clean format unit man install uninstall
 
 all: $(LIB) $(CLI) $(GUEST_OBSERVE) $(GUEST_PROBE)
@@ -118,6 +118,14 @@ check-vm: all
 	  BLACKOUT=$(CURDIR)/$(CLI) BLACKOUT_SRC=$(CURDIR) BUILD=$(CURDIR)/$(BUILD) \
 	  $(PROVE) --timer -j$(VM_JOBS) tests/vm/*.t; \
 	else echo "check-vm: no vm tests"; fi
+
+# Long acceptance runs kept out of make check (every tests/long/*.t: the real kernel
+# and md at the acceptance's scale, docs/testing.md), with the vm suite's set-up.
+check-long: all
+	@if ls tests/long/*.t >/dev/null 2>&1; then \
+	  BLACKOUT=$(CURDIR)/$(CLI) BLACKOUT_SRC=$(CURDIR) BUILD=$(CURDIR)/$(BUILD) \
+	  $(PROVE) --timer -j$(VM_JOBS) tests/long/*.t; \
+	else echo "check-long: no long tests"; fi
 
 # The unit tests again under AddressSanitizer and UndefinedBehaviorSanitizer, and the
 # CLI on the damaged-image generator (fsck_damage.t) and the journal/superblock tests.
