@@ -14,7 +14,7 @@
 #define SIZE        (256ull << 20)
 #define SEQ_REQ     (256u << 10)
 #define RAND_WRITES 40000
-#define ROUNDS      3
+#define ROUNDS      5
 
 struct server {
 	const char *name;
