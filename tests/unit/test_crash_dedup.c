@@ -85,7 +85,7 @@ static void without_hook(struct bdev *base)
 	ok(!dup && seen.compared == 0, "distinct keys need no byte comparison");
 	/* thousands of states grow the table; every one is found again */
 	struct bdev *s[3000];
-	unsigned char d[512];
+	unsigned char d[512] = {0};
 	bool all_new = true, all_dup = true;
 	for (int i = 0; i < 3000; i++) {
 		blk_clone(a, &s[i]);
