@@ -10,6 +10,8 @@
 #include "blackout/crash.h"
 #include "blackout/util.h"
 
+#include "bench_goal.h"
+
 #define STACK "cache(size=256k,flush=honor) > disk > mem(size=64M)"
 #define FS    "ext3,data=ordered,barrier=1,bs=1024"
 
@@ -61,6 +63,8 @@ int main(void)
 	       "fsck %.3fs (%.0f%% of the judging time in fsck)\n",
 	       r->t_record, r->t_construct, r->t_recover, r->t_oracle, r->t_fsck,
 	       judge_s > 0 ? 100 * r->t_fsck / judge_s : 0);
+	bench_goal("explorer distinct states judged/s, one core", per_s, true, 2000, "/s");
+	bench_goal("explorer states built/s, one core", built_s, true, 10000, "/s");
 
 	/* the black-box peer: the same exploration judged by image + e2fsck per state */
 	uint64_t bmax = 200;
@@ -70,9 +74,10 @@ int main(void)
 		printf("black-box (image + e2fsck -fn per state): %llu states judged in %.2fs, "
 		       "%.1f states/s\n",
 		       (unsigned long long)b->judged, b->t_total, bps);
-		printf("ratio: blackout judges %.1fx the black-box rate (target >= 2,000/s; "
-		       "published black-box tester ~170/s)\n",
-		       bps > 0 ? per_s / bps : 0);
+		printf(
+		    "ratio: blackout judges %.1fx the black-box rate (published black-box tester "
+		    "~170/s)\n",
+		    bps > 0 ? per_s / bps : 0);
 		crash_result_free(b);
 	}
 	crash_result_free(r);

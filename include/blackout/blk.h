@@ -226,6 +226,9 @@ uint64_t blk_cow_changed(const struct bdev *cow); /* sectors held by the overlay
 /* 64-bit digest of the overlay's content (changed sectors and discards), equal for
  * overlays of the same base that read back identically in every changed sector. */
 uint64_t blk_cow_digest(const struct bdev *cow);
+/* Whether two overlays of the same base hold the same sectors with the same bytes
+ * (what equal digests claim); a device that is not an overlay is never the same. */
+bool blk_cow_same(const struct bdev *a, const struct bdev *b);
 /* Calls fn for every sector the overlay holds, in LBA order; data NULL = discarded. */
 int blk_cow_foreach(const struct bdev *cow, int (*fn)(void *ctx, uint64_t lba, const void *data),
                     void *ctx);

@@ -95,14 +95,6 @@ static unsigned slot_of(uint64_t lba, unsigned level)
 	return (unsigned)(lba >> ((level - 1) * FAN_BITS)) & (FAN - 1);
 }
 
-static struct sbuf *lookup(const struct cow_dev *c, uint64_t lba)
-{
-	struct node *n = c->root;
-	for (unsigned level = c->levels; n && level > 1; level--)
-		n = n->slot[slot_of(lba, level)];
-	return n ? n->slot[slot_of(lba, 1)] : NULL;
-}
-
 static uint64_t sector_hash(uint64_t lba, const void *data, size_t len)
 {
 	uint64_t h = bo_hash64(BO_HASH64_INIT, &lba, sizeof(lba));
@@ -175,14 +167,32 @@ static int set_sector(struct cow_dev *c, uint64_t lba, const void *data)
 	return 0;
 }
 
+/* The leaf node holding lba's slot, NULL when the overlay holds nothing near it. */
+static const struct node *leaf_of(const struct cow_dev *c, uint64_t lba)
+{
+	const struct node *n = c->root;
+	for (unsigned level = c->levels; n && level > 1; level--)
+		n = n->slot[slot_of(lba, level)];
+	return n;
+}
+
+/* Reads look each leaf up once for its FAN sectors, not once per sector (and twice at
+ * the end of a run): the fsck and mount of every crash state read through here. */
 static int cow_read(struct bdev *d, uint64_t lba, uint32_t count, void *buf)
 {
 	struct cow_dev *c = (struct cow_dev *)d;
 	size_t ss = d->sector_size;
 	unsigned char *out = buf;
+	const struct node *leaf = NULL;
+	uint64_t leaf_key = UINT64_MAX;
 	uint32_t i = 0;
 	while (i < count) {
-		struct sbuf *s = lookup(c, lba + i);
+		uint64_t at = lba + i;
+		if (at >> FAN_BITS != leaf_key) {
+			leaf_key = at >> FAN_BITS;
+			leaf = leaf_of(c, at);
+		}
+		struct sbuf *s = leaf ? leaf->slot[at & (FAN - 1)] : NULL;
 		if (s) {
 			if (s == DISCARDED)
 				memset(out + (size_t)i * ss, 0, ss);
@@ -193,8 +203,21 @@ static int cow_read(struct bdev *d, uint64_t lba, uint32_t count, void *buf)
 		}
 		/* a run of sectors the overlay does not hold: one read of the base */
 		uint32_t j = i + 1;
-		while (j < count && !lookup(c, lba + j))
+		while (j < count) {
+			uint64_t a = lba + j;
+			if (a >> FAN_BITS != leaf_key) {
+				leaf_key = a >> FAN_BITS;
+				leaf = leaf_of(c, a);
+			}
+			if (!leaf) { /* nothing held in this leaf's span: skip it whole */
+				uint64_t next = (leaf_key + 1) << FAN_BITS;
+				j = next - lba >= count ? count : (uint32_t)(next - lba);
+				continue;
+			}
+			if (leaf->slot[a & (FAN - 1)])
+				break;
 			j++;
+		}
 		int rc = blk_read(c->base, lba + i, j - i, out + (size_t)i * ss);
 		if (rc)
 			return bo_errf(&d->err, rc, "cow: base read failed: %s",
@@ -295,6 +318,39 @@ uint64_t blk_cow_digest(const struct bdev *d)
 {
 	const struct cow_dev *c = (const struct cow_dev *)d;
 	return c->digest ^ c->changed;
+}
+
+/* Whether two trees hold the same sectors with the same bytes. Clones share
+ * subtrees, so a shared pointer settles a whole subtree without reading it. */
+static bool node_same(const struct node *a, const struct node *b, unsigned level, size_t ss)
+{
+	if (a == b)
+		return true;
+	if (!a || !b)
+		return false; /* (an emptied node would read as different: only dedup lost) */
+	for (unsigned i = 0; i < FAN; i++) {
+		if (level > 1) {
+			if (!node_same(a->slot[i], b->slot[i], level - 1, ss))
+				return false;
+			continue;
+		}
+		const struct sbuf *x = a->slot[i], *y = b->slot[i];
+		if (x == y)
+			continue;
+		if (!x || !y || x == DISCARDED || y == DISCARDED || memcmp(x->data, y->data, ss))
+			return false;
+	}
+	return true;
+}
+
+bool blk_cow_same(const struct bdev *a, const struct bdev *b)
+{
+	if (a->ops != &cow_ops || b->ops != &cow_ops)
+		return false;
+	const struct cow_dev *x = (const struct cow_dev *)a, *y = (const struct cow_dev *)b;
+	return x->base == y->base && x->levels == y->levels && x->changed == y->changed &&
+	       a->sector_size == b->sector_size &&
+	       node_same(x->root, y->root, x->levels, a->sector_size);
 }
 
 static int walk(const struct node *n, unsigned level, uint64_t prefix,

@@ -1,5 +1,6 @@
 /* dedup.c — which crash states are distinct (a digest of the COW overlays each state
- * wrote) and which shard judges each, so `--shard I/N` runs partition the states. */
+ * wrote, and their bytes compared when digests match) and which shard judges each, so
+ * `--shard I/N` runs partition the states. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,43 +19,113 @@ static size_t slot(uint64_t key, size_t cap)
 	return (size_t)(key * 0x9e3779b97f4a7c15ull >> 17) & (cap - 1);
 }
 
-int crash_seen_add(struct crash_seen *s, uint64_t key, uint64_t ordinal, bool *dup, uint64_t *first)
+enum { MAX_COW = 64 };
+
+/* The overlays of a state in the order digest_walk meets them. */
+static void collect_cows(struct bdev *d, struct bdev **out, unsigned *n, unsigned depth)
 {
+	struct bdev *low = blk_lower(d, 0);
+	if (strcmp(d->name, "cow") == 0) {
+		if (*n < MAX_COW)
+			out[*n] = d;
+		++*n;
+		return;
+	}
+	if (!low || depth > 64)
+		return;
+	for (unsigned i = 0; (low = blk_lower(d, i)); i++)
+		collect_cows(low, out, n, depth + 1);
+}
+
+/* Whether entry e holds the same bytes as the state whose overlays are cow[0..n). */
+static bool same_state(const struct crash_seen_entry *e, struct bdev *const *cow, unsigned n,
+                       size_t completed)
+{
+	if (!e->cow || e->ncow != n || e->completed != completed)
+		return false;
+	for (unsigned i = 0; i < n; i++)
+		if (!blk_cow_same(e->cow[i], cow[i]))
+			return false;
+	return true;
+}
+
+static int grow(struct crash_seen *s)
+{
+	size_t nc = s->cap ? s->cap * 2 : 4096;
+	struct crash_seen_entry *ne = calloc(nc, sizeof(*ne));
+	if (!ne)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->cap; i++)
+		if (s->e[i].key) {
+			size_t j = slot(s->e[i].key, nc);
+			while (ne[j].key)
+				j = (j + 1) & (nc - 1);
+			ne[j] = s->e[i];
+		}
+	free(s->e);
+	s->e = ne;
+	s->cap = nc;
+	return 0;
+}
+
+/* Keeps clones of the state's overlays in e (shared trees: O(1) each). */
+static int keep_cows(struct crash_seen_entry *e, struct bdev *const *cow, unsigned n)
+{
+	e->cow = calloc(n, sizeof(*e->cow));
+	if (!e->cow)
+		return -ENOMEM;
+	for (unsigned i = 0; i < n; i++) {
+		int rc = blk_clone(cow[i], &e->cow[i]);
+		if (rc) {
+			for (unsigned k = 0; k < i; k++)
+				blk_close(e->cow[k]);
+			free(e->cow);
+			e->cow = NULL;
+			return rc;
+		}
+	}
+	e->ncow = n;
+	return 0;
+}
+
+int crash_seen_add(struct crash_seen *s, uint64_t key, struct bdev *state, size_t completed,
+                   uint64_t ordinal, bool *dup, uint64_t *first)
+{
+	if (s->key_hook)
+		key = s->key_hook(key);
 	if (key == 0)
 		key = 1;
-	if ((s->n + 1) * 2 > s->cap) {
-		size_t nc = s->cap ? s->cap * 2 : 4096;
-		uint64_t *nk = calloc(nc, sizeof(*nk)), *nf = calloc(nc, sizeof(*nf));
-		if (!nk || !nf) {
-			free(nk);
-			free(nf);
-			return -ENOMEM;
-		}
-		for (size_t i = 0; i < s->cap; i++)
-			if (s->key[i]) {
-				size_t j = slot(s->key[i], nc);
-				while (nk[j])
-					j = (j + 1) & (nc - 1);
-				nk[j] = s->key[i];
-				nf[j] = s->first[i];
-			}
-		free(s->key);
-		free(s->first);
-		s->key = nk;
-		s->first = nf;
-		s->cap = nc;
-	}
+	struct bdev *cow[MAX_COW];
+	unsigned ncow = 0;
+	if (state)
+		collect_cows(state, cow, &ncow, 0);
+	if (ncow > MAX_COW)
+		ncow = 0; /* too many to keep: the key alone decides, as without a state */
+	int rc;
+	if ((s->n + 1) * 2 > s->cap && (rc = grow(s)))
+		return rc;
 	size_t j = slot(key, s->cap);
-	while (s->key[j]) {
-		if (s->key[j] == key) {
+	for (; s->e[j].key; j = (j + 1) & (s->cap - 1)) {
+		if (s->e[j].key != key)
+			continue;
+		bool same = true;
+		if (ncow || s->e[j].cow) {
+			same = same_state(&s->e[j], cow, ncow, completed);
+			s->compared++;
+		}
+		if (same) {
 			*dup = true;
-			*first = s->first[j];
+			*first = s->e[j].first;
 			return 0;
 		}
-		j = (j + 1) & (s->cap - 1);
+		/* the keys collide, the bytes differ: a distinct state, look on */
 	}
-	s->key[j] = key;
-	s->first[j] = ordinal;
+	struct crash_seen_entry *e = &s->e[j];
+	if (ncow && (rc = keep_cows(e, cow, ncow)))
+		return rc;
+	e->key = key;
+	e->first = ordinal;
+	e->completed = completed;
 	s->n++;
 	*dup = false;
 	*first = ordinal;
@@ -87,8 +158,12 @@ uint64_t crash_state_key(struct bdev *state, size_t completed, uint64_t ordinal)
 
 void crash_seen_free(struct crash_seen *s)
 {
-	free(s->key);
-	free(s->first);
+	for (size_t i = 0; i < s->cap; i++) {
+		for (unsigned k = 0; k < s->e[i].ncow; k++)
+			blk_close(s->e[i].cow[k]);
+		free(s->e[i].cow);
+	}
+	free(s->e);
 	memset(s, 0, sizeof(*s));
 }
 

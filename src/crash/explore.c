@@ -197,7 +197,8 @@ static int judge_state(struct explorer *ex, struct bdev *state)
 	bool dup = false;
 	uint64_t first;
 	if (rc == 0)
-		rc = crash_seen_add(&ex->seen, key, r->built, &dup, &first);
+		rc = crash_seen_add(&ex->seen, key, ex->cfg->observer ? NULL : state, c->completed,
+		                    r->built, &dup, &first);
 	r->built++;
 	if (rc)
 		return rc;

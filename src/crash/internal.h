@@ -74,18 +74,32 @@ const struct crash_checker_rules *crash_checker_find(const char *name);
 
 uint64_t crash_mix64(uint64_t z);
 
-/* Keys of the states seen so far, each with the ordinal of its first appearance:
- * that ordinal (not the key's bytes, which hold timestamps of the recording) picks
- * the shard, so every shard partitions the states the same way. */
+/* The states seen so far: each distinct one's key, the ordinal of its first
+ * appearance and, to compare bytes when keys match, clones of its overlays (O(1)
+ * each: they share the state's trees). The first ordinal (not the key's bytes, which
+ * hold timestamps of the recording) picks the shard, so every shard partitions the
+ * states the same way. */
+struct crash_seen_entry {
+	uint64_t key, first;
+	size_t completed;
+	struct bdev **cow; /* the overlays in digest order; NULL: the key alone decides */
+	unsigned ncow;
+};
 struct crash_seen {
-	uint64_t *key, *first;
+	struct crash_seen_entry *e;
 	size_t cap, n;
+	uint64_t compared;                  /* key matches settled by comparing bytes */
+	uint64_t (*key_hook)(uint64_t key); /* tests: force keys to collide */
 };
 /* The key of a state: a digest of its overlays and the crash point. A stack with no
  * overlay to digest gets a key of its own (`ordinal`): no dedup. */
 uint64_t crash_state_key(struct bdev *state, size_t completed, uint64_t ordinal);
-int crash_seen_add(struct crash_seen *s, uint64_t key, uint64_t ordinal, bool *dup,
-                   uint64_t *first);
+/* Adds a state unless it is a duplicate. With `state`, a key match is a duplicate
+ * only if the overlays hold the same bytes and the crash point is the same, so a
+ * collision of the 64-bit key can never skip a distinct state; without (the outside
+ * observer's view), the key decides. */
+int crash_seen_add(struct crash_seen *s, uint64_t key, struct bdev *state, size_t completed,
+                   uint64_t ordinal, bool *dup, uint64_t *first);
 void crash_seen_free(struct crash_seen *s);
 /* Whether the state first seen as `first` belongs to shard `shard` of `nshards`. */
 bool crash_shard_mine(uint64_t first, unsigned shard, unsigned nshards);

@@ -3,7 +3,8 @@
  * "Observation lines": `dir PATH`, `file SIZE DIGESTS PATH`) in one process, where the
  * shell walk forked a dd and an md5sum per 4 KiB chunk. Not part of libblackout.
  * Usage: bo-observe MOUNTPOINT  (paths printed relative to it, sorted as `sort` does);
- * bo-observe apply DELTADEV OFFSET TARGET writes a state's delta (apply.c). */
+ * bo-observe apply DELTADEV OFFSET TARGET writes a state's delta (apply.c); bo-observe
+ * snap|unsnap makes and removes the per-state dm-snapshot with dm ioctls (dm.c). */
 #include <dirent.h>
 #include <errno.h>
 #include <stdbool.h>
@@ -137,6 +138,7 @@ static void file(const char *path, const char *rel, const struct stat *st)
 
 int bo_apply(int argc, char **argv); /* apply.c */
 int bo_fsop(int argc, char **argv);  /* fsop.c */
+int bo_dm(int argc, char **argv);    /* dm.c */
 
 int main(int argc, char **argv)
 {
@@ -144,9 +146,14 @@ int main(int argc, char **argv)
 		return bo_apply(argc, argv);
 	if (argc > 1 && !strcmp(argv[1], "fsop"))
 		return bo_fsop(argc, argv);
+	if (argc > 1 && (!strcmp(argv[1], "snap") || !strcmp(argv[1], "unsnap")))
+		return bo_dm(argc, argv);
 	if (argc != 2) {
-		fprintf(stderr, "usage: bo-observe MOUNTPOINT | bo-observe apply DELTADEV OFFSET "
-		                "TARGET\n");
+		fprintf(stderr,
+		        "usage: bo-observe MOUNTPOINT | bo-observe apply DELTADEV OFFSET "
+		        "TARGET | bo-observe snap NAME SECTORS ORIGIN COW [DELTADEV OFFSET] | "
+		        "bo-observe "
+		        "unsnap NAME\n");
 		return 2;
 	}
 	const char *root = argv[1];

@@ -122,6 +122,41 @@ static void cow_semantics(void)
 	blk_close(base);
 }
 
+/* One read across leaves of the overlay's tree: empty leaves are skipped whole,
+ * a held sector past them (or in the middle of a leaf) is still the overlay's. */
+static void cow_read_across(void)
+{
+	struct bdev *base, *c;
+	tap_require(blk_mem_open(512, 1 << 12, &base) == 0, "base");
+	unsigned char b[512], o[512];
+	memset(b, 'b', sizeof(b));
+	memset(o, 'o', sizeof(o));
+	for (uint64_t l = 0; l < 1024; l++)
+		blk_write(base, l, 1, b, 0);
+	base->read_only = true;
+	tap_require(blk_cow_open(base, &c) == 0, "overlay");
+	static const uint64_t held[] = {5, 63, 64, 200, 700, 701, 1023};
+	for (size_t i = 0; i < sizeof(held) / sizeof(held[0]); i++)
+		blk_write(c, held[i], 1, o, 0);
+	unsigned char *got = malloc(1024 * 512);
+	tap_require(got != NULL, "buffer");
+	bool right = true;
+	for (uint64_t start = 0; start < 8; start += 3) {
+		is_int(blk_read(c, start, (uint32_t)(1024 - start), got), 0,
+		       "read from %llu to the end", (unsigned long long)start);
+		for (uint64_t l = start; l < 1024; l++) {
+			bool h = false;
+			for (size_t i = 0; i < sizeof(held) / sizeof(held[0]); i++)
+				h = h || held[i] == l;
+			right = right && got[(l - start) * 512] == (h ? 'o' : 'b');
+		}
+	}
+	ok(right, "every sector read across empty and held leaves is the overlay's or the base's");
+	free(got);
+	blk_close(c);
+	blk_close(base);
+}
+
 static void cow_many_clones(void)
 {
 	/* a deep chain of clones, each changed a little, all independent */
@@ -254,6 +289,7 @@ int main(void)
 	tap_require(mkdtemp(tmpdir) != NULL, "temporary directory");
 	file_errors();
 	cow_semantics();
+	cow_read_across();
 	cow_many_clones();
 	mem_pages();
 	page_pool();
