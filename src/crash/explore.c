@@ -560,7 +560,10 @@ static int set_up(struct explorer *ex, struct recording *rr, struct fs **fs)
 	struct crash_exec sx;
 	for (size_t i = 0; i < cfg->wl->nsetup; i++) {
 		const struct crash_step *s = &cfg->wl->setup[i];
-		if ((rc = crash_run_step(*fs, s, NULL, &sx)))
+		rc = crash_run_step(*fs, s, NULL, &sx);
+		if (rc == -ENOSYS && !crash_model_supports(s->op))
+			return crash_workload_model_check(cfg->wl, err); /* names the step */
+		if (rc)
 			return bo_errf(err, rc, "setup, line %u (%s %s): %s", s->line,
 			               crash_op_name(s->op), s->path, bo_errstr(fs_err(*fs), rc));
 	}

@@ -27,4 +27,9 @@ out=$("$B" explore --stack "$S" --fs ext3 --workload g782-link-new-dir --max-sta
 t "g782 under a cache that ignores flushes: durable broken" 'echo "$out" | grep -Eq "^  durable +[1-9]"'
 err=$("$B" explore --stack "$S" --fs ext3 --workload g764-unlink-fsync-fd --max-states 20 2>&1); rc=$?
 t "g764 is refused by the model, naming the step" '[ $rc -ne 0 ] && echo "$err" | grep -q "line 12: open: not supported by the model"'
+# the same refusal when the unsupported step is in the set-up, which runs before recording
+printf 'setup\ncreate /f\nsetxattr /f user.a 1\nrun\nwrite /f 0 4k\nfsync /f\n' >"$T/sx.wl"
+err=$("$B" explore --stack "$S" --fs ext3 --workload "$T/sx.wl" --max-states 5 2>&1); rc=$?
+t "a set-up step the model lacks is refused by the model, naming the step" \
+	'[ $rc -eq 1 ] && echo "$err" | grep -q "line 3: setxattr: not supported by the model"'
 done_testing
