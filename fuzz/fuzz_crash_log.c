@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "blackout/rec.h"
-#include "crash/internal.h"
+#include "crash/crash_int.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

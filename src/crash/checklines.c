@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "blackout/e2fsck.h"
-#include "crash/internal.h"
+#include "crash/crash_int.h"
 
 /* A whole decimal number, nothing after it. */
 static bool is_number(const char *s)

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "crash/internal.h"
+#include "crash/crash_int.h"
 
 static int save_image(struct bdev *d, const char *path, struct bo_err *err)
 {

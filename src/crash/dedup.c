@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "crash/internal.h"
+#include "crash/crash_int.h"
 
 uint64_t crash_mix64(uint64_t z)
 {

@@ -11,7 +11,7 @@
 
 #include "blackout/dev.h"
 #include "blackout/util.h"
-#include "crash/internal.h"
+#include "crash/crash_int.h"
 
 struct cut {
 	size_t pos;

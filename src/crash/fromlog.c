@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "crash/internal.h"
+#include "crash/crash_int.h"
 
 /* "ext4" and "ext4,defaults" are the same mount. */
 static bool same_fs(const char *a, const char *b)

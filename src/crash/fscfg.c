@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "blackout/util.h"
-#include "crash/internal.h"
+#include "crash/crash_int.h"
 
 int crash_fs_check(const char *text, struct bo_err *err)
 {

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "blackout/crash.h"
-#include "crash/internal.h"
+#include "crash/crash_int.h"
 
 static void detect(struct crash_outcome *o, const char *by)
 {

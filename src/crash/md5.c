@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "crash/internal.h"
+#include "crash/crash_int.h"
 
 static uint32_t rotl(uint32_t x, unsigned c)
 {

@@ -15,7 +15,7 @@
 
 #include "blackout/endian.h"
 #include "blackout/md_view.h"
-#include "crash/internal.h"
+#include "crash/crash_int.h"
 
 #define BLK MD_BLOCK
 

@@ -8,7 +8,7 @@
 #include "blackout/e2fsck.h"
 #include "blackout/fsck.h"
 #include "blackout/util.h"
-#include "crash/internal.h"
+#include "crash/crash_int.h"
 
 #define READ_MAX_FILE  (256ull << 20)
 #define READ_MAX_DEPTH 64

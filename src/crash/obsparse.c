@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "crash/internal.h"
+#include "crash/crash_int.h"
 
 #define OBS_MAX_NODES 100000
 #define OBS_MAX_DEPTH 64

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "blackout/blk.h"
-#include "crash/internal.h"
+#include "crash/crash_int.h"
 
 #define FILL_MAX (1ull << 32)
 

@@ -12,7 +12,7 @@
 
 #include "blackout/endian.h"
 #include "blackout/util.h"
-#include "crash/internal.h"
+#include "crash/crash_int.h"
 
 #define BLOCK         4096u
 #define READ_CHUNK    (4u << 20)

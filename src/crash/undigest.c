@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "crash/internal.h"
+#include "crash/crash_int.h"
 #include "crash/oracle_int.h"
 
 static size_t chunk_len(const struct crash_obs_node *obs, size_t c)

@@ -19,8 +19,8 @@
 
 #include "blackout/dev.h"
 #include "blackout/util.h"
-#include "dev/cache_internal.h"
-#include "dev/internal.h"
+#include "dev/cache_int.h"
+#include "dev/dev_int.h"
 
 DEV_SINGLE_CHECK(struct cache_dev);
 

@@ -7,7 +7,7 @@
 
 #include "blackout/dev.h"
 #include "blackout/util.h"
-#include "dev/cache_internal.h"
+#include "dev/cache_int.h"
 
 void cache_buf_free(struct lbuf *b)
 {

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "blackout/dev.h"
-#include "dev/internal.h"
+#include "dev/dev_int.h"
 
 enum { TEAR_NONE, TEAR_SECTOR, TEAR_BYTE };
 enum { TORN_MIXED, TORN_UNREADABLE };

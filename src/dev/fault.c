@@ -9,7 +9,7 @@
 
 #include "blackout/dev.h"
 #include "blackout/util.h"
-#include "dev/internal.h"
+#include "dev/dev_int.h"
 
 #define FAULT_MAX_RULES  64
 #define FAULT_MAX_REST   4096 /* sectors a flip-rest rule may rot at once */

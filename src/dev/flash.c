@@ -16,7 +16,7 @@
 #include "blackout/flash.h"
 #include "blackout/util.h"
 #include "dev/flash_int.h"
-#include "dev/internal.h"
+#include "dev/dev_int.h"
 
 DEV_SINGLE_CHECK(struct flash);
 

@@ -10,7 +10,7 @@
 #include "blackout/dev.h"
 #include "blackout/endian.h"
 #include "blackout/util.h"
-#include "dev/internal.h"
+#include "dev/dev_int.h"
 
 #define TAG_BYTES 4
 #define SB_MAGIC  "blkintg1"

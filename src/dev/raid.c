@@ -11,7 +11,7 @@
 #include "blackout/endian.h"
 #include "blackout/raid.h"
 #include "blackout/util.h"
-#include "dev/raid_internal.h"
+#include "dev/raid_int.h"
 
 /* Everything written before is durable and every stripe consistent: the array
  * is clean again (md's safe mode, reached at each flush here). */

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "blackout/dev.h"
-#include "dev/raid_internal.h"
+#include "dev/raid_int.h"
 
 /* The bitmap write that must precede the first write to stripe s's region since
  * the array was last clean: the bit is set on every member first. */

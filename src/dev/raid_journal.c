@@ -9,7 +9,7 @@
 #include "blackout/endian.h"
 #include "blackout/raid.h"
 #include "blackout/util.h"
-#include "dev/raid_internal.h"
+#include "dev/raid_int.h"
 
 int raid_jsb_write(struct raid_dev *r)
 {

@@ -9,7 +9,7 @@
 #include "blackout/endian.h"
 #include "blackout/raid.h"
 #include "blackout/util.h"
-#include "dev/raid_internal.h"
+#include "dev/raid_int.h"
 
 static void map5(enum raid_layout lay, unsigned n, uint64_t stripe, unsigned *dd, int *pd)
 {

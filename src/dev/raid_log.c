@@ -3,7 +3,7 @@
  * log (RAID5 ppl=true, when the update writes parity) and the write journal
  * (journal=true) add theirs. raid_stripe.c reaches raid_ppl.c and raid_journal.c
  * through here only. */
-#include "dev/raid_internal.h"
+#include "dev/raid_int.h"
 
 int raid_log_stripe(struct raid_dev *r, struct plan *pl, const struct piece *pc,
                     const struct sgeo *g, const unsigned char *P)

@@ -8,7 +8,7 @@
 #include <isa-l/erasure_code.h>
 #include <isa-l/raid.h>
 
-#include "dev/raid_internal.h"
+#include "dev/raid_int.h"
 
 static bool aligned32(const void *p)
 {

@@ -12,7 +12,7 @@
 #include "blackout/dev.h"
 #include "blackout/raid.h"
 #include "blackout/util.h"
-#include "dev/raid_internal.h"
+#include "dev/raid_int.h"
 
 void raid_plan_init(struct plan *pl, struct raid_dev *r)
 {

@@ -10,7 +10,7 @@
 #include "blackout/endian.h"
 #include "blackout/raid.h"
 #include "blackout/util.h"
-#include "dev/raid_internal.h"
+#include "dev/raid_int.h"
 
 struct cutctx {
 	struct blk_chooser *ch;

@@ -10,7 +10,7 @@
 #include "blackout/endian.h"
 #include "blackout/raid.h"
 #include "blackout/util.h"
-#include "dev/raid_internal.h"
+#include "dev/raid_int.h"
 
 /* PPL: the XOR of what this update leaves alone (the new parity P with the new
  * data taken out again), logged on the stripe's parity member before the data. */

@@ -9,7 +9,7 @@
 #include "blackout/endian.h"
 #include "blackout/raid.h"
 #include "blackout/util.h"
-#include "dev/raid_internal.h"
+#include "dev/raid_int.h"
 
 static const char *const layout_names[] = {"left-symmetric", "left-asymmetric", "right-symmetric",
                                            "right-asymmetric", NULL};

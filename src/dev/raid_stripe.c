@@ -12,7 +12,7 @@
 #include "blackout/endian.h"
 #include "blackout/raid.h"
 #include "blackout/util.h"
-#include "dev/raid_internal.h"
+#include "dev/raid_int.h"
 
 /* The superblock (dirty) and bitmap writes that must precede a write to stripe s. */
 static int plan_meta(struct raid_dev *r, struct plan *pl, uint64_t s)

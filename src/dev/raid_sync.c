@@ -9,7 +9,7 @@
 #include "blackout/endian.h"
 #include "blackout/raid.h"
 #include "blackout/util.h"
-#include "dev/raid_internal.h"
+#include "dev/raid_int.h"
 
 /* Checks (and with repair, fixes) one whole stripe; counts mismatched sectors. */
 int raid_scrub_stripe(struct raid_dev *r, uint64_t s, bool repair, uint64_t *mism)

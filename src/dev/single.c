@@ -4,7 +4,7 @@
 #include <errno.h>
 
 #include "blackout/blk.h"
-#include "dev/internal.h"
+#include "dev/dev_int.h"
 
 static struct bdev *lower_of(struct bdev *d)
 {

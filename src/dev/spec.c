@@ -9,7 +9,7 @@
 
 #include "blackout/dev.h"
 #include "blackout/util.h"
-#include "dev/internal.h"
+#include "dev/dev_int.h"
 
 /* Limits that keep hostile specs cheap: a spec is typed by a person. */
 #define SPEC_MAX_LEN    65536

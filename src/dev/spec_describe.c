@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "blackout/dev.h"
-#include "dev/internal.h"
+#include "dev/dev_int.h"
 
 static const char *type_name(enum dev_ptype t)
 {

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "blackout/dev.h"
-#include "dev/internal.h"
+#include "dev/dev_int.h"
 
 struct dev_spec *dev_spec_lower_edit(struct dev_spec *s, unsigned i)
 {

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "blackout/util.h"
-#include "crash/internal.h"
+#include "crash/crash_int.h"
 
 #define CHUNK    4096
 #define MAXDEPTH 64

@@ -1,4 +1,4 @@
-#!/usr/bin/env bash
+#!/bin/bash
 # explore_progress.t — a piped `blackout explore` is not silent: plain progress lines on
 # standard error (states judged, time so far, time left), no terminal redraws.
 . "$BLACKOUT_SRC/tests/compat/lib.sh"

@@ -21,6 +21,7 @@ fs     fs ext2_format
 fsck   fsck e2fsck
 md     md_view
 crash  crash
+gen    gen
 app    app
 vm     vm vmexplore
 report matrix
@@ -145,5 +146,12 @@ fi
 fsdefs=$(defs fs/fs | grep -xE 'fs_bread|fs_bnew|fs_writeback|fs_mount|fs_mount_hooked|fs_unmount' | tr '\n' ' ')
 [ -z "$fsdefs" ] && defs fs/bcache | grep -qx fs_bread && defs fs/mount | grep -qx fs_mount
 ok $? "fs.c is neither the buffer cache (bcache.c) nor mount (mount.c)${fsdefs:+: fs.c defines $fsdefs}"
+
+# One naming convention for private headers: a directory's shared internals are
+# NAME_int.h (crash_int.h, dev_int.h, raid_int.h ...), never internal.h or
+# NAME_internal.h; topic headers (dx.h, problem.h, matrix_run.h) keep their topic's name.
+odd=$(find src -name '*internal*.h' | tr '\n' ' ')
+[ -z "$odd" ]
+ok $? "private internals headers are named NAME_int.h${odd:+: $odd}"
 
 done_testing

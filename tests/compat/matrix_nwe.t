@@ -1,4 +1,4 @@
-#!/usr/bin/env bash
+#!/bin/bash
 # matrix_nwe.t — NO-WRITE-ERRORS as the patch states it: the write-errors rows of
 # `blackout matrix` fail home writes during checkpoints of checkpoint-append, after
 # their fsync returned. The 2009 checkpoint (checkpoint_errors=ignore) loses synced data

@@ -1,4 +1,4 @@
-#!/usr/bin/env bash
+#!/bin/bash
 # matrix_shard.t — a matrix run as shards through GNU parallel merges into the very
 # matrix.json of the unsharded run (byte for byte), the same table and report; real-kernel
 # cells (a stand-in for `blackout vmtest`, BLACKOUT_VM_CELL: qemu is tests/vm's) shard like the others; and the merge

@@ -1,4 +1,4 @@
-#!/usr/bin/env bash
+#!/bin/bash
 # matrix_table.t — the terminal table as a newcomer reads it: it fits 100 columns with
 # every row's full name, lettered columns explained under it, "silent" spelled out, a
 # key line for every abbreviation; progress lines on standard error when piped;

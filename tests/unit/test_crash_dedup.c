@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "blackout/blk.h"
-#include "crash/internal.h"
+#include "crash/crash_int.h"
 #include "tap.h"
 
 static uint64_t collide(uint64_t key)

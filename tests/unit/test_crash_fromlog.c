@@ -16,7 +16,7 @@
 #include "blackout/crash.h"
 #include "blackout/endian.h"
 #include "blackout/rec.h"
-#include "crash/internal.h"
+#include "crash/crash_int.h"
 #include "tap.h"
 
 #define MEM    "mem(size=8M)"

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "blackout/crash.h"
-#include "crash/internal.h"
+#include "crash/crash_int.h"
 #include "tap.h"
 
 static const char *WL = "setup\n"

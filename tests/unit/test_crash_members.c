@@ -18,7 +18,7 @@
 #include "blackout/crash.h"
 #include "blackout/endian.h"
 #include "blackout/rec.h"
-#include "crash/internal.h"
+#include "crash/crash_int.h"
 #include "tap.h"
 
 #define M0 "cache(size=256k,flush=honor) > mem(size=1M)"

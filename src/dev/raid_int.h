@@ -1,4 +1,4 @@
-/* raid_internal.h — what the files of the RAID model share and nothing else: the
+/* raid_int.h — what the files of the RAID model share and nothing else: the
  * array's state (struct raid_dev), the shapes of a stripe update (pieces, plans of
  * phased member writes) and the functions one file serves to another. The files:
  * raid_layout.c (where chunks live), raid_member.c (member I/O, superblocks),
@@ -6,8 +6,8 @@
  * and PPL), raid_sync.c (scrub, resync, rebuild), raid_power.c (power cuts),
  * raid.c (assembly, the ops), raid_spec.c (registry), raid_parity.c (ISA-L).
  * Parity buffers are in Q-slot order: data slots 0..k-1, then P, then Q. */
-#ifndef BLACKOUT_DEV_RAID_INTERNAL_H
-#define BLACKOUT_DEV_RAID_INTERNAL_H
+#ifndef BLACKOUT_DEV_RAID_INT_H
+#define BLACKOUT_DEV_RAID_INT_H
 
 #include <stdbool.h>
 #include <stddef.h>

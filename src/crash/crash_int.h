@@ -1,7 +1,7 @@
-/* internal.h — what the files of src/crash/ share with each other and nothing else:
+/* crash_int.h — what the files of src/crash/ share with each other and nothing else:
  * the filesystem configuration, the workload runner, the tree observer, dedup. */
-#ifndef BLACKOUT_CRASH_INTERNAL_H
-#define BLACKOUT_CRASH_INTERNAL_H
+#ifndef BLACKOUT_CRASH_INT_H
+#define BLACKOUT_CRASH_INT_H
 
 #include "blackout/crash.h"
 #include "blackout/fs.h"

@@ -1,8 +1,8 @@
-/* cache_internal.h — what cache.c shares with cache_lines.c: the cache's state
+/* cache_int.h — what cache.c shares with cache_lines.c: the cache's state
  * (lines, hash slots, the fifo ring, the elevator sweep) and its line buffers and
  * versions of overwritten sectors, which cache_lines.c manages. */
-#ifndef BLACKOUT_DEV_CACHE_INTERNAL_H
-#define BLACKOUT_DEV_CACHE_INTERNAL_H
+#ifndef BLACKOUT_DEV_CACHE_INT_H
+#define BLACKOUT_DEV_CACHE_INT_H
 
 #include <stdbool.h>
 #include <stddef.h>

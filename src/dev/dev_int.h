@@ -1,7 +1,7 @@
-/* internal.h — what the files of src/dev/ share with each other and nothing else:
+/* dev_int.h — what the files of src/dev/ share with each other and nothing else:
  * the registry's model descriptions and small helpers. */
-#ifndef BLACKOUT_DEV_INTERNAL_H
-#define BLACKOUT_DEV_INTERNAL_H
+#ifndef BLACKOUT_DEV_INT_H
+#define BLACKOUT_DEV_INT_H
 
 #include <stdbool.h>
 #include <stddef.h>
