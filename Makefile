@@ -253,15 +253,15 @@ $(MAN_STAMP): $(CLI) scripts/gen-man
 
 install: all man
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DOCDIR) \
-	  $(DESTDIR)$(LIBEXECDIR)/scripts $(DESTDIR)$(LIBEXECDIR)/tests/vm \
+	  $(DESTDIR)$(LIBEXECDIR)/scripts $(DESTDIR)$(LIBEXECDIR)/src/guest \
 	  $(DESTDIR)$(LIBEXECDIR)/guest
 	install -m 755 $(CLI) $(DESTDIR)$(BINDIR)/blackout
 	install -m 755 $(GUEST_OBSERVE) $(GUEST_PROBE) $(DESTDIR)$(LIBEXECDIR)/guest/
 	install -m 755 scripts/vmtest scripts/vmrecord scripts/vm-build $(DESTDIR)$(LIBEXECDIR)/scripts/
 	install -m 644 scripts/vm-lib.sh $(DESTDIR)$(LIBEXECDIR)/scripts/
-	install -m 755 tests/vm/guest-init $(DESTDIR)$(LIBEXECDIR)/tests/vm/
-	install -m 644 tests/vm/guest-fs.sh tests/vm/guest-probe.sh tests/vm/guest-app.sh \
-		tests/vm/guest-integrity.sh tests/vm/guest-md.sh $(DESTDIR)$(LIBEXECDIR)/tests/vm/
+	install -m 755 src/guest/guest-init $(DESTDIR)$(LIBEXECDIR)/src/guest/
+	install -m 644 src/guest/guest-fs.sh src/guest/guest-probe.sh src/guest/guest-app.sh \
+		src/guest/guest-integrity.sh src/guest/guest-md.sh $(DESTDIR)$(LIBEXECDIR)/src/guest/
 	install -m 644 $(BUILD)/man/*.1 $(DESTDIR)$(MANDIR)/man1/
 	cp -R docs $(DESTDIR)$(DOCDIR)/
 	install -m 644 README.md $(DESTDIR)$(DOCDIR)/

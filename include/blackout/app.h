@@ -31,7 +31,7 @@ struct app_spec {
 	size_t nargs;
 	const char *const *with; /* more executables, carried to /app/bin */
 	size_t nwith;
-	const char *guest_sh;   /* tests/vm/guest-app.sh */
+	const char *guest_sh;   /* src/guest/guest-app.sh */
 	unsigned prog_timeout;  /* seconds for the program in the recording boot */
 	unsigned check_timeout; /* seconds for the checker on one state */
 };

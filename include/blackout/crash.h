@@ -68,7 +68,7 @@ enum crash_falloc {
 const char *crash_falloc_name(enum crash_falloc m); /* "keep-size" ... */
 
 /* Open files a workload may hold at once (the guest's shell fds 4..9; its fd 3 carries
- * the markers, tests/vm/guest-init). */
+ * the markers, src/guest/guest-init). */
 #define CRASH_WL_MAX_FDS 6
 
 const char *crash_op_name(enum crash_op op); /* "fsync-dir" ... */

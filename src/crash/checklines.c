@@ -1,5 +1,5 @@
 /* checklines.c — what each filesystem's checker prints on a clean run (e2fsck -fn,
- * xfs_repair -n, btrfs check --readonly, as tests/vm/guest-fs.sh runs them): the
+ * xfs_repair -n, btrfs check --readonly, as src/guest/guest-fs.sh runs them): the
  * judge takes any other line as a complaint. The lines are those Debian 12's tools
  * printed on this kind of machine (docs/vmtest.md); a line a new version adds is a
  * complaint until it is listed here, the safe direction. */

@@ -1,5 +1,5 @@
 /* obsparse.c — reads a guest kernel's observation of a recovered crash state: the raw
- * "BO:OBS ..." lines tests/vm/guest-init prints (docs/architecture.md, "Observation
+ * "BO:OBS ..." lines src/guest/guest-init prints (docs/architecture.md, "Observation
  * lines") into a struct crash_observation. The bytes are untrusted: every number,
  * path and digest is checked and an error names the line. Other lines are ignored. */
 #include <errno.h>

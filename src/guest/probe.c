@@ -1,4 +1,4 @@
-/* probe.c — bo-probe, the guest's static probe (tests/vm/guest-probe.sh): `write` and
+/* probe.c — bo-probe, the guest's static probe (src/guest/guest-probe.sh): `write` and
  * `verify` on the NBD device the plugin serves, through the same driver as `blackout
  * probe` (src/probe/drive.c), over a plain C library. Without ISA-L (no static
  * archive): CRC32C by table here. The guest writes to the device it was given, so

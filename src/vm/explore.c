@@ -474,7 +474,7 @@ int vm_explore(const struct vm_explore_opts *o, struct crash_result **out,
 		char stage[PATH_MAX + 16], guest_sh[PATH_MAX + 64];
 		struct app_spec spec_copy = *o->app;
 		if ((rc = path(err, stage, sizeof(stage), "%s/stage", info->outdir)) ||
-		    (rc = path(err, guest_sh, sizeof(guest_sh), "%s/../tests/vm/guest-app.sh",
+		    (rc = path(err, guest_sh, sizeof(guest_sh), "%s/../src/guest/guest-app.sh",
 		               v->scripts)))
 			goto out;
 		if (!spec_copy.guest_sh)

@@ -7,7 +7,7 @@
 # its arguments quoted for sh.
 . "$(dirname "$0")/../test-lib.sh"
 need_tool cc cpio
-mkdir -p "$T/bin" "$T/src/scripts" "$T/src/tests/vm" "$T/build"
+mkdir -p "$T/bin" "$T/src/scripts" "$T/src/src/guest" "$T/build"
 for t in qemu-system-x86_64 nbdkit; do
 	printf '#!/bin/sh\necho started >>"%s/booted"\nexit 1\n' "$T" >"$T/bin/$t"
 	chmod 755 "$T/bin/$t"
@@ -21,7 +21,7 @@ echo "fake vmrecord: no boot" >&2
 exit 1
 EOF2
 chmod 755 "$T/src/scripts/vmtest" "$T/src/scripts/vmrecord"
-cp "$BLACKOUT_SRC/tests/vm/guest-app.sh" "$T/src/tests/vm/"
+cp "$BLACKOUT_SRC/src/guest/guest-app.sh" "$T/src/src/guest/"
 export PATH="$T/bin:$PATH" BLACKOUT_SRC="$T/src" BUILD="$T/build"
 
 printf '#!/bin/sh\nexit 0\n' >"$T/ok.sh"

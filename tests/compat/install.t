@@ -38,7 +38,7 @@ make -s -C "$SRC" BUILD="$BUILD" DESTDIR="$D" install >"$SCRATCH/install.log" 2>
 ok $? "make install DESTDIR=... succeeds"
 sed 's/^/#   /' "$SCRATCH/install.log" | tail -5
 [ -x "$P/bin/blackout" ] && [ -x "$P/lib/blackout/scripts/vmtest" ] &&
-	[ -x "$P/lib/blackout/scripts/vm-build" ] && [ -f "$P/lib/blackout/tests/vm/guest-init" ]
+	[ -x "$P/lib/blackout/scripts/vm-build" ] && [ -f "$P/lib/blackout/src/guest/guest-init" ]
 ok $? "the binary and the vmtest harness are under PREFIX"
 [ -f "$P/$sub/nbdkit-blackout-plugin.so" ] &&
 	[ "$(readlink -f "$P/lib/blackout/blackout-nbdkit.so")" = "$(readlink -f "$P/$sub/nbdkit-blackout-plugin.so")" ]
