@@ -90,7 +90,7 @@ $(GUEST_OBSERVE): $(GUEST_OBSERVE_SRCS)
 GUEST_PROBE_SRCS := src/guest/probe.c \
 	$(filter-out src/probe/inproc.c src/probe/net.c src/probe/safety.c src/probe/timing.c,$(wildcard src/probe/*.c)) \
 	src/blk/blk.c src/blk/pages.c \
-	src/util/err.c src/util/util.c src/util/num.c
+	src/util/err.c src/util/util.c src/util/num.c src/util/fdio.c
 $(GUEST_PROBE): $(GUEST_PROBE_SRCS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS_WARN) -O2 -static -o $@ $(GUEST_PROBE_SRCS) -lm

@@ -13,17 +13,7 @@
 
 int probe_fd_emit(void *ctx, const char *line, size_t len)
 {
-	int fd = *(int *)ctx;
-	while (len > 0) {
-		ssize_t n = write(fd, line, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		line += n;
-		len -= (size_t)n;
-	}
-	return 0;
+	return bo_write_full(*(int *)ctx, line, len);
 }
 
 int probe_sink_file(const char *path, int *fd, struct probe_sink *s, struct bo_err *err)

@@ -13,22 +13,6 @@
 #include "blackout/util.h"
 #include "blackout/vm.h"
 
-static int read_whole(int fd, uint8_t *buf, size_t len)
-{
-	size_t got = 0;
-	while (got < len) {
-		ssize_t r = read(fd, buf + got, len - got);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return -errno;
-		if (r == 0)
-			return -ENODATA; /* shrank while read */
-		got += (size_t)r;
-	}
-	return 0;
-}
-
 int vm_store_base_blocks(const char *statedir, uint64_t *nblocks, struct bo_err *err)
 {
 	char path[1100];
@@ -63,7 +47,7 @@ static int pack_one(const char *path, uint64_t nblocks, int out, uint64_t *end, 
 	}
 	size_t len = (size_t)st.st_size;
 	uint8_t *buf = malloc(len ? len : 1);
-	int rc = buf ? read_whole(fd, buf, len) : -ENOMEM;
+	int rc = buf ? bo_read_full(fd, buf, len) : -ENOMEM;
 	close(fd);
 	uint32_t count;
 	struct bo_err why = {{0}};
