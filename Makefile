@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # blackout — plain Makefile. `make` builds build/libblackout.a and build/blackout.
 # Targets: all, check, check-unit, check-compat, check-asan, check-format, check-long, bench,
 # fuzz, demo, man, install, uninstall, clean. BUILD=dir builds elsewhere (check-asan

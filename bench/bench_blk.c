@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* bench_blk.c — media throughput beside memcpy, and what a crash state costs:
  * overlay create+drop rate and the cost per changed sector. Prints figures and
  * ratios; never fails on speed. */

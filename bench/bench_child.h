@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* bench_child.h — runs one measurement in a process of its own.
  *
  * On the virtual machines these benchmarks run on, unmapping memory (a device

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* bench_crash.c — crash states judged per second on append+fsync over a 64 MiB image
  * with 1 KiB blocks (single core), peak memory, and where the time goes; beside it
  * the black-box way measured in the same run (each state written out as an image and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* bench_dev.c — what the device models cost: 4 KiB random writes through cache and
  * disk against bare mem (as a ratio, target <= 1.5x), and how fast the outcomes of
  * a cut of a cache holding 1,000 dirty sectors are enumerated, beside the rate of

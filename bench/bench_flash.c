@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* bench_flash.c — simulated 4 KiB random writes per second on a 1 GiB flash device,
  * cheap and careful FTL, with the write amplification each produced. The peer is the
  * bare RAM medium under the same workload, measured in the same run: the ratio is the

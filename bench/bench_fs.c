@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* bench_fs.c — the filesystem workloads of the issue, blackout beside e2fsprogs'
  * libext2fs on the same kind of image (the same mkfs'd bytes in RAM: blackout on its
  * mem device, libext2fs through a small in-memory io_manager) in the same run:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* bench_fsck.c — full check of a 1 GiB ext3 image holding 100,000 files: blackout fsck
  * beside e2fsck -fn on the same image in the same run, and --fast beside both.
  * Builds the image with mke2fs -d from a generated tree in /tmp. Never fails on speed. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* bench_goal.h — one way for every benchmark to print a figure beside its goal and
  * mark a miss, so `make bench` can list the misses at the end (lines starting
  * "goal:"). A benchmark never fails on speed: a miss is printed, not an exit code. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* bench_jbd.c — journal benchmarks: 4 KiB append + fsync, 10,000 times, on a
  * memory device for each data mode (commits per second, beside the same loop on
  * ext2 without a journal); and the replay of a full 32 MiB journal by blackout

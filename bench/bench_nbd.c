@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* bench_nbd.c — what serving a stack through the blackout nbdkit plugin costs: sequential
  * and 4 KiB random write throughput over mem(size=256M), beside nbdkit's own `memory`
  * plugin, same libnbd client, same run (ratio; target >= 0.8x); then the vmtest guest's

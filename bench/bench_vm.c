@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* bench_vm.c — distinct real-kernel crash states observed per second per guest by the
  * pool (src/vm: one boot, many states, each a dm-snapshot of the base disk with its
  * delta applied) on a store of 100 states of a 64 MiB ext4 (60 files of 16 KiB, each

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fuzz_crash_log.c — libFuzzer target for the explorer's checks of a recorded run
  * (crash_log_check: the marks naming stack, fs and workload, the run's step/fail/end
  * marks, the geometry) on any bytes the log parser accepts: either refused with a

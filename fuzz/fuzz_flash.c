@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fuzz_flash.c — libFuzzer target for the flash model's power-on parser: arbitrary
  * bytes as the block headers, spare areas and pages of a lower medium (behind a valid
  * superblock), mounted by either FTL, then read, written, cut and remounted. Whatever

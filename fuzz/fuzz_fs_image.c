@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fuzz_fs_image.c — libFuzzer target: mounts a mutated small ext2 image (plain or
  * metadata_csum), walks the tree, reads every file and symlink, makes a few changes
  * and unmounts. The input is a list of byte patches over a built-in populated image:

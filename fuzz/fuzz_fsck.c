@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fuzz_fsck.c — libFuzzer target: the input is an ext2/ext3 image (padded to 64 KiB);
  * blackout fsck must check, scrub and repair it without a crash, hang or bad access. */
 #include <stdint.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fuzz_jbd_recover.c — libFuzzer target for journal recovery: the input is a
  * journal (superblock + log) of 1 KiB blocks on a memory device; recovery must
  * return an error or stop safely, never write outside the home blocks or crash. */

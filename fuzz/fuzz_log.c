@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fuzz_log.c — libFuzzer target for the I/O log parser (untrusted files given to
  * `blackout log dump` and the explorer): any bytes either parse into a log that
  * replays within the device and re-serialises to the very same bytes (every field

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fuzz_matrix_part.c — libFuzzer target for a matrix part (one shard's results,
  * report/matrix_part.c): any input either reads or is refused with a message; what
  * reads is written back, read again the same, and merges as a one-shard matrix. */

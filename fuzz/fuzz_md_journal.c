@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fuzz_md_journal.c — libFuzzer target for md's write-journal replay
  * (src/md/journal.c): the input is the journal device's log area of a small
  * degraded RAID5 with a journal; meta blocks found in it get their checksums made

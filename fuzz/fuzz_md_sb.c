@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fuzz_md_sb.c — libFuzzer target for the md superblock 1.2 parser and the array
  * assembled from it (src/md/view.c): any bytes are a superblock whose fields are
  * within what the layout reader relies on, or refused with a reason; an array assembled

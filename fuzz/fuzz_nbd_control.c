@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fuzz_nbd_control.c — libFuzzer target for the nbd plugin's control-line parser
  * (src/nbd/control.c): any bytes must parse or be refused with a printable reason,
  * never crash or overrun. */

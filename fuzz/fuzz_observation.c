@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fuzz_observation.c — libFuzzer target for the guest observation lines (a guest
  * kernel's raw "BO:OBS ..." report, crash/obsparse.c): any input either parses or is
  * refused naming the observation; what parses is judged against a small workload

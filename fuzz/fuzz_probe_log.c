@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fuzz_probe_log.c — libFuzzer target for the probe's acknowledgement log parser (bytes
  * that came over a network or off a pulled disk, given to `blackout probe verify`): any
  * bytes are refused with a message or parse into a log whose every write lies inside

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fuzz_raid_assemble.c — libFuzzer target for what RAID assembly reads from its
  * members: superblocks, bitmap, PPL entries and the write journal, after an unclean
  * shutdown. The input is xored into the metadata zone of each member and the start

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fuzz_spec.c — libFuzzer target for the two text parsers of src/dev/: stack specs
  * (parse, print, parse again: must be equal and a fixed point) and fault rules
  * (armed on a small device, then exercised). Not a test of the models' I/O. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fuzz_state_delta.c — libFuzzer target for the state store's delta files
  * (src/vm/delta.c, served by src/nbd/states.c): any input is accepted with every
  * record inside the device and in order, or refused with a reason. */

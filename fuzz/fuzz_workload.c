@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fuzz_workload.c — libFuzzer target for the workload parser (docs/workloads.md) and
  * the result JSON reader (shard files, through jansson): parse, print, parse again must
  * be equal, and what the reader accepts keeps its promises (counts that add up, a

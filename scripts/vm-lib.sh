@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # vm-lib.sh — the shell shared by the scripts that boot a guest on a blackout stack
 # (scripts/vmrecord and scripts/vmtest): nbdkit serving the
 # plugin, qemu booting the cached kernel and initramfs, the guest's serial markers, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tap.h — the Test Anything Protocol for C tests, run under `prove`.
  *
  * Each test binary calls ok()/is()/... and ends with `return tap_done();`, which

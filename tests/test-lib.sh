@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test-lib.sh — the one TAP harness for every script test (tests/compat, tests/vm),
 # after git's t/test-lib.sh. POSIX sh; sourced first, never run:
 #   . "$(dirname "$0")/../test-lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # check.sh DIR ACKS — the append-only log's checker (docs/apps.md): records 1..K (K the
 # acknowledged) must be there, in order, each with its checksum right. A bad record
 # inside that prefix: exit 2 (corruption); the log ending before record K: exit 1

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # run.sh RECORDS — the append-only log example of blackout app (docs/apps.md), the shape
 # of a write-ahead log: RECORDS times appends "I MD5 PAYLOAD" (MD5 of the payload) to
 # app.log, fdatasyncs it and acknowledges "record I".

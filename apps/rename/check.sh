@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # check.sh DIR ACKS — the config-update example's checker (docs/apps.md): each config
 # (`config`, fsynced; `config-nofsync`) must be one whole version, not older
 # than the last acknowledged. Exit 1 (lost) when one is missing or older; 2 with

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # run.sh UPDATES — the config-update example of blackout app (docs/apps.md): UPDATES
 # rounds, each replacing two config files by "version I" (800 lines, 2 blocks): `config`
 # the careful way (write config.tmp, fsync it, rename it over config) and

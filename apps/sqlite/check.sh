@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # check.sh DIR ACKS — the SQLite example's checker (docs/apps.md): exit 2 when
 # PRAGMA integrity_check is not "ok" (corruption SQLite would report), 1 when a commit
 # acknowledged in ACKS ("commit I", one a line) is not in DIR/app.db, else 0.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # run.sh JOURNAL SYNC COMMITS — the SQLite example of blackout app (docs/apps.md): makes
 # app.db in journal_mode JOURNAL (wal, truncate, persist, delete), then COMMITS times one
 # sqlite3 process inserts row I with PRAGMA synchronous=SYNC (full, off, extra...) and,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* app.h — crash-testing an unmodified application (blackout app, docs/apps.md): the
  * host's checks of the program and its checker, the per-run cpio that carries them into
  * the guest, and the acknowledgements read back from the recorded I/O log. The

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* blk.h — the block-device interface every medium, device model and client uses.
  *
  * One ops struct, like the kernel's bio flags or SQLite's io_methods: a device is a

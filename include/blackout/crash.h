@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* crash.h — the crash explorer: workloads, the oracle that models what a workload was
  * promised, the one judge that turns promises + an observation into an outcome, and
  * the engine that records a workload once and enumerates every crash state a device

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* dev.h — stackable device models and the stack-spec language that composes them.
  *
  * A model is a bdev over zero (media) or more lower bdevs. Each model is described

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* e2fsck.h — e2fsprogs as the outside judge: run `e2fsck -fn` on an image and decide
  * whether it found anything to fix. e2fsck can exit 0 while printing problems, so the
  * verdict is strict: clean only if it exits 0 AND every line it printed is one of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* endian.h — fixed-width little/big-endian accessors for on-disk fields.
  * Every on-disk field is read and written through these; never cast a buffer to a
  * struct and trust it. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* err.h — human-readable detail for a negative errno.
  *
  * Functions return 0 or -errno; the sentence that tells the user what went wrong

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* ext2_format.h — the ext2/ext3/ext4 on-disk format as offsets, little-endian accessors
  * and pure codecs (directory hash). The one definition fs/, fsck/ and the journal glue
  * include; it knows layout only, never policy or I/O.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* flash.h — the NAND flash model with a cheap (block-mapped) or careful (page-mapped log)
  * flash translation layer. Registry glue lives in src/dev/; this is the C constructor. */
 #ifndef BLACKOUT_FLASH_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fs.h — an ext2/ext3-compatible filesystem over any blackout bdev.
  *
  * The on-disk format is ext2/ext3's (optionally ext4 metadata_csum), so e2fsprogs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fsck.h — blackout's own checker (and repairer of crash damage) for ext2/ext3 images,
  * read straight from a struct bdev through include/blackout/ext2_format.h, never through a mount; and
  * the seeded corruption injector its agreement tests with e2fsck are built on. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* gen.h — workload generation (docs/gen.md): ACE-style bounded-exhaustive sequences of
  * 1..3 operations over a small fixed file tree, each followed by a persistence step or
  * nothing, and seeded random sequences of any length. Every workload comes out as text

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* jbd.h — a journal in the JBD2 on-disk format (the one ext3/ext4 and e2fsck use),
  * with the jbd2 vocabulary: journal, transaction, handle, buffer. It knows nothing
  * about ext3: it works on a bdev, a block size and a map from journal logical

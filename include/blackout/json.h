@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* json.h — every JSON blackout writes or reads goes through jansson (docs/json.md says
  * why); this header adds what jansson does not know: byte strings that need not be
  * UTF-8, and a reader that names the field it refuses. */

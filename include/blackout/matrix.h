@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* matrix.h — the expectations table: device stacks (rows) x filesystem configurations
  * (columns), each cell the measured outcome of crash exploration over the built-in
  * workloads. This header holds the table, its renderers (terminal, JSON, Markdown,

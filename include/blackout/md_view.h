@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* md_view.h — Linux md's array as the host sees it from its members' bytes: the md
  * superblock 1.2 parser, the RAID4/5/6 chunk layout (degraded: a missing member's
  * chunk rebuilt from the stripe's others), and the block-level write-hole check over

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* probe.h — `blackout probe`: a black-box test of a real device (or of a modelled one)
  * across one power pull, in the manner of diskchecker.pl (acknowledged writes reported to
  * a listener that survives the pull) and flashbench (erase blocks from write timings).

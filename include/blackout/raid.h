@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* raid.h — md-style RAID 0/1/4/5/6 as a bdev model over member bdevs, and the
  * array operations a bdev cannot express (fail, replace, rebuild, scrub, layout).
  * The spec names (raid0 ... raid6) live in the registry; this is the C interface. */

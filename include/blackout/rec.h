@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* rec.h — record the I/O of a workload once, replay any prefix of it many times.
  *
  * A recorder is a pass-through bdev that appends every operation that reaches it

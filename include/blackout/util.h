@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* util.h — small shared helpers: checksums, a seeded RNG, hashing, size and number
  * parsing. */
 #ifndef BLACKOUT_UTIL_H

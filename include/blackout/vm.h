@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* vm.h — guests of the real Linux kernel judging crash states from a state store
  * (docs/realkernel.md): a pool of qemu guests, each booted once, each observing many
  * states of the store, which reaches it as two read-only disks (base.img and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* vmexplore.h — the real Linux kernel as a crash observer, as library calls: the
  * seeded-cut harness's counting (vm_cut_add) and, in src/vm/explore.c, the whole
  * record-enumerate-judge run (docs/vmtest.md, docs/realkernel.md). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* acks.c — an application's acknowledgements, read back from the recorded I/O log
  * (marks "ack TEXT", each followed by "step K": docs/apps.md), and what the judging
  * guests need to run its checker on each state with the acknowledgements made before

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* prog.c — the host's side of carrying a user's program into the guest (blackout app):
  * refuse what cannot run there before any guest boots (not a regular executable file, a
  * library `ldd` cannot find, a script for another interpreter), then stage the program,

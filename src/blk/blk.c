@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* blk.c — the checked entry points of the block-device interface and the power-cut
  * choosers. Every range and alignment check lives here, so no backend or model has
  * to repeat it and none can forget it. */

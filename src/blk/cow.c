@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* cow.c — a copy-on-write overlay over a read-only base device.
  *
  * This is what every crash state is: an overlay holds only the sectors that differ

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* file.c — an image file or a block device as a medium: pread/pwrite with EINTR and
  * short transfers handled, flush = fdatasync, FUA = write then fdatasync. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* mem.c — a RAM image: the simplest medium, and the base most tests and crash
  * states stand on. No volatile state: every completed write is durable.
  *

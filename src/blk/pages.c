@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* pages.c — the page-sized blocks models hand to one another (write_swap): a
  * cache's line buffers, which mem adopts as its pages and gives back.
  *

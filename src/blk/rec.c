@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* rec.c — the recorder (a pass-through bdev that logs every operation), the
  * in-memory log and replay of a prefix; the file format is rec_file.c. Not a tracer
  * of timing: order and content only, which is what crash states need. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* rec_file.c — the I/O log file format (docs/log-format.md): serialise, save, and a
  * reader that holds untrusted bytes to every rule of that page before using them. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cli.h — the thin command-line layer: argument parsing and printing only.
  * Everything a command does is a library call; a command is one function here. */
 #ifndef BLACKOUT_CLI_H

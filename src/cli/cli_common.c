@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* cli_common.c — what every command shares for its arguments and messages: --help,
  * usage errors, failures and numbers. Alone, so the guest's static bo-probe (which runs
  * cmd_probe.c without the rest of the CLI) links the same code. */

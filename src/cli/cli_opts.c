@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* cli_opts.c — a command's option table turned into getopt_long's, its --help and its
  * man page: one table, so that what is parsed, printed and documented cannot differ. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cli_opts.h — one table per command: its options parsed with getopt_long (GNU
  * conventions) and its --help and man page generated from the same table (docs/cli.md). */
 #ifndef BLACKOUT_CLI_OPTS_H

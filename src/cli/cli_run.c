@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* cli_run.c — what the commands that drive other programs and save results share:
  * running a helper script to completion, and writing a crash result's JSON. */
 #include <errno.h>

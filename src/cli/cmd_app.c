@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* cmd_app.c — `blackout app`: crash-test an unmodified program on a modelled stack
  * under the real kernel (docs/apps.md). The program, its checker and their libraries
  * ride in a per-run cpio after the cached initramfs; one boot records the program's I/O

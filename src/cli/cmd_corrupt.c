@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* cmd_corrupt.c — `blackout corrupt IMAGE --what KIND --seed N [--count K]`: seeded,
  * reproducible damage to one kind of ext2/ext3 structure; prints every change. */
 #include <errno.h>

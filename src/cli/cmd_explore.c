@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* cmd_explore.c — `blackout explore`: argument parsing, the progress line and the
  * summary around crash_explore(); `--merge` combines shard results. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* cmd_fs.c — `blackout mkfs|ls|stat|cat|get|put|mkdir|rm|rmdir|mv|ln|symlink|truncate|df`:
  * the filesystem on an image file, without root, like debugfs. Parsing and printing
  * only; every action is an fs.h call. */

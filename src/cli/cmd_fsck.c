@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* cmd_fsck.c — `blackout fsck IMAGE [-n|-p|-y] [--fast] [--json]`: check (and repair)
  * an ext2/ext3 image with blackout's own checker; exit codes as e2fsck's. */
 #include <getopt.h>

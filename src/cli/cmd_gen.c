@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* cmd_gen.c — `blackout gen`: generated workloads (docs/gen.md), written as workload
  * files, listed, or counted. Parsing and printing only; generation is src/gen/. */
 #include <errno.h>

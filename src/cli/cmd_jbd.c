@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* cmd_jbd.c — `blackout jbd`: recover a JBD2 journal inside an image, or write
  * transactions into it; the journal found through an ext3 superblock (fsck's
  * fsck_journal_map) or given as a block map. For tests against e2fsprogs. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* cmd_log.c — `blackout log dump LOG [--json]`: print a recorder log, one
  * operation per line. */
 #include <inttypes.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* cmd_matrix.c — `blackout matrix`: the measured expectations table (docs/matrix.md). */
 #include <errno.h>
 #include <inttypes.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* cmd_mdhole.c — `blackout mdhole`: the md write hole checked block by block on the
  * host, from a recording of md members (docs/md.md, "The write hole, block by block"):
  * the explorer writes the distinct states of the log into a state store, and

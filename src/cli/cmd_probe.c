@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* cmd_probe.c — `blackout probe write|verify|listen|spec`: a real device (or a stack
  * spec in-process) tested across one power pull. Parsing and printing only; the work is
  * src/probe. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* cmd_raid.c — `blackout raid hole SPEC` (the write-hole experiment over every cut
  * outcome) and `blackout raid layout` (md's chunk placement). Parsing and printing
  * only; the work is raid_hole_probe and raid_map_chunk. */

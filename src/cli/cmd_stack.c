@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* cmd_stack.c — `blackout stack describe|format|probe SPEC` and `stack models`: print
  * a parsed stack with every parameter, its canonical spec, the black-box probe's
  * verdicts, or every registered model.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* cmd_vmobs.c — `blackout vmobserve`: the pool of real-kernel guests observing the states
  * of a state store (src/vm, docs/realkernel.md), one JSON line per state; and
  * `blackout vmobserve delta`, which writes a delta file (tests, hand-made stores). */

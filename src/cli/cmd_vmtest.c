@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* cmd_vmtest.c — `blackout vmtest`: the real Linux kernel on a modelled device. Without
  * --cuts it records, enumerates and judges many states per boot (cmd_vmtest_explore.c,
  * vm_explore); with --cuts it checks every argument and runs the seeded-cut harness,

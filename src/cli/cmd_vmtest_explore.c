@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* cmd_vmtest_explore.c — `blackout vmtest` without --cuts: its options into
  * vm_explore's (record the guest's run once, enumerate its crash states, judge every
  * distinct state in real-kernel guests with the one judge; src/vm/explore.c), then the

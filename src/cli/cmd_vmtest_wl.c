@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* cmd_vmtest_wl.c — the plumbing scripts/vmtest calls (docs/vmtest.md): it parses the
  * arguments and prints; compiling and judging are library calls (crash/guest.c,
  * crash/obsparse.c, crash/judge.c).

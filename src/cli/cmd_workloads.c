@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* cmd_workloads.c — `blackout workloads [show NAME|check FILE]`: list the built-in
  * workloads, print one in the file format, or check a workload file. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* commands.c — the table of subcommands. One line per command; each lives in
  * its own cmd_<name>.c. */
 #include <stddef.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* main.c — `blackout`: --version, help, and dispatch to a subcommand. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* builtin.c — the built-in workloads, from the classic crash-consistency studies
  * (ALICE, CrashMonkey, the ext4 zero-length-file saga), in the workload file format.
  * Every one starts with bystander files synced in setup, so collateral damage shows. */

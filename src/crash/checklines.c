@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* checklines.c — what each filesystem's checker prints on a clean run (e2fsck -fn,
  * xfs_repair -n, btrfs check --readonly, as src/guest/guest-fs.sh runs them): the
  * judge takes any other line as a complaint. The lines are those Debian 12's tools

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* config.c — an exploration's configuration as the `blackout explore` command line
  * that rebuilds it, and back: the one place rebuild lines are formatted (CLI --keep,
  * matrix JSON and HTML) and the parser of the options that shape crash states. */

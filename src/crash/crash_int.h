@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* crash_int.h — what the files of src/crash/ share with each other and nothing else:
  * the filesystem configuration, the workload runner, the tree observer, dedup. */
 #ifndef BLACKOUT_CRASH_INT_H

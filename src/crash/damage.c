@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* damage.c — for one state rebuilt by id: the map of sectors a power cut lost or
  * damaged, each range named by its owner; and --keep, a state saved as an image with
  * the command that rebuilds it. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* dedup.c — which crash states are distinct (a digest of the COW overlays each state
  * wrote, and their bytes compared when digests match) and which shard judges each, so
  * `--shard I/N` runs partition the states. */

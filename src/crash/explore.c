@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* explore.c — the crash explorer's engine: mkfs + setup on a stack over COW
  * overlays, record the workload once, then walk the log with one live stack,
  * enumerate (or sample) every power-cut outcome at every cut point, and count the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fromlog.c — a recorded run (a real kernel's, through the nbdkit plugin's recorder;
  * docs/realkernel.md, section 1) checked before the explorer enumerates it: the marks
  * name the stack, filesystem and workload it was recorded with, the run is delimited,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fscfg.c — the --fs text of an exploration ("ext3,data=ordered,barrier=1,bs=1024"):
  * mkfs and mount options, the data mode's allowances and what the system checks at
  * boot. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* guest.c — a crash explorer workload compiled for a guest kernel (vmtest): a busybox
  * shell script (bo_setup, bo_run printing STEP i as each run step returns and marking
  * "step i" in the plugin's I/O log before it starts) and the bytes of every write as

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* judge.c — the one home of a crash state's verdict: what the workload was promised
  * at the cut (the oracle, the data mode's allowances, what the system checks at boot)
  * against an observation (mount, tree, checkers), from any observer. */

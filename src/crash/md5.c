@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* md5.c — MD5 (RFC 1321) of a buffer: the per-chunk digest a guest kernel's observer
  * (busybox md5sum) reports, so the judge can compute the digest each allowed version
  * of a chunk would have. Not for security, only for naming content. */

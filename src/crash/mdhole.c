@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* mdhole.c — the md write hole checked block by block on the host (docs/md.md, "The
  * write hole, block by block"): each state of a store of md members is read as md
  * would read the array (src/md/view.c) and compared with two consistent references

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* observe.c — blackout's own fs as an observer of a recovered crash state: mount it
  * (recovery), read the tree back with every file's bytes, unmount, and run the
  * consistency checkers. It records what it saw; crash_judge (judge.c) classifies. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* obsparse.c — reads a guest kernel's observation of a recovered crash state: the raw
  * "BO:OBS ..." lines src/guest/guest-init prints (docs/architecture.md, "Observation
  * lines") into a struct crash_observation. The bytes are untrusted: every number,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* oracle.c — what a recovered filesystem must contain at each crash point, as a pure
  * model of the workload's executed steps. It knows nothing of any filesystem
  * implementation: it judges a tree read back (struct crash_obs_node). */

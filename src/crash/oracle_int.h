@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* oracle_int.h — the oracle's model of one file or directory, shared by oracle.c
  * and undigest.c (which rebuilds observed bytes from per-chunk digests). */
 #ifndef BLACKOUT_CRASH_ORACLE_INT_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* result.c — an exploration's results as JSON (written and read back, for shard
  * merging) and as the terminal summary. Timings stay out of the JSON so that the
  * same exploration run twice gives identical bytes. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* runner.c — runs a workload's steps on blackout's fs, recording what each did
  * (struct crash_exec), and the dry run that finds where a workload's appends start so
  * another system can replay it byte for byte. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* store.c — the state store an outside observer reads (docs/realkernel.md, section 2):
  * base.img (the device's view where the run began), one s<N>.delta per distinct state
  * (the 4 KiB blocks where its view differs) and an index; and the key that

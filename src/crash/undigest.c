@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* undigest.c — an observed file given as per-chunk MD5s (a guest kernel's observer
  * ships digests, not bytes) turned back into the bytes the oracle's byte judge reads,
  * as one node of the model would have them (docs/architecture.md, "Digests"). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* workload.c — the line-based workload format (docs/workloads.md): parser, printer,
  * write patterns. Not the oracle or the engine; workload files are untrusted. */
 #include <ctype.h>

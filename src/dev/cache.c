@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* cache.c — `cache`: a drive's volatile write cache in front of any device.
  *
  * Dirty data is kept in lines of up to 4 KiB (L sectors, L a power of two no

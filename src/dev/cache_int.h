@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cache_int.h — what cache.c shares with cache_lines.c: the cache's state
  * (lines, hash slots, the fifo ring, the elevator sweep) and its line buffers and
  * versions of overwritten sectors, which cache_lines.c manages. */

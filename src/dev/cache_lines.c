@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* cache_lines.c — the cache's line buffers (reference-counted pages, copied on
  * write, kept for reuse) and the versions of dirty sectors a write replaced, which
  * a power cut may still find on the media. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* concat.c — `concat`: lower devices laid end to end (like dm-linear), the
  * simplest model with several lowers. No volatile state of its own; a power cut
  * hands each lower the part of the in-flight write that falls on it. */

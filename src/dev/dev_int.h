@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* dev_int.h — what the files of src/dev/ share with each other and nothing else:
  * the registry's model descriptions and small helpers. */
 #ifndef BLACKOUT_DEV_INT_H

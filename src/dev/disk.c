@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* disk.c — `disk`: the media side of a drive: its sector size over a backing
  * medium, and what an interrupted write leaves (tear=none|sector|byte, torn sectors
  * mixed or unreadable, garbage). It has no cache (stack `cache > disk` for one): a

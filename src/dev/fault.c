@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fault.c — `fault`: injected faults by rule (I/O errors, sticky bad sectors, bit
  * flips on read or at rest, lost and misdirected writes), armed in the spec or at
  * run time. It adds no volatility: a power cut passes straight through.

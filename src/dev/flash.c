@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* flash.c — the NAND flash model: geometry, the NAND layer over the lower medium, the
  * optional RAM write cache, and power cuts as micro-steps. The FTLs that decide what to
  * program where are flash_cheap.c and flash_careful.c; this file knows nothing of maps.

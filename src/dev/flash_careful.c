@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* flash_careful.c — the careful FTL of a good SSD: page-mapped, every write goes out of
  * place into a log, and the map commit is atomic because it IS the page program: each
  * page's spare area records {sequence number, logical page, crc}, and on power-on the

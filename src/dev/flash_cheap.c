@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* flash_cheap.c — the cheap FTL of an SD card or USB stick: block-mapped, and every
  * write is a read-modify-write of its whole erase block, in place, through a one-block
  * RAM buffer (read the block, erase it, program every page in order). A power cut

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* flash_dev.c — the `flash` entry of the model registry: its parameters and the glue
  * from parsed spec arguments to dev_flash_open. The model itself is flash.c. */
 #include <errno.h>

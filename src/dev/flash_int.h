@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* flash_int.h — internals shared by the flash model's NAND layer (flash.c) and its two
  * translation layers (flash_cheap.c, flash_careful.c). Not a public interface.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* integrity.c — `integrity`: a dm-integrity-like layer: a CRC32C tag per sector kept
  * in tag areas interleaved with the data on the lower device, so a sector whose data
  * and tag disagree (torn, erased by a neighbour's write) reads as an error, never as

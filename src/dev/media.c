@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* media.c — the registry entries for the media a stack bottoms out on (mem, file):
  * parameters in, a blk_mem_open / blk_file_open call out. The media themselves are
  * in src/blk/. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* probe.c — the black-box probe behind `blackout stack probe`: like diskchecker,
  * it learns what a stack does with flushes, FUA and interrupted writes only by
  * writing, flushing and cutting power (every outcome, through clones), never by

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* raid.c — md-style RAID 0/1/4/5/6 as a bdev: assembly (superblocks, recovery after
  * an unclean shutdown), creation, flush to a clean array, the ops table and the
  * array operations of raid.h. Layout, stripe I/O, journal, bitmap/PPL, sync and

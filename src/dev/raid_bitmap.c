@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* raid_bitmap.c — md's write-intent bitmap, the other narrow mitigation of the write
  * hole: a region's bit is set on every member before its first write since the array
  * was clean, so a crash resyncs only dirty regions. */

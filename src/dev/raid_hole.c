@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* raid_hole.c — the write-hole experiment: what every outcome of a power cut during
  * one write leaves readable, judged against the data written before it. Works on
  * any stack; `blackout raid hole` and tests call it. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* raid_int.h — what the files of the RAID model share and nothing else: the
  * array's state (struct raid_dev), the shapes of a stripe update (pieces, plans of
  * phased member writes) and the functions one file serves to another. The files:

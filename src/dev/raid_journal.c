@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* raid_journal.c — the write journal (md raid5-cache, write-through): each stripe
  * update logged to the journal device first, checkpointed, replayed at assembly. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* raid_layout.c — where md puts things: the chunk-to-member map of every RAID
  * level and layout (raid5_compute_sector) and a stripe's parity members and Q slots. */
 #include <errno.h>

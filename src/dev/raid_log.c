@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* raid_log.c — the array's log, whichever the array has (md keeps the choice behind
  * raid5-log.h): once a stripe update's member writes are planned, the partial parity
  * log (RAID5 ppl=true, when the update writes parity) and the write journal

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* raid_md.c — Linux md's counterpart of a raid5/raid6 spec, read from the parsed
  * tree: the arguments `blackout vmtest --md` takes, or why md has none. */
 #include <errno.h>

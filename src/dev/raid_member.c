@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* raid_member.c — member I/O of an array: reads and writes that count and fail
  * members, the superblocks that record it, and how many members a stripe has lost. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* raid_parity.c — P/Q generation, read-modify-write deltas and reconstruction of
  * missing members through Intel ISA-L. Pure arithmetic on buffers: no devices. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* raid_plan.c — a stripe update as a plan: member writes in phases (superblock,
  * bitmap, log, data), their buffers from the array's pool, run phase by phase; and
  * reading a stripe back with what is missing reconstructed. The lowest of the RAID

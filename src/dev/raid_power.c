@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* raid_power.c — what a power cut does to an array: the stripe update in flight
  * caught in a chosen phase with each member write not started, done or torn, and
  * the restart that assembles what the members then hold. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* raid_ppl.c — the RAID5 partial parity log (md's raid5-ppl), one of md's narrower
  * mitigations of the write hole: planned through the log façade (raid_log.c),
  * replayed at assembly. */

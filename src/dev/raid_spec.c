@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* raid_spec.c — the registry entries of raid0 ... raid6: their parameters and the
  * spec arguments turned into raid_params for dev_raid_open. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* raid_stripe.c — host reads, writes and discards of an array: each split into
  * stripe updates, planned as phased member writes (read-modify-write, reconstruct-
  * write, full stripe, degraded) and run; degraded reads reconstruct. The plan's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* raid_sync.c — making members agree: scrub (md's check/repair), resync after an
  * unclean shutdown, rebuild onto a replacement and hot replacement. */
 #include <errno.h>

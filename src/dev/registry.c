@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* registry.c — the table of every device model. A new model is one `extern` line
  * and one table line here; the parser, `stack describe`, the nbd plugin and the
  * crash explorer all find it through this table. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* single.c — the ops a model standing on one lower device serves by passing the
  * request straight down (cache, disk, fault, flash): one home for the forwarding
  * and for naming the lower device's error, instead of a copy in every model. */

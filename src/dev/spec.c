@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* spec.c — the stack-spec language: parse, check against the model registry, print
  * canonically, compare. Grammar: docs/stack-spec.md. Opening a stack is stack.c. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* spec_describe.c — `blackout stack describe`: every layer of a parsed spec, each
  * parameter with its value, its default and what it models. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* spec_edit.c — editing a parsed spec: one parameter set (checked as the parser
  * checks it), a lower reached to edit, every medium of one size grown. What the
  * matrix uses to derive a guest's stack from a row's without touching spec text. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* stack.c — opening a parsed spec into a stack of bdevs (bottom up, leaves
  * optionally wrapped), finding devices in it, and counting or picking the outcomes
  * of a power cut. Parsing is spec.c. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* alloc.c — block and inode bitmaps: allocation near a goal, freeing, free counts,
  * bitmap checksums and uninitialised groups. Not the block maps of files (inode.c). */
 #include <errno.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* bcache.c — the metadata buffer cache: blocks by number in a hash, clean ones in
  * LRU order, dirty ones written home in block order; what is held or in an operation
  * stays. Mount (mount.c) sizes it; the operation bracket (fs.c) trims it. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* dir.c — directories: checked walking of leaf blocks (with dirent-tail checksums),
  * lookup, insert, remove, the ancestry walk up '..', and htree (dir_index)
  * directories. Not path resolution (ops.c). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* dx.c — htree directories: reading and checking the index
  * (root, one level of nodes, dx_tail checksums), inserting with leaf and node
  * splits, and converting linear <-> indexed. Leaf-block entry handling is dir.c's. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* dx.h — htree (dir_index) directories: the name hashes and the index operations
  * dir.c calls. Only dir.c uses this. */
 #ifndef BLACKOUT_FS_DX_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* ext2_csum.c — ext4's metadata_csum checksums over raw on-disk bytes (superblock,
  * group descriptors, bitmaps, inodes, and the per-inode seed of directory blocks),
  * with the kernel's seeds and zeroed fields: pure codecs of ext2_format.h. */

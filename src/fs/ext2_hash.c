@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* ext2_hash.c — ext4's directory name hashes (legacy, half_md4, tea; signed and
  * unsigned), as fs/ext4/hash.c computes them: a pure codec of ext2_format.h, used by
  * the htree code of fs/ and by fsck. */

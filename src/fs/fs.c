@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fs.c — the operation bracket through which every metadata change reaches the
  * journal hook, the superblock and group descriptors written back at its end, and what
  * the journal hook may use of a mounted filesystem. Not the buffer cache (bcache.c),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fs_int.h — internals shared by the files of src/fs/: the mounted-filesystem state,
  * the metadata buffer cache, and the helpers each part (alloc, inode, dir) offers. */
 #ifndef BLACKOUT_FS_INT_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fs_jbd.c — the glue between fs/ and the JBD2 journal of src/jbd/: implements the
  * journal hook (journal_hook.h) with a journal in inode s_journal_inum. Mount-time
  * recovery, the needs_recovery flag, data modes, barriers, the errors= and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* inode.c — inodes in the inode table (with checksums), their indirect block maps,
  * file data I/O, truncation, release and the orphan list. Not directories (dir.c). */
 #include <errno.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* journal.c — picks the journal hook for a mount, and the built-in no-journal hook
  * (ext2 behaviour: the fs cache writes metadata back; force_commit flushes). The
  * JBD2 journal itself is src/jbd/, glued in by fs_jbd.c. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* journal_hook.h — the seam between the filesystem and a journal: every metadata
  * block write of fs/ goes through these ops. Not a journal itself (that is src/jbd/).
  *

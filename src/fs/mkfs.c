@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* mkfs.c — makes an ext2/ext3 filesystem the way mke2fs lays one out: groups,
  * sparse_super backups, reserved GDT blocks with the resize inode, an empty JBD2
  * journal in inode 8, root and lost+found. Not mounting or any later change. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* mount.c — mount (superblock checks, group descriptors, the cache sized, journal
  * recovery through the hook), mount options, sync and unmount. */
 #include <errno.h>

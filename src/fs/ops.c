@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* ops.c — the public file operations of fs.h: path resolution, create, mkdir,
  * unlink, rmdir, rename, link, symlink, open files, read/write, truncate, attributes,
  * fsync, statfs. Each modifying call is one operation (one journal handle) or a few. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* owners.c — what each of a list of blocks belongs to in a mounted filesystem: a
  * file (path and inode), the journal, or a structure of a block group. For reports
  * that must say what a damaged block was (the matrix drill-down); not a checker. */

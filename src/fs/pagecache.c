@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* pagecache.c — delayed file data for data=writeback: regular-file blocks written
  * under data=writeback stay in memory until fsync/fdatasync of their file, sync,
  * unmount or memory pressure writes them home. A commit (another file's fsync, the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* check.c — blackout fsck's driver: runs e2fsck's passes (super.c, pass1.c .. pass5.c)
  * over an ext2/ext3 image read straight from a bdev, records problems, and loops
  * check -> repair (repair.c) -> check until nothing more can be fixed. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* corrupt.c — the seeded corruption injector: damages one kind of ext2/ext3 structure
  * the way a lost or torn write would, and says exactly which bytes changed. It never
  * fixes checksums up: damage is damage. Not a checker (check.c). */

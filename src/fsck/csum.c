@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* csum.c — ext4 metadata_csum checksums and the htree name hash, over raw on-disk
  * bytes. The conventions (seeds, which bytes are zeroed) are the kernel's. */
 #include <string.h>

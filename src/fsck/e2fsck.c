@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* e2fsck.c — runs e2fsprogs' e2fsck on an image and judges its output strictly
  * (see e2fsck.h). Executes it directly (no shell), so no path is ever interpreted. */
 #include <ctype.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fsck_ctx.h — the checker's working state, shared by the passes (super.c, pass1.c ..
  * pass5.c, driven by check.c) and the repairs (repair.c), and the small interface
  * between them: image access (image.c) and the fix list. Nothing global. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fsck_int.h — what the checker's files share: metadata_csum checksums and the htree
  * name hash, computed from raw on-disk bytes (ext2_format.h offsets). Not a public API. */
 #ifndef BLACKOUT_FSCK_INT_H

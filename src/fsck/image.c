@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* image.c — how the checker and the repairs reach the image: blocks and inodes read
  * and written through the group descriptors, and the group geometry both work from.
  * The one interface repair.c needs from the check side. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* journal.c — finds an ext3 image's journal by itself (the journal inode's block map,
  * or the superblock's backup of it when the inode is damaged) and replays it before
  * a check, as e2fsck does; needs_recovery is cleared after a successful replay. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* pass1.c — pass 1 of blackout fsck: every inode, its fields and its block tree
  * (who owns which block), extended attribute blocks; and the --fast metadata scrub. */
 #include <errno.h>

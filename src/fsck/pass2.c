@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* pass2.c — pass 2 of blackout fsck: every directory block (entries, '.' and '..',
  * names, file types, duplicates) and the hashed index over them. */
 #include <errno.h>

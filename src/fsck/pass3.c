@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* pass3.c — pass 3 of blackout fsck: every directory connected to the root, and
  * each '..' naming the directory that holds it. */
 #include "blackout/ext2_format.h"

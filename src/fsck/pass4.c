@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* pass4.c — pass 4 of blackout fsck: each inode's link count against the entries
  * that name it; unattached inodes. */
 #include "blackout/ext2_format.h"

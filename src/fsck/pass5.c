@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* pass5.c — pass 5 of blackout fsck: the on-disk bitmaps (read before pass 1, group
  * metadata claimed first) against what the passes found in use; summary counts. */
 #include <errno.h>

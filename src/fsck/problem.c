@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* problem.c — blackout fsck's problem table, as e2fsck's problem.c: for every code
  * (problem.h) its kind, message, what a repair does about it and its flags; and
  * ck_problem_at, which every pass calls to record one. */

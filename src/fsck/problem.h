@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* problem.h — the problems blackout fsck reports, one code each, as e2fsck's problem.h:
  * the code's message (CODE_FMT, a printf format checked at every call) and, in
  * problem.c's table, its kind, what a repair does about it and its flags. */

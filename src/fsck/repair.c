@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* repair.c — fixes for the damage crashes leave, applied from what a check found:
  * local fixes first (entries, inode fields, checksums), and only on a round whose
  * check found none of those, the global ones computed from a consistent state (link

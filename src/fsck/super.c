@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* super.c — pass 0 of blackout fsck: the superblock (features, geometry, counts), the
  * group descriptors and the journal's superblock, before anything is located through
  * them. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* gen.c — ACE-style workload generation (docs/gen.md): the operation set over a fixed
  * tree, a small model of that tree that rejects a sequence at its first step that
  * could not run as written, the bounded-exhaustive walk and the seeded random one.

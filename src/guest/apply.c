@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* apply.c — `bo-observe apply DELTADEV OFFSET TARGET`: writes one state's delta (the
  * store's BOSTATE1 format, docs/realkernel.md section 2), read from the pool's
  * deltas.img at OFFSET, onto TARGET (the guest's dm-snapshot of the base), then fsyncs.

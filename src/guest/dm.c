@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* dm.c — bo-observe's device-mapper calls (static, in the judge guest): `snap NAME
  * SECTORS ORIGIN COW [DELTADEV OFFSET]` makes the per-state dm-snapshot (and writes the
  * state's delta onto it, in the same process) and `unsnap NAME` removes it with the

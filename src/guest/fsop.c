@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fsop.c — `bo-observe fsop ...`: the workload steps busybox cannot make in the guest
  * (fallocate modes, xattrs, O_DIRECT / O_SYNC / mmap writes, fsync of an inherited fd),
  * as crash_guest_compile emits them (docs/workloads.md). Each prints why it failed and

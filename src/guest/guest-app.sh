@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # guest-app.sh — the application parts of the guest (blackout app, docs/apps.md),
 # sourced by guest-init from the per-run cpio (/app/guest-app.sh) that `blackout app`
 # appends to the cached initramfs. Work mode: bo_run runs the user's program in

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # guest-fs.sh — sourced by guest-init: how the guest makes, mounts and checks each
 # filesystem it can test (BO_fs: ext4, ext3, xfs, btrfs; the mount options in BO_mopt).
 # One function per action, so the work, check and judge modes never name a filesystem.

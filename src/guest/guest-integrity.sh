@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # guest-integrity.sh — dm-integrity in the vmtest guest (sourced by guest-init when the
 # kernel command line has bo.integrity=1, docs/integrity.md): the work mode formats the
 # exported disk with integritysetup and puts the filesystem on the opened mapping; the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # guest-md.sh — the md parts of the vmtest guest (sourced by guest-init when the
 # kernel command line has bo.md=LEVEL:N:MISSING[:POLICY], docs/md.md): the plugin serves the
 # members as exports m0..m<N-1> (members=yes) and the marker export; the guest attaches

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # guest-probe.sh — the probe mode of the vmtest guest (bo.mode=probe, sourced by
 # guest-init once the NBD disk $D is attached): `bo-probe write` on the disk the plugin
 # serves, its acknowledgements on the third serial port (/dev/ttyS2, a file on the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* observe.c — the guest's tree walker (bo-observe, built -static into the initramfs):
  * prints the observation lines of a mounted filesystem (docs/architecture.md,
  * "Observation lines": `dir PATH`, `file SIZE DIGESTS PATH`) in one process, where the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* probe.c — bo-probe, the guest's static probe (src/guest/guest-probe.sh): `write` and
  * `verify` on the NBD device the plugin serves, through the same driver as `blackout
  * probe` (src/probe/drive.c), over a plain C library. Without ISA-L (no static

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* format.c — the JBD2 on-disk format: superblock decoding and checks, the v1
  * crc32_be commit checksum and the v2/v3 crc32c checksums, the block-keyed map.
  * Nothing here does I/O. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* jbd_int.h — internals shared by the journal's source files (format helpers, the
  * block-keyed map, the journal struct). Not a public interface. */
 #ifndef BLACKOUT_JBD_INT_H

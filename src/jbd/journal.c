@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* journal.c — the writing side of the journal: open/load, handles, the running
  * transaction, commit (descriptor, escaped copies, revoke and commit blocks),
  * checkpoint, abort on write errors, destroy. Recovery is in recovery.c. */

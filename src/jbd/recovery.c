@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* recovery.c — three-pass JBD2 recovery (scan, revoke, replay) as the kernel and
  * e2fsck do it. Everything read from the log is untrusted: every log position,
  * count and home block number is checked before use; nothing is written out of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* md/journal.c — md's write journal (raid5-cache in write-through mode) replayed as
  * md replays it when it assembles the array: the log is read from the tail the
  * journal device's superblock names, meta block after meta block while each is whole

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* md/view.c — Linux md's array read from its members' bytes, as md would read it after
  * assembly: the superblock 1.2 (md_p.h's mdp_superblock_1), checked field by field,
  * and RAID4/5/6 blocks mapped through md's layout (raid5_compute_sector, shared with

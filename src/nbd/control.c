@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* control.c — parser of the nbd plugin's control-socket commands (docs/nbd.md).
  * Pure: text in, struct out. Executing a command is the server's job (server.c). */
 #include "nbd/control.h"

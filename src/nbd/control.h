@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* control.h — the nbd plugin's control-socket line protocol: parsing only.
  * Untrusted input (anyone who can reach the socket); no I/O, no device access here. */
 #ifndef BLACKOUT_NBD_CONTROL_H

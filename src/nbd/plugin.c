@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* plugin.c — the nbdkit glue: `nbdkit build/blackout-nbdkit.so stack=SPEC [size=N]
  * [members=yes [fail-member=I@MARK]] [control=SOCKET] [record=FILE [record-max=N]]`. Requests go to server.c (and the
  * marker export's to record.c); the control socket is served by one thread here.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* record.c — the plugin's recording mode: a recorder (src/blk/rec.c) between the NBD
  * requests and the stack, the `marker` export that turns the guest's writes into
  * marks in the same log, and the atomic save of that log (docs/nbd.md). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* record.h — the plugin's recording mode (record=FILE): a recorder over the served
  * stack, the `marker` export whose writes become marks, and saving the log
  * (docs/nbd.md, docs/realkernel.md section 1). No nbdkit types here. */

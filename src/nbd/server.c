@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* server.c — one blackout stack behind NBD: byte requests onto sectors (read-modify-
  * write at unaligned edges), FUA/flush/trim/zero mapped exactly, and the control
  * commands (power cut, replug, stats). The nbdkit glue is plugin.c. */

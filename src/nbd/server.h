@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* server.h — what the nbdkit plugin serves: one blackout stack, byte-addressed NBD
  * requests mapped onto it, and the control commands. No nbdkit types here. */
 #ifndef BLACKOUT_NBD_SERVER_H

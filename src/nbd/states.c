@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* states.c — serves a state store (docs/realkernel.md section 2): export s<N> reads
  * as base.img with s<N>.delta's blocks over it; the guest's writes (journal replay)
  * land in a private in-memory overlay dropped on disconnect. DIR is never written. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* states.h — the plugin's second mode, `states=DIR`: a state store served as exports
  * s<N> (docs/realkernel.md section 2). No nbdkit types here; plugin.c routes to it. */
 #ifndef BLACKOUT_NBD_STATES_H

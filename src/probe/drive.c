@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* drive.c — the probe's write and verify runs on a real device, from a path to a
  * result: what `blackout probe write|verify` and the guest's static bo-probe both
  * call. It checks that the log is apart from the device probed; a mounted device

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fddev.c — a real block device (or a file) as a bdev for the probe: O_DIRECT so the
  * page cache neither hides nor merges the probe's writes, FUA as a RWF_DSYNC write (the
  * kernel sends REQ_FUA for it on a direct write to a device that has FUA), a flush as

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* inproc.c — the probe on a blackout stack spec in this process: the same write stream
  * and verify as on hardware, the pull made by the model (seeded decisions) at the write
  * in flight after a chosen number of operations. Proves the probe on devices whose

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* log.c — the probe's acknowledgement log: one text line per completed write or flush,
  * written by the writer's sink and parsed (as untrusted bytes: it crossed a network or
  * a pulled disk) by verify. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* net.c — the probe's TCP sink (acknowledgements to a listener on another machine)
  * and that listener, `blackout probe listen`, which syncs each line it receives.
  * Apart from sink.c so the guest's static bo-probe, which writes its acknowledgements

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* pattern.c — the probe's self-describing 512-byte unit: which run wrote it, where it
  * belongs, which generation it is, and a checksum, so a unit read after a pull says by
  * itself whether it is whole, old, new, erased or torn. */

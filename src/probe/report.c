@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* report.c — the probe's verdicts in words, one line each, for the person who pulled
  * the plug (docs/probe.md explains each). */
 #include <inttypes.h>

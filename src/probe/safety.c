@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* safety.c — what `probe write` and `probe timing` check before they destroy a device's
  * contents: not mounted (by its device number in /proc/self/mountinfo, or held as swap),
  * no filesystem, partition table or volume signature that libblkid knows (as wipefs

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* sink.c — where the probe's acknowledgements go so that they survive the pull: a file
  * on another device, each line written O_DSYNC (the TCP sink and its listener are in
  * net.c, which the guest's static bo-probe leaves out). */

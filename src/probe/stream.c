@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* stream.c — the probe's write phase: the pattern over the region, flushed, then a seeded
  * stream of writes (some FUA) and flushes, each reported to the sink only once the
  * device has acknowledged it. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* timing.c — flashbench's method without a power pull: the cost of a two-block write
  * straddling offsets aligned to 2^i but not 2^(i+1) jumps at the erase block (below it
  * the pair lies in one block, from it on in two); and the cost of small writes rotating

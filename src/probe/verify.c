@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* verify.c — after the pull: read the probe's region back and hold every unit against
  * the acknowledgement log. Lost durable writes name the promise broken (flush or FUA);
  * units of the writes in the last epoch that are neither old nor new are tears; units

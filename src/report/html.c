@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* html.c — the matrix as one self-contained HTML file (no network): what to choose
  * (html_choose.c), the table with a chart per row and shaded cells, the worst cell's
  * drill-down and the verdicts are written here as plain HTML, readable without

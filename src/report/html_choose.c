@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* html_choose.c — the report's opening: what to choose, drawn from the cells (each
  * cell's fate, matrix_cell_fate), and the row titles that explain themselves; html.c
  * writes the rest of the page. Nothing here is a fixed answer: another run's cells

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* html_parts.h — the report page's style sheet and script (html_script.c) and its
  * opening (html_choose.c), shared with html.c, which writes the page around them. */
 #ifndef BLACKOUT_REPORT_HTML_PARTS_H

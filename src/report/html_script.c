@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* html_script.c — the report page's style sheet and script (html.c writes the page).
  * The page is complete without the script; the script adds the drill-down of any
  * clicked cell, with the I/O timeline, and the #selftest the Chromium test reads. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* matrix_apps.c — the application section of `blackout matrix --vm`: the built-in
  * examples of docs/apps.md (columns) on the stacks the Linux cells serve (rows), each
  * cell one vm_explore run of the example (matrix_vm_start) read back from its result, and one verdict per example

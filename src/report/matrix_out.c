@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* matrix_out.c — the expectations table as a person reads it (terminal, Markdown), as a
  * machine reads it (JSON, docs/matrix.md). Running the explorations is matrix_run.c,
  * the verdicts computed from the cells matrix_verdict.c, the HTML report html.c. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* matrix_part.c — one shard's results of a matrix run (the blackout-matrix-part/1 file,
  * docs/scale.md) and their merge: every shard's explorations folded into the cells,
  * in plan order, so the merged matrix is the unsharded one (which is the one-part

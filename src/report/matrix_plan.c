@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* matrix_plan.c — what a matrix run explores: the row (device stack) and column
  * (filesystem) tables, the subset a run picks, every exploration that fills a cell, and
  * which shard runs which. The plan is a function of the options alone, so every shard

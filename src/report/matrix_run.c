@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* matrix_run.c — runs a matrix's explorations: each one a crash exploration (crash.h) of
  * one workload on a row's stack with a column's filesystem, or a real-kernel run
  * (matrix_vm.c), in worker processes (--jobs), handed out one at a time so a slow

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* matrix_run.h — inside the matrix runner: the plan (which rows, columns and workloads,
  * and the explorations that fill each cell, dealt to shards), one exploration's result,
  * the real-kernel cell runner, and parts (one shard's results) folded into cells. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* matrix_verdict.c — the verdict rules: one sentence per expectation of the sources
  * docs/matrix.md quotes, and the property its result is about, each rule a row of a table that names the cells it compares by typed ids
  * (matrix.h) beside the row and column tables of matrix_plan.c and matrix_vm.c; then,

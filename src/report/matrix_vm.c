@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* matrix_vm.c — `blackout matrix --vm`: columns measured on the real Linux kernel (ext4
  * with and without barriers, xfs, btrfs) on each row's stack, served to a qemu guest by
  * the nbdkit plugin. matrix_vm_cell() runs each cell: one vm_explore call (docs/vmtest.md:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* err.c — formatting error detail into a caller-owned struct bo_err. */
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* escape.c — bytes from untrusted input (log mark names, control-socket lines)
  * rendered safely for a terminal or a one-line message. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fdio.c — whole reads and writes on a file descriptor, positioned or streamed (pipes,
  * sockets): retried on EINTR and short transfers, so callers see all of it or an error.
  * Shared by the host (the state store's packer, the matrix's workers, the recorder) and

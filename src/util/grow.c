@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* grow.c — the growth step every appending array shares (bo_grow). Kept alone, with
  * no dependency, so the static guest walker links it too. */
 #include <stdint.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* json.c — blackout's side of jansson: byte strings that need not be UTF-8 mapped to
  * and from JSON text, one way of writing, and a reader that names what it refuses. */
 #include <errno.h>

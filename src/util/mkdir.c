@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* mkdir.c — `mkdir -p` for the commands that lay out run directories (the matrix's vm
  * and application cells, an application's staged tree). */
 #include <errno.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* num.c — the one parser of unsigned numbers given on the command line: decimal, and
  * where an option allows it 0x-hex or a size unit, range-checked, errors naming the
  * option and what it accepts. */

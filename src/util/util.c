@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* util.c — checksums (through ISA-L), the seeded RNG, hashing, size parsing. */
 #include <ctype.h>
 #include <errno.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* delta.c — the state store's delta files (docs/realkernel.md section 2): checking one
  * read from untrusted bytes, and writing one as the difference of two images (tests,
  * tools). The plugin (src/nbd/states.c) serves what this file accepts. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* explore.c — the real kernel at explorer scale as one call (vm_explore): one boot
  * records the guest's run (scripts/vmrecord), the explorer enumerates the recording's
  * crash states, guests of the real kernel observe every distinct state (vm_pool_observe)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* guest.c — one judging guest's life: qemu started with bo.mode=judge, the state store
  * on two read-only virtio disks (base.img, the pool's deltas.img), its command port a
  * Unix socket qemu connects to, its console a file read back for a panic's message;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* lines.c — a guest's serial output cut into lines, bounded: a guest that floods or
  * never ends a line gets an error, never unbounded memory. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* pack.c — the judging guests' view of a state store (docs/realkernel.md section 2,
  * "deltas.img"): base.img checked, every s<N>.delta checked by vm_delta_check and
  * packed into one file at 4096-aligned offsets, which qemu hands the guest as a

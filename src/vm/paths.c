@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* paths.c — where the real-kernel harness lives: the scripts directory (scripts/vmrecord,
  * vm-build, vmtest) found from the running executable, and BUILD (the plugin, the kernel
  * cache) that those scripts read from the environment. Below the CLI so the library's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* pool.c — the pool of real-kernel guests judging crash states (include/blackout/vm.h,
  * docs/realkernel.md section 3): the store's deltas packed once into deltas.img (both
  * reach each guest as read-only disks), `jobs` guests each booted once, states handed

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* proc.c — the pool's child processes (qemu, nbdkit): started so that none outlives
  * the caller, killed and reaped on every path. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* tally.c — the seeded-cut harness (blackout vmtest --cuts) in C: where it cuts (the
  * explorer's seeded generator) and how its cuts count (each a crash state counted by
  * crash_result_add, plus the two figures only the harness prints). */

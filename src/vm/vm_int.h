@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* vm_int.h — shared by the files of src/vm: child processes (proc.c), the guests'
  * line reader (lines.c) and one guest's life (guest.c); pool.c schedules them. */
 #ifndef BLACKOUT_VM_INT_H

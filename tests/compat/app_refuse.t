@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # app_refuse.t — `blackout app` on the host, no VM (docs/apps.md): a program, checker or
 # --with that is not an executable regular file, whose libraries ldd cannot find, or a
 # script for an interpreter the guest lacks is refused with a message naming it, before

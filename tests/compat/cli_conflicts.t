@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # cli_conflicts.t — options that cannot go together are refused, before any work,
 # with exit 2 naming both (issue 37, item 4: `matrix --quick --full` ran the full
 # matrix for 38 minutes). TAP.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # cli_display.t — what the commands print reads as it should (issue 37, item 15):
 # stat gives the unit of its block count, ls lists '.' and '..' only with -a, and
 # the nbdkit plugin's error for a bad stack spec is one line without a literal \n. TAP.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # cli_docs.t — the documentation's examples are what the commands print. Every fenced
 # block tagged `console` in docs/ (and README.md) holds `$ blackout ...` lines (a line
 # ending in \ continues), each followed by the output the docs show; this runs each

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # cli_exit.t — the exit statuses of docs/cli.md, command by command (issue 37,
 # item 9): 0 done, 1 failed (here: a file that does not exist), 2 usage error (an
 # unknown option, a malformed value), 3 explore found a broken state. fsck keeps

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # cli_fsck.t — `blackout fsck` as an e2fsck user types it: e2fsck's option letters and
 # combinations (-f, -a, -fy, -- , options after IMAGE), -n/-p/-y exclusive, e2fsck's
 # exit codes (16 for usage), -p's preen (fixes only what e2fsck -p fixes, else stops

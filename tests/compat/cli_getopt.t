@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # cli_getopt.t — GNU option conventions in every converted command (issue 37, item 8):
 # options after operands, --opt=value, '--', combined short flags, --version and
 # `blackout help CMD` = `blackout CMD --help`. TAP.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # cli_hints.t — a hint is given only where it helps (issue 37, item 7): "give its
 # size: --size 64M" only to mkfs without --size on a missing or empty image; never
 # when a size was given, never to a command that takes no size. TAP.

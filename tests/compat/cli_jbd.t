@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # cli_jbd.t — jbd's usage errors exit 2 and a missing image is named once (issue 37,
 # item 3). TAP.
 . "${BLACKOUT_SRC:?set BLACKOUT_SRC to the source tree}/tests/compat/lib.sh"

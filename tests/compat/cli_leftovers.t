@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # cli_leftovers.t — a command that fails leaves nothing half-made (issue 37, item 6):
 # a failed mkfs removes the image it created (or cuts back one it extended), put
 # that runs out of space leaves PATH as it was, and mkfs -L longer than 16 bytes

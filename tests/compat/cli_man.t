@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # cli_man.t — man pages made from the option tables (issue 37, item 11): each page of
 # a command that parses with a table has NAME, SYNOPSIS, DESCRIPTION, OPTIONS, EXIT
 # STATUS, EXAMPLES and SEE ALSO, its options as the command's --help lists them,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # cli_messages.t — what the filesystem commands tell a newcomer: each message says
 # what is wrong and what to do (issue 26, item 4). One check per message. TAP.
 . "${BLACKOUT_SRC:?set BLACKOUT_SRC to the source tree}/tests/compat/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # cli_probe.t — `blackout probe write`'s log and length (docs/probe.md): the log is
 # refused when it is the device probed (by path, link or symlink: the same inode), and
 # without --ops the stream ends by itself (10000 operations) instead of running until

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # cli_report.t — what a reader of the matrix gets. matrix.json: each verdict carries its
 # result (holds / broken / not measured), the property and counts it rests on and their
 # coverage, checked with jq against the cells themselves; coverage printed as the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # cli_stack.t — `blackout stack describe|format|probe` agree on what a spec may be
 # (docs/stack-spec.md): a size the model cannot open (no sectors, part of a sector,
 # part of an erase block) is refused by all three, when the spec is parsed, with the

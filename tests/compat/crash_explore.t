@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # crash_explore.t — blackout explore and workloads from the outside: built-ins round-trip
 # through the parser, parse errors name line and column, the same command twice gives
 # identical JSON, 4 shards merged equal the unsharded run, a kept state rebuilds

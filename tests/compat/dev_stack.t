@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # dev_stack.t — `blackout stack` from the command line: describe, format, probe
 # verdicts, models, a parse error with its caret, each action's --help and the
 # exit statuses of usage errors. TAP.

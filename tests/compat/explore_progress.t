@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # explore_progress.t — a piped `blackout explore` is not silent: plain progress lines on
 # standard error (states judged, time so far, time left), no terminal redraws.
 . "$BLACKOUT_SRC/tests/compat/lib.sh"

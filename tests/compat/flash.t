@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # flash.t — flash stacks from the command line: describe lists the model's parameters,
 # format round-trips, and probe infers the erase block of the cheap FTL from
 # collateral damage and finds none under the careful one. TAP.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # fs_damage.t — writing commands on damaged images must make nothing worse: every
 # `blackout corrupt` kind, several seeds, three bases (mke2fs ext2 and ext3 with files,
 # blackout mkfs), each writing command in CMDS, judged by e2fsck -fn before and after.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # fs_e2fsprogs.t — blackout's filesystem against e2fsprogs, both ways: images made by
 # mke2fs and filled by debugfs read back identically through the blackout CLI and
 # stay e2fsck-clean after blackout changes them; blackout mkfs images match mke2fs's

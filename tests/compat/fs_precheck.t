@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # fs_precheck.t — the writing commands check the image before they write: a damaged
 # image is refused with nothing written, the first problem named and fsck -y
 # suggested; --force skips the check; reading commands do not check; fsck -y makes

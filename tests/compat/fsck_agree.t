@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # fsck_agree.t — blackout fsck against e2fsck -fn on 1,024 seeded corruptions (every
 # kind, four images: ext2/ext3, 1k/4k blocks, with and without metadata_csum), and
 # e2fsck -fn after blackout fsck -y on every damaged one.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # fsck_backup_sb.t — a damaged primary superblock: blackout fsck checks with a backup,
 # as e2fsck does (-b), says which one, and -y writes it back; an image with no ext2/3
 # superblock anywhere is an operational error (exit 8, "not an ext2/ext3 filesystem").

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # fsck_blackout_fs.t — blackout fsck on images made and filled by blackout's own
 # filesystem (mkfs, mkdir, put, ln, symlink, rm): clean by both checkers; then seeded
 # corruptions of every kind judged as e2fsck -fn judges them, and repaired.

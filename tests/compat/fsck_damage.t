@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # fsck_damage.t — blackout fsck against e2fsck on named kinds of damage
 # (fsck_damage_gen.sh: each kind issue 25 lists, and more after e2fsprogs' f_* tests)
 # on four images (ext3 1 KiB, ext3 4 KiB metadata_csum, ext2 4 KiB, ext2 revision 0).

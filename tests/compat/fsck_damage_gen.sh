@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # fsck_damage_gen.sh — makes damaged ext2/ext3 images of named kinds with mke2fs,
 # debugfs, dd and `blackout corrupt` (source it; needs $BLACKOUT). Each kind is one
 # thing e2fsck knows how to find, most after one of e2fsprogs' f_* tests.

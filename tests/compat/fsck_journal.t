@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # fsck_journal.t — blackout fsck replays a journal that needs recovery before checking,
 # as e2fsck does: committed transactions written by debugfs (jo/jw/jc) reach their home
 # blocks under -y (exit 1, e2fsck -fn clean afterwards), -n reports and writes nothing,

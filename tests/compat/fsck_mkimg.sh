@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # fsck_mkimg.sh — builds the small populated ext2/ext3 images the fsck compat tests
 # corrupt (source it; needs mke2fs -d and e2fsck). fsck_mkimg OUT TYPE BS [mke2fs opts]
 fsck_mkimg() {

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # gen_cli.t — `blackout gen`: seq-1's counts line, one workload file per valid sequence
 # with deterministic names, each one the workload parser accepts; the same seed writes
 # the same files; the explorer runs a generated workload blackout's ext3 supports and

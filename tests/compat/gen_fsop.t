@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # gen_fsop.t — the guest's helper for the steps busybox cannot make (bo-observe fsop,
 # src/guest/fsop.c), run on the host's filesystem: each fallocate mode changes the
 # size as the kernel documents, O_DIRECT / O_SYNC / mmap writes put the payload's

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # gen_zoo.t — the bug zoo: `blackout workloads` lists each published reproducer with
 # its source test and fix commit; each compiles for a guest kernel into a script that
 # parses; blackout's ext3 runs the ones it can (g782 clean with flushes honoured, its

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # install.t — blackout installed like a Debian tool (docs/install.md): `make install`
 # into a DESTDIR gives a binary that runs its quick matrix and finds its vmtest
 # harness, man pages `man -l` reads and the nbdkit plugin under nbdkit's name;

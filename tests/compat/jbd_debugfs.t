@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # jbd_debugfs.t — journals written by debugfs (jo/jw/jc) replay in blackout exactly
 # as in e2fsck, and journals written by blackout replay in e2fsck as in blackout;
 # uncommitted and corrupted-commit transactions are not replayed.

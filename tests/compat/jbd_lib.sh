@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # jbd_lib.sh — shell helpers for the journal compat tests (sourced, not run), on top of
 # the one harness (tests/test-lib.sh): the journal inode's block map from debugfs, and
 # image comparison.

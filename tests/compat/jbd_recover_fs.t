@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # jbd_recover_fs.t — `blackout jbd recover IMAGE` finds an ext3 journal by itself and
 # replays the same blocks as `e2fsck -E journal_only` (block-identical apart from the
 # superblocks), on mke2fs images with 1 KiB blocks (a journal inode with indirect

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # json_names.t — JSON as other programs read it: a result whose failure names a file
 # with bytes that are not UTF-8 and an em dash goes through `explore --merge`; jq and
 # Python's json read the output, "—" stays "—", and the bytes decode back exactly by

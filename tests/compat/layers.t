@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # layers.t — includes run downhill (DESIGN.md: "A layer only includes the headers of
 # layers below it"; docs/architecture.md, Layers). Each directory of src/ is a layer,
 # each public header belongs to one; a file may include its own layer's headers

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # lib.sh — compat-suite helpers on top of the one harness (tests/test-lib.sh: ok, is,
 # done_testing, the scratch directory $SCRATCH/$T ...). Source it:
 #   . "$BLACKOUT_SRC/tests/compat/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # log_dump.t — `blackout log dump` on the logs of fuzz/corpus/fuzz_log: marks printed
 # with control bytes escaped, failed operations with their errno; devices, FIFOs and
 # damaged files refused at once with a clear message (docs/log-format.md).

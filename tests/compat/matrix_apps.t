@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # matrix_apps.t — `blackout matrix --vm`'s application section: the built-in examples of
 # docs/apps.md (columns) on the run's stacks among nocache, cache, cache-lying and
 # flash-cheap-128k (rows), each cell one `blackout app` run. No guest: a stand-in for

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # matrix_md.t — `blackout matrix --vm`'s linux-md-ext4 column: Linux md over each RAID
 # row's own members (docs/matrix.md), and the REAL-MD verdicts comparing it with Linux
 # ext4 on blackout's RAID model; then the linux-dmint-ext4 column (dm-integrity under

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # matrix_nwe.t — NO-WRITE-ERRORS as the patch states it: the write-errors rows of
 # `blackout matrix` fail home writes during checkpoints of checkpoint-append, after
 # their fsync returned. The 2009 checkpoint (checkpoint_errors=ignore) loses synced data

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # matrix_quick.t — the main job end to end: `blackout matrix --quick` runs, its JSON
 # follows docs/matrix.md, its verdicts are the physics the seeds describe (asserted
 # from the cells, not a snapshot of numbers), and report.html works in a real

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # matrix_rebuild.t — the rebuild line of every failing cell of `blackout matrix --quick`,
 # run as printed by a shell, rebuilds that cell's example state (same id, same broken
 # invariants) and exits 3. One state per cell keeps it to a few seconds a cell.

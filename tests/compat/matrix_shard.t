@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # matrix_shard.t — a matrix run as shards through GNU parallel merges into the very
 # matrix.json of the unsharded run (byte for byte), the same table and report; real-kernel
 # cells (a stand-in for `blackout vmtest`, BLACKOUT_VM_CELL: qemu is tests/vm's) shard like the others; and the merge

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # matrix_table.t — the terminal table as a newcomer reads it: it fits 100 columns with
 # every row's full name, lettered columns explained under it, "silent" spelled out, a
 # key line for every abbreviation; progress lines on standard error when piped;

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # matrix_vm.t — `blackout matrix --vm` adds real-kernel columns (Linux ext4 barrier=1 and
 # barrier=0, xfs, btrfs) on every row that can serve a guest. qemu is exercised by
 # tests/vm (make check-vm); here a stand-in for the real-kernel run (BLACKOUT_VM_CELL, given the cell's options as

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # matrix_workers.t — when the matrix cannot start all its workers (here: too few file
 # descriptors for the sockets), it stops the ones it started and says why; it never
 # signals processes it did not start (an unset worker pid of 0 would be the caller's

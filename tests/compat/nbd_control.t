@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # nbd_control.t — the plugin's control-socket protocol (docs/nbd.md): every command's
 # reply, and hostile input (garbage, binary, over-long lines, floods) answered with an
 # error line while nbdkit keeps serving.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # nbd_control_stall.t — a control client that sends commands and never reads its
 # replies must not slow NBD I/O or the other control clients (docs/nbd.md): the same
 # qemu-io workload is timed undisturbed and beside such a client, and compared.

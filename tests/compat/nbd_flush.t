@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # nbd_flush.t — durability through the plugin as the stack promises it: over a write
 # cache a flushed or FUA write survives a power cut and an unflushed one survives only
 # if the cut's outcome says so; a lying cache (flush=ignore, fua=ignore) loses them.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # nbd_io.t — the blackout nbdkit plugin over a plain memory stack, driven by real
 # NBD clients (qemu-io, nbdinfo): data path, FUA/flush/trim/zero accounting, unaligned
 # read-modify-write, power cut by operation count with the in-flight write's outcome.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # nbd_lib.sh — shared helpers for tests/compat/nbd_*.t on top of the one harness
 # (tests/test-lib.sh): an nbdkit serving the blackout plugin on Unix sockets, and the
 # control-socket client. Sourced, not run. Every process is bounded by `timeout` and

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # nbd_members.t — one plugin serving several members (members=yes, docs/nbd.md): the
 # lowers of the top concat are exports m0, m1, ...; a flush of one member reaches its
 # own cache only (a power cut keeps the flushed member's write, loses the other's);

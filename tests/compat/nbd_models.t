@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # nbd_models.t — the control socket's model controls through the plugin: fault rules
 # armed and disarmed at run time (dev_fault_arm), a RAID member failed while a client
 # keeps reading (raid_fail_member), flash statistics (NAND erases) in `stats`.

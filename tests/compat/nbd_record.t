@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # nbd_record.t — the plugin's recording mode (record=FILE, docs/nbd.md) driven by
 # qemu-io: every request the stack is sent (write, FUA, flush, trim, write-zeroes) and
 # every mark written to the `marker` export lands in one log in arrival order;

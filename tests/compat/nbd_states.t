@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # nbd_states.t — the plugin's states=DIR mode (docs/realkernel.md section 2), no VM:
 # export s<N> reads as base.img + s<N>.delta; writes go to a private overlay per
 # connection, dropped on disconnect, never to DIR; bad names and malformed deltas are

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # probe_log.t — the probe's listener log: `probe listen` receives a writer's lines over
 # TCP and the log it keeps verifies; malformed logs (bytes from a network or a pulled
 # disk) are refused by `probe verify` with the line named, never a crash; a log for a

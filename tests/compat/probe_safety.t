@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # probe_safety.t — `blackout probe write` never destroys what it should not: a mounted
 # loop device is refused even with --destroy-contents, a signature libblkid knows (a
 # filesystem, a partition table, an md RAID member, a firmware RAID member, a swap

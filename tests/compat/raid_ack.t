@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # raid_ack.t — through the plugin, a RAID5 with more members failed than it survives
 # (all of them, then two) refuses a full-stripe write and a flush with an error, as
 # the kernel's NBD client or qemu would see it; with one member failed both succeed

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # raid_hole.t — `blackout raid hole` and `blackout raid layout` from the command line:
 # the write hole on a degraded RAID5, closed by the journal; md's layout table.
 set -u

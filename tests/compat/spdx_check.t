@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # spdx_check.t — the licence: LICENSE is the GPL version 2 text, debian/copyright says
 # GPL-2.0-or-later in DEP-5 form, and scripts/spdx-check finds files without the SPDX
 # line, adds it in each file type's comment style (after a #! line), leaves the rest of

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test_lib.t — the shell harness itself (tests/test-lib.sh): the plan line, exit
 # statuses (a failure, or no test at all, fails the script), run_ok and lacks, skip,
 # bail, the scratch directory removed on exit and at_exit hooks run, even when a script dies.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # vm_pool_proto.t — the pool (src/vm) against guests that misbehave, no VM: a fake
 # qemu-system-x86_64 first on PATH connects the command port as qemu does and plays the
 # judge protocol (docs/realkernel.md section 3) well or badly: never answers, floods,

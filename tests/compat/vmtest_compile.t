@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # vmtest_compile.t — `blackout vmtest compile`: an explorer workload as guest shell and
 # data files (no VM needed); workloads that cannot be replayed in a guest are refused;
 # `blackout vmtest judge` classifies the raw lines a guest leaves (written here by

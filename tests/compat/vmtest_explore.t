@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # vmtest_explore.t — `blackout vmtest` without --cuts and `blackout explore --log`, up to
 # the point where guests would boot (no VM here): a recording saved by the explorer
 # (--save-log) enumerates to the same result from the log; vmtest refuses a log of

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # fsck_damage_500.t — the long run of issue 37's acceptance: `corrupt --what inode` over
 # six images blackout makes (ext2/ext3, 1/2/4 KiB blocks, 8-64 MiB, one metadata_csum)
 # and the four mke2fs-made images of fsck_agree.t (htree, revision 0, 4 KiB

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_app.c — blackout app's host side (docs/apps.md): the checker's verdict lines
  * parsed and judged (ok, lost acknowledged work silent, corruption detected by the
  * application, a crashed, failed or hung checker never ok), bad app lines refused, the

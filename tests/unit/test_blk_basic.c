@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_blk_basic.c — the checked entry points and the mem backend. */
 #include <errno.h>
 

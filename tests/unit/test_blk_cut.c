@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_blk_cut.c — power cuts and choosers: the DFS walk visits every outcome of
  * a decision tree exactly once (also when later decisions depend on earlier ones),
  * a decision list replays one outcome exactly, the random chooser is deterministic,

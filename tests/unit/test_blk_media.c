@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_blk_media.c — the file backend's error paths and the cow overlay's promises:
  * O(1) clones that do not disturb each other, O(changed) memory, discard tracking,
  * digests that see content. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_blk_property.c — the media agree: the same seeded random sequence of reads,
  * writes (with and without FUA), flushes and discards on mem, file and cow-over-mem
  * gives identical reads throughout; and the recorder: every prefix of a recorded

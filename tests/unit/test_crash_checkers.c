@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_crash_checkers.c — the judge on each filesystem checker's output (checklines.c,
  * obsparse.c's `checker` line): xfs_repair -n and btrfs check --readonly as a guest
  * printed them on this machine, clean and complaining (the complaints from images

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_crash_config.c — the rebuild line: crash_config_format and crash_config_parse
  * round-trip over many configs (specs with spaces and quotes included), /bin/sh
  * splits the line into the same words, and bad lines get errors that say why. */

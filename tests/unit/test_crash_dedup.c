@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_crash_dedup.c — the explorer's duplicate check: states whose 64-bit keys
  * collide (forced by the table's key hook) are both kept when their overlays' bytes
  * differ, a true copy is still a duplicate, the crash point is part of the identity,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_crash_explore.c — the engine through its API: configuration errors, exhaustive
  * vs sampled budgets, determinism, JSON round trip, shards merged equal to one run,
  * rebuilding one state by id, e2fsck agreeing with the own fsck. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_crash_fromlog.c — the explorer enumerating a recorded run (cfg.log) and handing
  * its states to an outside observer through the state store, without qemu: blackout's
  * own ext3 run is recorded (cfg.save_log), explored again from the log with a test

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_crash_judge.c — the one judge (crash_judge) on observations as a guest kernel
  * reports them (crash_obs_parse_lines: sizes and per-chunk MD5s, mount, e2fsck): a
  * state holding everything is ok, a lost synced chunk breaks durable, bytes nobody

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_crash_members.c — the explorer on a log of several devices (the nbd plugin's
  * members=, one clock for all): blackout's ext3 over a concat of two write-caching
  * disks is recorded as one device, the log is split into the two members' own

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_crash_newops.c — the oracle and the dry run on the steps added for published
  * reproducers and the generator (falloc, symlink, xattrs, O_DIRECT/O_SYNC/mmap writes,
  * held-open fds): what each promises is judged, what is not modelled is not judged,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_crash_oracle.c — the oracle as a pure model, with hand-built recovered trees:
  * durability of data and names, stale data, bystanders, atomic replace, executed
  * results, truncation and directory renames. No filesystem involved. */

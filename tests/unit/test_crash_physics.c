@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_crash_physics.c — the physics the seeds describe, asserted through the
  * explorer over the built-in workloads: honest cache + barriers keeps every promise,
  * barrier=0 or a lying cache loses synced writes, no cache with atomic sectors needs

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_crash_workload.c — the workload format: every built-in parses and round-trips
  * through the printer, parse errors name line and column, patterns are traceable. */
 #include <errno.h>

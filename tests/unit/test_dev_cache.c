@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_dev_cache.c — the cache model against a reference: reads see cached data,
  * write-back orders when full, flush and FUA semantics, clone independence,
  * behaviour after a cut, statistics, versions of overwritten sectors. */

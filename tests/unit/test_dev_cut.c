@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_dev_cut.c — exhaustive power-cut checks of cache and disk: for every
  * combination of flush/fua/tear (and no cache at all), small seeded histories are
  * cut at the end with a write in flight and every outcome is checked against what

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_dev_disk_loss.c — the disk's garbage and unreadable sectors at power loss
  * (garbage=true, torn=unreadable): every outcome of a cut with a write in flight,
  * what each sector reads back as, and that an outcome rebuilds bit-exactly. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_dev_examples.c — the worked examples of the pages in docs/models/, checked: outcome
  * counts and what every outcome holds. If a doc changes, this changes with it. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_dev_fault.c — every fault rule kind fires exactly where and when its rule
  * says (after=, every=, prob= with its seed, times=, for reads and for writes);
  * sticky sectors stay bad until rewritten; lost and misdirected writes land as

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_dev_integrity.c — the dm-integrity model: over cheap flash a power cut that
  * destroys a bystander sector makes it read as an error, never as other bytes;
  * mode=journal never exposes a data/tag mismatch after a cut, mode=direct can; the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_dev_probe.c — the black-box probe's verdicts equal the declared parameters
  * for every combination of cache/flush/fua/tear on 512- and 4096-byte sectors
  * (medium's or disk's), through other layers too, and it never writes the media it

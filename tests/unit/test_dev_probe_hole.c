@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_dev_probe_hole.c — `stack probe` and the write-hole experiment (`blackout raid
  * hole`) agree on whether each stack the matrix uses destroys data nobody wrote, and
  * the probe names the mechanism (stripe, erase block) with its unit size. The stacks

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_dev_settle.c — idle time: a device that ignores flushes still loses an
  * acknowledged, "flushed" write at a cut, but not once it has been left idle
  * (blk_settle), for the write cache and for flash firmware with a RAM cache. */

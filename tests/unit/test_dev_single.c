@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_dev_single.c — the pass-through ops that models over one lower device share
  * (src/dev/single.c): each such model reports its one lower and nothing past it,
  * names its lower's error with its own name first, and passes a flush down. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_dev_spec.c — the stack-spec language: round trips over a corpus, error
  * positions and reasons, defaults, opening stacks (with wrap_leaf) and finding
  * devices in them. */

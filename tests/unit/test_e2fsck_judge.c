@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_e2fsck_judge.c — the strict e2fsck verdict: a fresh mke2fs image is clean, the
  * same image with a wrong free-block count is not, even though e2fsck -fn may exit 0
  * for some problems. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_flash_careful.c — the careful FTL's write cache honouring or ignoring flush,
  * write amplification at 7% and 28% over-provisioning, and wear-out as write errors
  * without silent loss. Crash-consistency histories: test_flash_history.c. */

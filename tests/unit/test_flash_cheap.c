@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_flash_cheap.c — the cheap FTL: collateral damage at every micro-step of a
  * read-modify-write, garbage, exact write amplification, wear-out as write errors,
  * and the model's basics (erased reads, geometry checks, clones, stats). */

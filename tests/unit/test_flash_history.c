@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_flash_history.c — the careful FTL never damages a sector it was not asked to
  * write: a 10,000-operation seeded history with every power-cut outcome (every
  * micro-step, garbage collection included) of every write built and checked. */

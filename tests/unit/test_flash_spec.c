@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_flash_spec.c — the flash model through the registry: specs with and without a
  * lower medium, parameter errors, the round trip, and the black-box probe: every verdict
  * equals what the declared parameters imply, the erase-block size included. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_flash_util.h — shared by the flash model's unit tests: a flash device over a
  * copy-on-write overlay of a RAM image (so clones are cheap, as in the crash explorer),
  * self-describing sector contents (and test_stats.h's stats reader). */

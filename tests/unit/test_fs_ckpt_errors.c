@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_fs_ckpt_errors.c — the checkpoint error policy (mount option checkpoint_errors=,
  * src/fs/fs_jbd.c over src/jbd/journal.c): a home write that fails after its fsync
  * returned either aborts the journal with the transaction kept (abort, the default) or

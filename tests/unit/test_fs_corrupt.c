@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_fs_corrupt.c — corrupted images: seeded byte flips in the superblock, group
  * descriptors, inodes, the root directory, /big's indirect and double indirect
  * blocks, a directory block, an htree root, leaf and interior node; targeted damage

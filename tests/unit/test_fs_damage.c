@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_fs_damage.c — the filesystem protects itself on a damaged image, as Linux
  * ext2/ext3 do: descriptors checked at mount, bitmaps checked against their
  * descriptors, no allocation or free in the system zone, every block checked before

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_fs_hook.c — the journal seam: a test hook that takes ownership of every
  * metadata block (like a journal: nothing goes home before force_commit) proves that
  * ALL metadata writes go through the hook, that get_write_access precedes every

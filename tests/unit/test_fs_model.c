@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_fs_model.c — model-based random testing: seeded sequences of thousands of
  * operations run both on the filesystem and on an in-memory reference model of a
  * POSIX tree (names, contents, link counts, sizes); results and errnos must agree,

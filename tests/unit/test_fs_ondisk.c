@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_fs_ondisk.c — on-disk promises beyond the tree of names: the resize inode
  * (7) and its reserved GDT blocks stay byte-identical through a workload; extended
  * attribute blocks made by debugfs survive blackout's changes to their files and

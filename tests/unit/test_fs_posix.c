@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_fs_posix.c — the POSIX promises of fs.h one by one (results and errnos), on
  * ext3 with 1 KiB blocks and on 4 KiB blocks with metadata_csum; each image is then
  * judged by e2fsck -fn and debugfs. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_fs_reuse.c — blocks freed by a transaction that has not committed are not
  * handed out again before it commits (ext3's rule: otherwise new data lands in
  * blocks the on-disk metadata still gives to the old file, and a crash shows the

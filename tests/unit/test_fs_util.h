@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_fs_util.h — helpers for the fs unit tests: images in temporary files and the
  * e2fsprogs judges (e2fsck -fn must print no problem line; debugfs cat). */
 #ifndef BLACKOUT_TEST_FS_UTIL_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_fs_workloads.c — the issue's scripted workloads on every block size, with
  * and without metadata_csum: 10,000 files in one (htree) directory, a 6-level tree,
  * 5,000 random renames/unlinks/links (and writes) checked against a model of names,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_fs_writeback.c — data=writeback delays file data: reads see it at once, a
  * commit made for another file does not wait for it (after a cut the file has its
  * new size over whatever its blocks held before: the mode's stale-data exposure,

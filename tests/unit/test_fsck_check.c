@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_fsck_check.c — blackout fsck through its C API: clean images are clean; every
  * corruption kind is judged as e2fsck -fn judges it; repairs leave e2fsck clean;
  * hostile images (hundreds of stacked corruptions, random metadata) never crash it. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_fsck_problem.c — blackout fsck's problem table (src/fsck/problem.c): every code
  * has a kind, a message and a repair; messages are distinct; exactly e2fsck's preen set
  * carries FSCK_PF_PREEN_OK. */

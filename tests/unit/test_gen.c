@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_gen.c — the workload generator (docs/gen.md): seq-1's counts and why each
  * rejected sequence was rejected, every generated workload parses, invalid sequences
  * never come out, and the same seed gives the same random workloads. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_jbd_core.c — the journal's promises on a memory device: commit then crash
  * then recover gives the committed state, for every format variant; escaping,
  * revoke, wrap-around; ids increase across mounts; barriers; write errors abort. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_jbd_dev.h — a tracing, failing bdev for the journal tests: logs every write
  * and flush that reaches it (with its flags), can fail writes after a count or in
  * a block range, and checks no write lands outside an allowed range. Test-only. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_jbd_fs.c — the journal under the filesystem, judged by e2fsprogs: crash
  * states (prefixes of a recorded workload, for each data mode and barrier
  * setting) recovered by e2fsck on one copy and by blackout's mount on another

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_jbd_recover.c — recovery of corrupt journals: bad superblocks, block
  * numbers beyond the filesystem, bad revoke counts, truncated transactions, and
  * thousands of random corruptions: an error or a safe stop, never a write out of

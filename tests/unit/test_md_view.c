@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_md_view.c — md's array read from hand-built members (src/md/view.c): the
  * superblock 1.2 parser accepts what mdadm writes and refuses each field it cannot
  * read, by name; a RAID5 left-symmetric array laid out from md's documented picture

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_probe.c — the black-box probe (src/probe) in-process on stacks whose behaviour is
  * known, one seeded pull each: the grid of `stack probe`'s tests (cheap flash → collateral
  * damage around a 128 KiB erase block, a cache ignoring flushes → flushes not honoured,

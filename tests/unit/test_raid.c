@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_raid.c — every level and layout against a reference image: seeded random
  * writes, then every set of failed members the level survives; scrub after a clean
  * shutdown; rebuild byte for byte; md's rmw/rcw choice; -EIO members; the spec. */

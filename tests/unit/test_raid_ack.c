@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_raid_ack.c — no RAID level acknowledges a write or a flush it cannot make
  * durable: with more members failed than the level survives, every write path
  * (full-stripe, reconstruct-write, read-modify-write, reconstruct, direct) and

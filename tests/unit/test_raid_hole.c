@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_raid_hole.c — the write hole, exhaustively over every outcome of a power cut
  * during one small write: what a degraded RAID5/6 reads back afterwards without a
  * mitigation, and exactly what the bitmap, PPL and the write journal each promise. */

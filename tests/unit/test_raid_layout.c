@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_raid_layout.c — where md puts every data and parity chunk of the first
  * stripes (tables worked out by hand from md's raid5_compute_sector), checked
  * against raid_map_chunk and against the bytes the array actually writes; P and Q

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_raid_md.c — Linux md's counterpart of each RAID row of the matrix plan
  * (raid_md_counterpart through matrix_vm_md_of): the --md, --md-chunk and member
  * stack vmtest gets, checked against a table and against the parsed tree of the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_rec_cap.c — the log's size cap (rec_log_set_cap): the size it counts is the
  * file's, an operation the log has no room for is refused before the lower device
  * sees it (so the log never misses what the device did), and refusals are counted. */

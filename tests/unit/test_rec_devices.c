@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_rec_devices.c — I/O logs of several devices (docs/log-format.md, "Several
  * devices"): a hand-built file is read and written back byte for byte; each rule of
  * the device table and of a record's device byte has a file that breaks it and is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_rec_reader.c — the log reader holds files to docs/log-format.md: each rule of
  * the format has a hand-built file that breaks it and must be refused with the
  * record and field named; the loader refuses devices, FIFOs and huge files at once. */

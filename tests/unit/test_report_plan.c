@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_report_plan.c — the matrix plan (src/report/matrix_plan.c, matrix_vm.c): which
  * explorations a run makes, how they are dealt to shards (each to exactly one, shares
  * even), what a plan's JSON identity tells apart, and which rows Linux can be given. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_report_verdict.c — the matrix verdict rules (src/report/matrix_verdict.c): each
  * rule reads its cells by typed key whatever the rows are called, speaks only when its
  * cells ran, in table order, and words zero and non-zero counts as sentences; each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_stats.h — one statistic of a device by name (blk_stats), for unit tests that
  * check what a model counted. */
 #ifndef TEST_STATS_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_util_grow.c — bo_grow, the one growth step of every appending array, and
  * bo_parse_file, the read-then-parse step every loader of a saved file shares. */
 #include <errno.h>

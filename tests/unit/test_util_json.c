@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_util_json.c — JSON through jansson: names that are not UTF-8 round-trip exactly,
  * UTF-8 stays UTF-8, and the result reader refuses bad fields by name. */
 #include <errno.h>

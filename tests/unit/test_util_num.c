@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_util_num.c — bo_parse_num, the command line's one number parser: what it
  * accepts, the range check, and messages that name the option and the range. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_vm_tally.c — the seeded-cut harness (vm_cut_add) and the explorer
  * (crash_result_add) count the same outcomes the same way: ok, silent, detected, hung,
  * each invariant broken and allowed, md's start, and which states are listed; md's

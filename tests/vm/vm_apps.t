@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # vm_apps.t — blackout app (docs/apps.md): unmodified programs crash-tested under the real
 # kernel with their own checkers. SQLite synchronous=FULL (WAL and a rollback journal) on
 # ext4 barrier=1 over a flush-honouring cache: 200+ distinct states, none loses an

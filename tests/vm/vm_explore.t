@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # vm_explore.t — a crash explorer workload on the real kernel: ext3 (the kernel's ext4
 # driver, barriers on) on a flush-honouring cache runs append-fsync compiled for the
 # guest; each cut's recovered image is read back and judged by the explorer's oracle:

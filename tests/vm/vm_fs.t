@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # vm_fs.t — every filesystem the guest can test, through the seeded harness: xfs,
 # btrfs and ext4 with data=journal, each made, loaded with the create workload and cut
 # once on a flush-honouring cache (one work boot, then one check boot): the right

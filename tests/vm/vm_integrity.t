@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # vm_integrity.t — dm-integrity under ext4 in the guest (docs/integrity.md). Cheap flash
 # with 128 KiB erase blocks: plain ext4 has states whose bystander files (synced before
 # the run, never touched by it) hold other bytes and nobody says so; with dm-integrity

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # vm_kernels.t — scripts/vm-build --kernel: Debian 12's two cloud kernel series, 6.1 and
 # 6.12, each cached apart and booted to the guest's check mode on an ext4 image (mount,
 # walk, umount, e2fsck -fn in the guest). Asserts the kernel that ran is the series asked

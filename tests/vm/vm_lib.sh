@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # vm_lib.sh — shared by tests/vm/*.t, on top of the one harness (tests/test-lib.sh):
 # runs `blackout vmtest` and reads its JSON summary. Sourced, not run. Each run is
 # bounded (timeout) and vmtest cleans up its processes.

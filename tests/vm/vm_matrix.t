@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # vm_matrix.t — `blackout matrix --vm` with the real harness: one honest write cache
 # row, blackout's ext3 beside Linux ext4 (barrier=1), 10 crash states of one recorded
 # run, run as 2 shards and merged. The Linux cell ran in qemu and judged its states,

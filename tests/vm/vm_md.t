@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # vm_md.t — Linux md on modelled members (docs/md.md): one guest boot creates a
 # degraded md RAID5 (4 members, member 0 missing) over the plugin's member exports
 # (members=yes), ext4 barrier=1 on /dev/md0, and runs append-fsync; the one log holds

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # vm_mdhole.t — md's write hole checked block by block on the host (docs/md.md, "The
 # write hole, block by block"): three guest boots record ext4 barrier=1 and
 # append-fsync on md RAID5 over 4 honest caching members: degraded (member 0 missing),

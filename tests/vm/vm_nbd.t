@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # vm_nbd.t — the second attachment: the guest kernel's own NBD client (nbd-client over
 # qemu user networking, no host TCP port), which carries real FUA writes to the plugin
 # (virtio-blk cannot). ext4 with barriers on an honest cache: no synced data lost.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # vm_pool.t — the pool of judging guests (src/vm, docs/realkernel.md section 3) on a
 # state store made by hand: host mke2fs gives base.img; deltas rewrite a file block,
 # zero the superblock, corrupt an inode, and make the kernel panic (errors=panic and a

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # vm_probe.t — `blackout probe` proven on devices whose behaviour is known: the guest's
 # bo-probe writes to the NBD disk the plugin serves (the guest kernel's own NBD client:
 # real FUA and flushes), its acknowledgements go to the host through a third serial port,

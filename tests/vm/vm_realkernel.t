@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # vm_realkernel.t — the real kernel at explorer scale (docs/realkernel.md): one boot
 # records the guest's I/O, the explorer enumerates that recording's crash states with its
 # own code, guests of the real kernel judge them, many per boot. Linux ext4 with barriers

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # vm_record.t — one recorded real-kernel run (scripts/vmrecord, docs/realkernel.md
 # section 1): append-fsync on ext4 over an honest write cache, the guest kernel's NBD
 # client, marks through the marker export. The saved log loads, starts with the stack,
