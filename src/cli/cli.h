@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct cli_cmd {
 	const char *name;
@@ -37,6 +38,14 @@ int cli_run(const char *cmd, const char *what, char *const argv[], bool quiet);
 struct crash_result;
 /* Writes r's JSON to path ('-': standard output): 0, or 1 after saying why not. */
 int cli_write_result(const char *cmd, const struct crash_result *r, const char *path);
+struct vm_explore_info;
+typedef void (*cli_vm_printer)(const struct vm_explore_info *info, const struct crash_result *r,
+                               FILE *f);
+/* The close of a real-kernel exploration (vmtest, app): the result, what `extra` adds,
+ * the JSON to json ('-': standard output, the text going to standard error), where the
+ * logs are; frees r. 0 all ok, 3 a state broke something, else a failure's status. */
+int cli_vm_report(const char *cmd, struct crash_result *r, const struct vm_explore_info *info,
+                  const char *json, cli_vm_printer extra);
 
 struct crash_workload;
 /* vmtest's workload (vm_workload_load): 0, or the exit status of a failure it reported

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* cli_run.c — what the commands that drive other programs and save results share:
- * running a helper script to completion, and writing a crash result's JSON. */
+ * running a helper script to completion, writing a crash result's JSON, and the
+ * closing report of a real-kernel exploration (vmtest, app). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include <unistd.h>
 
 #include "blackout/crash.h"
+#include "blackout/vmexplore.h"
 #include "cli/cli.h"
 
 int cli_run(const char *cmd, const char *what, char *const argv[], bool quiet)
@@ -42,4 +44,18 @@ int cli_write_result(const char *cmd, const struct crash_result *r, const char *
 	if (f != stdout && fclose(f))
 		rc = -EIO;
 	return rc ? cli_fail(cmd, "writing %s failed", path) : 0;
+}
+
+int cli_vm_report(const char *cmd, struct crash_result *r, const struct vm_explore_info *info,
+                  const char *json, cli_vm_printer extra)
+{
+	FILE *t = json && strcmp(json, "-") == 0 ? stderr : stdout;
+	crash_result_print(r, t);
+	extra(info, r, t);
+	int status = json ? cli_write_result(cmd, r, json) : 0;
+	fprintf(t, "logs, states and results: %s\n", info->outdir);
+	if (status == 0 && r->judged != r->ok)
+		status = 3;
+	crash_result_free(r);
+	return status;
 }

@@ -205,13 +205,5 @@ int cmd_app(int argc, char **argv)
 	struct vm_explore_info info;
 	if ((rc = vm_explore(&x.o, &r, &info, &err)))
 		return cli_fail(CMD, "%s", bo_errstr(&err, rc));
-	FILE *t = x.json && strcmp(x.json, "-") == 0 ? stderr : stdout;
-	crash_result_print(r, t);
-	print_app(&info, r, t);
-	int status = x.json ? cli_write_result(CMD, r, x.json) : 0;
-	fprintf(t, "logs, states and results: %s\n", info.outdir);
-	if (status == 0 && r->judged != r->ok)
-		status = 3;
-	crash_result_free(r);
-	return status;
+	return cli_vm_report(CMD, r, &info, x.json, print_app);
 }

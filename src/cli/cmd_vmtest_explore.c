@@ -146,13 +146,5 @@ int cmd_vmtest_explore(int argc, char **argv)
 		fputc('\n', stderr);
 	if (rc)
 		return cli_fail(CMD, "%s", bo_errstr(&err, rc));
-	FILE *t = v.json && strcmp(v.json, "-") == 0 ? stderr : stdout;
-	crash_result_print(r, t);
-	print_times(&info, r, t);
-	int status = v.json ? cli_write_result(CMD, r, v.json) : 0;
-	fprintf(t, "logs, states and results: %s\n", info.outdir);
-	if (status == 0 && r->judged != r->ok)
-		status = 3;
-	crash_result_free(r);
-	return status;
+	return cli_vm_report(CMD, r, &info, v.json, print_times);
 }
