@@ -83,24 +83,31 @@ uint64_t crash_mix64(uint64_t z);
 struct crash_seen_entry {
 	uint64_t key, first;
 	size_t completed;
-	struct bdev **cow; /* the overlays in digest order; NULL: the key alone decides */
+	size_t nth;        /* which distinct state: 0, 1, ... in the order they were added */
+	struct bdev **cow; /* the overlays in digest order; NULL: never the same */
 	unsigned ncow;
 };
 struct crash_seen {
 	struct crash_seen_entry *e;
 	size_t cap, n;
-	uint64_t compared;                  /* key matches settled by comparing bytes */
+	uint64_t compared;                  /* key matches, each settled by comparing bytes */
 	uint64_t (*key_hook)(uint64_t key); /* tests: force keys to collide */
 };
 /* The key of a state: a digest of its overlays and the crash point. A stack with no
  * overlay to digest gets a key of its own (`ordinal`): no dedup. */
 uint64_t crash_state_key(struct bdev *state, size_t completed, uint64_t ordinal);
-/* Adds a state unless it is a duplicate. With `state`, a key match is a duplicate
- * only if the overlays hold the same bytes and the crash point is the same, so a
- * collision of the 64-bit key can never skip a distinct state; without (the outside
- * observer's view), the key decides. */
+/* Adds a state unless it is a duplicate. A key match is a duplicate only if the
+ * crash point is the same and the overlays hold the same bytes, so a collision of the
+ * 64-bit key can never skip a distinct state; a state with no overlay (or more than
+ * 64) is never a duplicate. */
 int crash_seen_add(struct crash_seen *s, uint64_t key, struct bdev *state, size_t completed,
                    uint64_t ordinal, bool *dup, uint64_t *first);
+/* The same for states whose bytes the caller keeps (the state store): on a key match
+ * at the same crash point, same(ctx, e) says whether the state is entry e's bytes
+ * (1), or not (0), or fails (-errno); a new state is entry s->n - 1 (its nth). */
+int crash_seen_add_by(struct crash_seen *s, uint64_t key, size_t completed, uint64_t ordinal,
+                      int (*same)(void *ctx, const struct crash_seen_entry *e), void *ctx,
+                      bool *dup, uint64_t *first);
 void crash_seen_free(struct crash_seen *s);
 /* Whether the state first seen as `first` belongs to shard `shard` of `nshards`. */
 bool crash_shard_mine(uint64_t first, unsigned shard, unsigned nshards);
@@ -133,6 +140,16 @@ struct crash_store {
 	FILE *index; /* written as .index.tmp, renamed by crash_store_finish */
 	uint64_t stored_blocks;
 	double seconds; /* reading views and writing deltas */
+	/* every distinct state's delta, shard's or not (an unlinked file in dir), for
+	 * comparing bytes when keys match: kept[nth] is where distinct state nth's is */
+	FILE *seen;
+	uint64_t seen_end;
+	struct crash_store_kept {
+		uint64_t off;
+		size_t nblocks;
+	} * kept;
+	size_t nkept, kept_cap;
+	uint8_t *cmp; /* a piece of the seen file being compared */
 };
 /* Makes dir (if missing) and writes base.img, live0's view. */
 int crash_store_open(struct crash_store *s, const char *dir, struct bdev *live0,
@@ -141,6 +158,11 @@ int crash_store_open(struct crash_store *s, const char *dir, struct bdev *live0,
  * from base, and the crash point (completed). */
 int crash_store_view(struct crash_store *s, struct bdev *state, size_t completed, uint64_t *key,
                      struct bo_err *err);
+/* Whether the last viewed state (key from crash_store_view) is a duplicate in seen:
+ * a key match is one only if the bytes equal a state kept in the seen file; a new
+ * state's delta is appended to that file. */
+int crash_store_seen(struct crash_store *s, struct crash_seen *seen, uint64_t key, size_t completed,
+                     uint64_t ordinal, bool *dup, uint64_t *first, struct bo_err *err);
 /* The last viewed state as s<N>.delta (*n = N) and its index line "s<N> ID COMPLETED". */
 int crash_store_add(struct crash_store *s, const char *id, size_t completed, size_t *n,
                     struct bo_err *err);

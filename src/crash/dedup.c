@@ -39,10 +39,9 @@ static void collect_cows(struct bdev *d, struct bdev **out, unsigned *n, unsigne
 }
 
 /* Whether entry e holds the same bytes as the state whose overlays are cow[0..n). */
-static bool same_state(const struct crash_seen_entry *e, struct bdev *const *cow, unsigned n,
-                       size_t completed)
+static bool same_state(const struct crash_seen_entry *e, struct bdev *const *cow, unsigned n)
 {
-	if (!e->cow || e->ncow != n || e->completed != completed)
+	if (!e->cow || e->ncow != n)
 		return false;
 	for (unsigned i = 0; i < n; i++)
 		if (!blk_cow_same(e->cow[i], cow[i]))
@@ -89,19 +88,16 @@ static int keep_cows(struct crash_seen_entry *e, struct bdev *const *cow, unsign
 	return 0;
 }
 
-int crash_seen_add(struct crash_seen *s, uint64_t key, struct bdev *state, size_t completed,
-                   uint64_t ordinal, bool *dup, uint64_t *first)
+/* The table's core: a key match is a duplicate only when same(ctx, entry) says the
+ * bytes are equal (1); same NULL: no bytes to compare, so never a duplicate. */
+static int seen_add(struct crash_seen *s, uint64_t key, size_t completed, uint64_t ordinal,
+                    int (*same)(void *ctx, const struct crash_seen_entry *e), void *ctx, bool *dup,
+                    uint64_t *first, struct crash_seen_entry **added)
 {
 	if (s->key_hook)
 		key = s->key_hook(key);
 	if (key == 0)
 		key = 1;
-	struct bdev *cow[MAX_COW];
-	unsigned ncow = 0;
-	if (state)
-		collect_cows(state, cow, &ncow, 0);
-	if (ncow > MAX_COW)
-		ncow = 0; /* too many to keep: the key alone decides, as without a state */
 	int rc;
 	if ((s->n + 1) * 2 > s->cap && (rc = grow(s)))
 		return rc;
@@ -109,12 +105,11 @@ int crash_seen_add(struct crash_seen *s, uint64_t key, struct bdev *state, size_
 	for (; s->e[j].key; j = (j + 1) & (s->cap - 1)) {
 		if (s->e[j].key != key)
 			continue;
-		bool same = true;
-		if (ncow || s->e[j].cow) {
-			same = same_state(&s->e[j], cow, ncow, completed);
-			s->compared++;
-		}
-		if (same) {
+		s->compared++;
+		rc = same && s->e[j].completed == completed ? same(ctx, &s->e[j]) : 0;
+		if (rc < 0)
+			return rc;
+		if (rc) {
 			*dup = true;
 			*first = s->e[j].first;
 			return 0;
@@ -122,15 +117,48 @@ int crash_seen_add(struct crash_seen *s, uint64_t key, struct bdev *state, size_
 		/* the keys collide, the bytes differ: a distinct state, look on */
 	}
 	struct crash_seen_entry *e = &s->e[j];
-	if (ncow && (rc = keep_cows(e, cow, ncow)))
-		return rc;
 	e->key = key;
 	e->first = ordinal;
 	e->completed = completed;
-	s->n++;
+	e->nth = s->n++;
 	*dup = false;
 	*first = ordinal;
+	*added = e;
 	return 0;
+}
+
+struct cows {
+	struct bdev *cow[MAX_COW];
+	unsigned n;
+};
+
+static int same_cows(void *ctx, const struct crash_seen_entry *e)
+{
+	const struct cows *c = ctx;
+	return same_state(e, c->cow, c->n);
+}
+
+int crash_seen_add(struct crash_seen *s, uint64_t key, struct bdev *state, size_t completed,
+                   uint64_t ordinal, bool *dup, uint64_t *first)
+{
+	struct cows c = {.n = 0};
+	if (state)
+		collect_cows(state, c.cow, &c.n, 0);
+	if (c.n > MAX_COW)
+		c.n = 0; /* too many to keep: judged without dedup, as with none */
+	struct crash_seen_entry *e = NULL;
+	int rc = seen_add(s, key, completed, ordinal, c.n ? same_cows : NULL, &c, dup, first, &e);
+	if (rc == 0 && !*dup && c.n)
+		rc = keep_cows(e, c.cow, c.n); /* on failure the entry compares as different */
+	return rc;
+}
+
+int crash_seen_add_by(struct crash_seen *s, uint64_t key, size_t completed, uint64_t ordinal,
+                      int (*same)(void *ctx, const struct crash_seen_entry *e), void *ctx,
+                      bool *dup, uint64_t *first)
+{
+	struct crash_seen_entry *e;
+	return seen_add(s, key, completed, ordinal, same, ctx, dup, first, &e);
 }
 
 static void digest_walk(struct bdev *d, uint64_t *h, unsigned *ncow, unsigned depth)

@@ -197,9 +197,11 @@ static int judge_state(struct explorer *ex, struct bdev *state)
 		key = crash_state_key(state, c->completed, r->built);
 	bool dup = false;
 	uint64_t first;
-	if (rc == 0)
-		rc = crash_seen_add(&ex->seen, key, ex->cfg->observer ? NULL : state, c->completed,
-		                    r->built, &dup, &first);
+	if (rc == 0 && ex->cfg->observer)
+		rc = crash_store_seen(&ex->store, &ex->seen, key, c->completed, r->built, &dup,
+		                      &first, ex->err);
+	else if (rc == 0)
+		rc = crash_seen_add(&ex->seen, key, state, c->completed, r->built, &dup, &first);
 	r->built++;
 	if (rc)
 		return rc;

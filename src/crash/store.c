@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* store.c — the state store an outside observer reads (docs/realkernel.md, section 2):
  * base.img (the device's view where the run began), one s<N>.delta per distinct state
- * (the 4 KiB blocks where its view differs) and an index; and the key that
- * deduplicates states by that view. Writing only: the plugin serves the store. */
+ * (the 4 KiB blocks where its view differs) and an index; and the key and byte
+ * comparison that deduplicate states by that view. Writing only: the plugin serves
+ * the store. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -63,6 +64,26 @@ static int write_base(const struct crash_store *s, struct bo_err *err)
 	return 0;
 }
 
+/* The seen file, unlinked at once: no reader of the store ever finds it, and it goes
+ * with the process however that ends. */
+static int open_seen(struct crash_store *s, struct bo_err *err)
+{
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/.seen.tmp", s->dir);
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return bo_errf(err, -errno, "state store: cannot create %s: %s", path,
+		               strerror(errno));
+	unlink(path);
+	if (!(s->seen = fdopen(fd, "w+b"))) {
+		close(fd);
+		return -ENOMEM;
+	}
+	if (!(s->cmp = malloc(COMPARE_CHUNK)))
+		return -ENOMEM;
+	return 0;
+}
+
 int crash_store_open(struct crash_store *s, const char *dir, struct bdev *live0, struct bo_err *err)
 {
 	memset(s, 0, sizeof(*s));
@@ -104,6 +125,8 @@ int crash_store_open(struct crash_store *s, const char *dir, struct bdev *live0,
 	snprintf(ip, sizeof(ip), "%s/.index.tmp", s->dir);
 	if (rc == 0 && !(s->index = fopen(ip, "w")))
 		rc = bo_errf(err, -errno, "state store: cannot create %s: %s", ip, strerror(errno));
+	if (rc == 0)
+		rc = open_seen(s, err);
 	if (rc)
 		crash_store_close(s);
 	return rc;
@@ -134,6 +157,67 @@ int crash_store_view(struct crash_store *s, struct bdev *state, size_t completed
 		}
 	}
 	*key = h;
+	s->seconds += bo_now() - t0;
+	return 0;
+}
+
+enum { RECORD = 8 + BLOCK }; /* a block's number and bytes, as in a delta */
+
+/* Whether the last viewed state's delta is distinct state e's, byte for byte. */
+static int same_view(void *ctx, const struct crash_seen_entry *e)
+{
+	struct crash_store *s = ctx;
+	if (e->nth >= s->nkept)
+		return -EINVAL; /* the table was fed without the store */
+	const struct crash_store_kept *k = &s->kept[e->nth];
+	if (k->nblocks != s->nblocks)
+		return 0;
+	if (fflush(s->seen))
+		return -EIO;
+	const size_t per = COMPARE_CHUNK / RECORD;
+	for (size_t i = 0; i < s->nblocks; i += per) {
+		size_t m = s->nblocks - i < per ? s->nblocks - i : per;
+		int rc = bo_pread_full(fileno(s->seen), s->cmp, m * RECORD,
+		                       (off_t)(k->off + i * RECORD));
+		if (rc)
+			return rc;
+		for (size_t r = 0; r < m; r++) {
+			const uint8_t *rec = s->cmp + r * RECORD;
+			uint64_t b = s->blocks[i + r];
+			if (get_le64(rec) != b || memcmp(rec + 8, s->view + b * BLOCK, BLOCK) != 0)
+				return 0;
+		}
+	}
+	return 1;
+}
+
+int crash_store_seen(struct crash_store *s, struct crash_seen *seen, uint64_t key, size_t completed,
+                     uint64_t ordinal, bool *dup, uint64_t *first, struct bo_err *err)
+{
+	double t0 = bo_now();
+	int rc = crash_seen_add_by(seen, key, completed, ordinal, same_view, s, dup, first);
+	if (rc)
+		return bo_errf(err, rc, "state store: comparing a state with an earlier one: %s",
+		               strerror(-rc));
+	if (*dup)
+		goto out;
+	struct crash_store_kept *nk = bo_grow(s->kept, &s->kept_cap, s->nkept, sizeof(*nk), 256);
+	if (!nk)
+		return -ENOMEM;
+	s->kept = nk;
+	s->kept[s->nkept++] = (struct crash_store_kept){.off = s->seen_end, .nblocks = s->nblocks};
+	bool ok = true;
+	for (size_t i = 0; ok && i < s->nblocks; i++) {
+		uint8_t idx[8];
+		put_le64(idx, s->blocks[i]);
+		ok = fwrite(idx, 1, 8, s->seen) == 8 &&
+		     fwrite(s->view + s->blocks[i] * BLOCK, 1, BLOCK, s->seen) == BLOCK;
+	}
+	if (!ok)
+		return bo_errf(err, -EIO, "state store: writing the seen states' file: %s",
+		               strerror(errno));
+	s->seen_end += (uint64_t)s->nblocks * RECORD;
+out:
 	s->seconds += bo_now() - t0;
 	return 0;
 }
@@ -235,6 +319,10 @@ void crash_store_close(struct crash_store *s)
 		snprintf(tmp, sizeof(tmp), "%s/.index.tmp", s->dir);
 		unlink(tmp);
 	}
+	if (s->seen)
+		fclose(s->seen);
+	free(s->kept);
+	free(s->cmp);
 	free(s->dir);
 	free(s->base);
 	free(s->view);

@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* test_crash_dedup.c — the explorer's duplicate check: states whose 64-bit keys
- * collide (forced by the table's key hook) are both kept when their overlays' bytes
- * differ, a true copy is still a duplicate, the crash point is part of the identity,
- * and the blk_cow_same comparison it rests on tells overlays apart by content. */
+ * collide (forced by the table's key hook) are both kept when their bytes differ, in
+ * process (the overlays, by blk_cow_same) and for an outside observer (the state
+ * store's views, against the seen file); a true copy is still a duplicate and the
+ * crash point is part of the identity. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "blackout/blk.h"
 #include "crash/crash_int.h"
@@ -71,6 +75,13 @@ static void forced_collision(struct bdev *base)
 	is_int(crash_seen_add(&seen, crash_state_key(a2, 3, 4), a2, 3, 4, &dup, &first), 0,
 	       "added after the originals closed");
 	ok(dup && first == 0, "still a duplicate of the first");
+	/* a stack with no overlay has no bytes to compare: a colliding key never makes it
+	 * a duplicate */
+	is_int(crash_seen_add(&seen, crash_state_key(base, 3, 5), base, 3, 5, &dup, &first), 0,
+	       "a state with no overlay added");
+	is_int(crash_seen_add(&seen, crash_state_key(base, 3, 6), base, 3, 6, &dup, &first), 0,
+	       "another with no overlay added");
+	ok(!dup && first == 6, "a state with no overlay is never a duplicate");
 	blk_close(a2);
 	crash_seen_free(&seen);
 }
@@ -108,6 +119,68 @@ static void without_hook(struct bdev *base)
 	crash_seen_free(&seen);
 }
 
+/* Views one state into the store and asks the table whether it is new. */
+static bool store_new(struct crash_store *st, struct crash_seen *seen, struct bdev *state,
+                      size_t completed, uint64_t ordinal, uint64_t *first)
+{
+	struct bo_err err = {{0}};
+	uint64_t key;
+	bool dup = true;
+	tap_require(crash_store_view(st, state, completed, &key, &err) == 0, "view a state");
+	tap_require(crash_store_seen(st, seen, key, completed, ordinal, &dup, first, &err) == 0,
+	            "look a state up");
+	return !dup;
+}
+
+static void store_collision(struct bdev *base)
+{
+	char dir[] = "/tmp/test_crash_dedup.XXXXXX";
+	tap_require(mkdtemp(dir) != NULL, "a store directory");
+	struct bdev *live0, *a = state_with(base, 'a'), *b = state_with(base, 'b'), *a2, *d;
+	tap_require(blk_cow_open(base, &live0) == 0, "the view where the run began");
+	tap_require(blk_clone(a, &a2) == 0, "clone");
+	d = state_with(base, 'a'); /* a's block, and another sector of that block apart */
+	unsigned char x[512];
+	memset(x, 'x', sizeof(x));
+	tap_require(blk_write(d, 6, 1, x, 0) == 0, "write to the overlay");
+	struct crash_store st;
+	struct bo_err err = {{0}};
+	tap_require(crash_store_open(&st, dir, live0, &err) == 0, "open the store");
+	struct crash_seen seen = {.key_hook = collide};
+	uint64_t first = 99;
+	ok(store_new(&st, &seen, a, 3, 0, &first) && first == 0, "store: the first state is new");
+	ok(store_new(&st, &seen, b, 3, 1, &first) && first == 1,
+	   "store: a distinct state whose key collides is kept (judged)");
+	ok(seen.compared == 1, "store: the collision was settled by comparing bytes");
+	ok(store_new(&st, &seen, d, 3, 2, &first) && first == 2,
+	   "store: the same blocks holding other bytes are distinct");
+	ok(!store_new(&st, &seen, a2, 3, 3, &first) && first == 0,
+	   "store: a true copy is a duplicate of the first");
+	ok(store_new(&st, &seen, a2, 4, 4, &first) && first == 4,
+	   "store: the same bytes after another completed write are distinct");
+	ok(store_new(&st, &seen, live0, 3, 5, &first) && first == 5,
+	   "store: the view where the run began (no block differs) is distinct");
+	ok(!store_new(&st, &seen, live0, 3, 6, &first) && first == 5,
+	   "store: and a duplicate when seen again");
+	ok(!store_new(&st, &seen, b, 3, 7, &first) && first == 1,
+	   "store: a later state found again among colliding ones");
+	is_int((int)seen.n, 5, "store: five distinct states held");
+	char seenf[64];
+	snprintf(seenf, sizeof(seenf), "%s/.seen.tmp", dir);
+	ok(access(seenf, F_OK) != 0, "store: the seen file is never in the directory");
+	crash_store_close(&st);
+	crash_seen_free(&seen);
+	char base_img[64];
+	snprintf(base_img, sizeof(base_img), "%s/base.img", dir);
+	unlink(base_img);
+	rmdir(dir);
+	blk_close(a);
+	blk_close(a2);
+	blk_close(b);
+	blk_close(d);
+	blk_close(live0);
+}
+
 int main(void)
 {
 	struct bdev *base;
@@ -116,6 +189,7 @@ int main(void)
 	cow_same(base);
 	forced_collision(base);
 	without_hook(base);
+	store_collision(base);
 	blk_close(base);
 	return tap_done();
 }
