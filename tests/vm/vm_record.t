@@ -60,13 +60,20 @@ t "the guest's serial lines: every step returned, DONE, no FAIL" \
 
 err=$("$BLACKOUT_SRC/scripts/vmrecord" --stack "$STACK" --fs ext4 --workload append-fsync 2>&1)
 t "vmrecord without --out is a usage error" '[ $? -eq 2 ] && echo "$err" | grep -q "required"'
-# a guest that fails (no such filesystem): a non-zero exit with the guest's reason
-err=$(timeout 200 "$BLACKOUT_SRC/scripts/vmrecord" --stack "$STACK" --fs nosuchfs \
+# a filesystem no guest knows is refused by the options' check, before any boot
+err=$("$BLACKOUT_SRC/scripts/vmrecord" --stack "$STACK" --fs nosuchfs --workload append-fsync \
+	--out "$T/nofs" 2>&1)
+rc=$?
+t "an unknown filesystem is a usage error before any boot" \
+	'[ $rc -eq 2 ] && echo "$err" | grep -q "not .nosuchfs." && [ ! -e "$T/nofs/console" ]'
+# a guest that fails (mkfs.xfs refuses a 64 MiB device: xfs wants 300 MiB): a non-zero
+# exit with the guest's reason
+err=$(timeout 200 "$BLACKOUT_SRC/scripts/vmrecord" --stack "$STACK" --fs xfs \
 	--workload append-fsync --out "$T/bad" --timeout 120 2>&1)
 rc=$?
 echo "$err" | sed 's/^/# /'
-t "a guest failure exits 1 naming it (mkfs nosuchfs failed)" \
-	'[ $rc -eq 1 ] && echo "$err" | grep -q "mkfs nosuchfs failed"'
+t "a guest failure exits 1 naming it (mkfs xfs failed)" \
+	'[ $rc -eq 1 ] && echo "$err" | grep -q "mkfs xfs failed"'
 t "... and leaves no qemu or nbdkit behind" \
 	'! pgrep -f "$T/bad/" >/dev/null'
 done_testing
