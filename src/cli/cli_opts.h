@@ -43,6 +43,10 @@ struct cli_spec {
 	const char *exit;           /* this command's meaning of the exit statuses, or NULL */
 	const char *examples;       /* "$ command\n  what it does\n" lines, or NULL */
 	const struct cli_spec *const *subs; /* actions (`stack describe`), NULL-ended, or NULL */
+	/* The exit status of a usage error, when not CLI_EXIT_USAGE (0: 2). A command with
+	 * its own exit statuses (fsck: e2fsck's 16) sets it; its page then gives only its
+	 * own table (exit), not the shared one. */
+	int usage_status;
 };
 
 /* One parse of argv by spec. Use:
@@ -52,7 +56,7 @@ struct cli_spec {
  *	while ((k = cli_next(&p)) > 0)
  *		switch (k) { case 'l': ... p.arg is the value ... }
  *	if (k < 0)
- *		return p.status;   (help printed: 0; usage error said: 2)
+ *		return p.status;   (help printed: 0; usage error said: 2, or usage_status)
  *	operands: p.args[0 .. p.nargs - 1]
  * argv[0] is the command name; options and operands may be mixed; "--" ends options;
  * -h/--help prints the help. The process-wide getopt state is reset at start. */
