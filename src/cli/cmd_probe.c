@@ -255,8 +255,8 @@ static int parse(const struct cli_spec *spec, int argc, char **argv, struct opts
 		case OPT_TIMING: o->timing = true; break;
 		}
 	}
-	if (k < 0)
-		return p.status;
+	if (k < 0) /* -1 after --help: stop, with status 0 */
+		return p.status ? p.status : -1;
 	o->dev = p.nargs ? p.args[0] : NULL;
 	return 0;
 }
@@ -385,7 +385,7 @@ int cmd_probe(int argc, char **argv)
 		return rc;
 	struct opts o = {.settle = 5};
 	if ((rc = parse(act, argc - 1, argv + 1, &o)) != 0)
-		return rc;
+		return rc < 0 ? 0 : rc;
 	if (act == &write_spec)
 		return do_write(&o);
 	if (act == &verify_spec)

@@ -65,7 +65,19 @@ explore --merge||nosuch.json
 matrix|--jobs 0|
 matrix --merge||nosuch.json
 mdhole|--log x.log --max-states 0 --store d|--log nosuch.log --store d
+probe write|a.img --log x.log --size 3|
+probe verify|a.img --log|nosuch.img --log nosuch.log
+probe listen|--port 0 --out x.log|
+app|--jobs 0 --checker /bin/true /bin/true|
 TABLE
+
+# --help of a command or action: printed, exit 0, and nothing is run after it
+for c in "fsck" "probe write" "probe spec" "app"; do
+	# shellcheck disable=SC2086
+	"$B" $c --help >out 2>err
+	[ $? -eq 0 ] && [ ! -s err ] && grep -q "^usage: blackout $c" out
+	ok $? "$c --help: exit 0, the help, nothing on stderr ($(head -1 err))"
+done
 
 # the statuses that say something
 expect 2 "quick and full conflict" matrix --quick --full
