@@ -69,6 +69,8 @@ void cli_parse_start(struct cli_parse *p, const struct cli_spec *s, int argc, ch
 	/* ':' first: a missing value is reported as ':' so the message is ours; '+' is
 	 * not given, so operands and options may be mixed as in GNU tools. */
 	size_t n = 0, k = 0;
+	if (s->options_first)
+		p->so[k++] = '+';
 	p->so[k++] = ':';
 	const struct cli_opt *all[CLI_MAX_OPTS + 1];
 	size_t nall = 0;

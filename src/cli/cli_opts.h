@@ -47,6 +47,9 @@ struct cli_spec {
 	 * its own exit statuses (fsck: e2fsck's 16) sets it; its page then gives only its
 	 * own table (exit), not the shared one. */
 	int usage_status;
+	/* Options end at the first operand, which begins what the command runs with its
+	 * own arguments (app PROGRAM ARGS...): getopt's '+'. */
+	bool options_first;
 };
 
 /* One parse of argv by spec. Use:
@@ -70,7 +73,7 @@ struct cli_parse {
 	int status;   /* exit status once cli_next returned -1 */
 	int seen[32]; /* per exclusion bit: index of the option + 1 */
 	struct option lo[CLI_MAX_OPTS + 2];
-	char so[CLI_MAX_OPTS * 3 + 4];
+	char so[CLI_MAX_OPTS * 3 + 5];
 };
 
 void cli_parse_start(struct cli_parse *p, const struct cli_spec *spec, int argc, char **argv);
