@@ -69,10 +69,12 @@ probe write|a.img --log x.log --size 3|
 probe verify|a.img --log|nosuch.img --log nosuch.log
 probe listen|--port 0 --out x.log|
 app|--jobs 0 --checker /bin/true /bin/true|
+vmobserve|store 0 --fs ext4|
+vmobserve delta|a.img a.img|nosuch.img a.img x.delta
 TABLE
 
 # --help of a command or action: printed, exit 0, and nothing is run after it
-for c in "fsck" "probe write" "probe spec" "app"; do
+for c in "fsck" "probe write" "probe spec" "app" "vmobserve" "vmobserve delta"; do
 	# shellcheck disable=SC2086
 	"$B" $c --help >out 2>err
 	[ $? -eq 0 ] && [ ! -s err ] && grep -q "^usage: blackout $c" out
