@@ -175,7 +175,7 @@ static const struct cli_spec listen_spec = {
 static const struct cli_spec spec_spec = {
     "probe spec",
     "the same write, pull and verify on a blackout stack spec in this process",
-    "SPEC [--seed N] [--cut-at N] [--size N] [--timing [--max-eb N]]",
+    "SPEC [--seed N] [--cut-at N] [--size N] [--timing]",
     "The same write, pull and verify on a blackout stack spec in this process, the pull "
     "made by the model with seeded decisions (--seed, default 1) at the write in flight "
     "after --cut-at writes (default 40), over the first --size bytes (default 2M). "
