@@ -71,10 +71,13 @@ probe listen|--port 0 --out x.log|
 app|--jobs 0 --checker /bin/true /bin/true|
 vmobserve|store 0 --fs ext4|
 vmobserve delta|a.img a.img|nosuch.img a.img x.delta
+vmtest|--stack mem(size=64M) --fs ext4 --workload create --jobs 0|
+vmtest points|1 x 3|
+vmtest judge|append-fsync nodir x|append-fsync nodir 1
 TABLE
 
 # --help of a command or action: printed, exit 0, and nothing is run after it
-for c in "fsck" "probe write" "probe spec" "app" "vmobserve" "vmobserve delta"; do
+for c in "fsck" "probe write" "probe spec" "app" "vmobserve" "vmobserve delta" "vmtest" "vmtest compile" "vmtest points"; do
 	# shellcheck disable=SC2086
 	"$B" $c --help >out 2>err
 	[ $? -eq 0 ] && [ ! -s err ] && grep -q "^usage: blackout $c" out
