@@ -21,10 +21,11 @@ enum { G_CUTS = 1, G_EXPL = 2 };
 /* The table parses; what it accepted is handed on as "--name value" words, the form
  * cmd_vmtest_explore, the plumbing and scripts/vmtest read. */
 static const struct cli_opt vmtest_opts[] = {
-    {'s', "stack", "SPEC",
+    {CLI_LONG + 17, "stack", "SPEC",
      "device stack (docs/stack-spec.md), e.g. 'cache(size=1M,flush=honor) > mem(size=64M)'", 0, 0},
-    {'f', "fs", "FS[,OPTS]", "ext4, ext3, xfs or btrfs, then mount options: ext4,barrier=0", 0, 0},
-    {'w', "workload", "W",
+    {CLI_LONG + 18, "fs", "FS[,OPTS]",
+     "ext4, ext3, xfs or btrfs, then mount options: ext4,barrier=0", 0, 0},
+    {CLI_LONG + 19, "workload", "W",
      "a crash explorer workload: a built-in (blackout workloads) or a FILE "
      "(docs/workloads.md; no fill), or vmtest's own: create|append|mixed|overwrite "
      "(--files steps)",
@@ -234,7 +235,6 @@ static int canonical(const struct cli_spec *spec, int argc, char **argv, int kee
 		out[i] = argv[i];
 	cli_parse_start(&p, spec, argc - (keep - 1), argv + (keep - 1));
 	while ((k = cli_next(&p)) > 0) {
-		/* the long name, even for a short letter: the readers know those */
 		for (int i = 0; spec->opts[i].key; i++)
 			if (spec->opts[i].key == k)
 				snprintf(w[nopt].name, sizeof(w[nopt].name), "--%s",
