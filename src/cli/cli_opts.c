@@ -159,7 +159,7 @@ int cli_next(struct cli_parse *p)
 	if (optional_arg(o) && !optarg && optind < p->argc &&
 	    (p->argv[optind][0] != '-' || strcmp(p->argv[optind], "-") == 0))
 		p->arg = p->argv[optind++];
-	for (int i = 0; idx >= 0 && s->opts[i].key; i++) {
+	for (int i = 0; idx >= 0 && i < CLI_MAX_OPTS && s->opts[i].key; i++) {
 		const struct cli_opt *q = &s->opts[i];
 		if (i == idx || !p->seen[i] ||
 		    !((o->excludes & q->group) || (q->excludes & o->group)))

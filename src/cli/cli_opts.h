@@ -70,8 +70,8 @@ struct cli_parse {
 	const char *arg; /* the value of the option cli_next returned, or NULL */
 	char **args;     /* operands once cli_next returned 0 */
 	int nargs;
-	int status;   /* exit status once cli_next returned -1 */
-	int seen[32]; /* per exclusion bit: index of the option + 1 */
+	int status;             /* exit status once cli_next returned -1 */
+	int seen[CLI_MAX_OPTS]; /* per option of the table: given already */
 	struct option lo[CLI_MAX_OPTS + 2];
 	char so[CLI_MAX_OPTS * 3 + 5];
 };
