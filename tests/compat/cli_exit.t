@@ -76,6 +76,11 @@ vmtest points|1 x 3|
 vmtest judge|append-fsync nodir x|append-fsync nodir 1
 TABLE
 
+# app: options end at PROGRAM, so PROGRAM's own -v is not taken for app's option
+"$B" app --checker /bin/true ./nosuch-prog -v >out 2>err
+[ $? -eq 1 ] && grep -q "program ./nosuch-prog" err
+ok $? "app gives -v after PROGRAM to PROGRAM ($(head -1 err))"
+
 # --help of a command or action: printed, exit 0, and nothing is run after it
 for c in "fsck" "probe write" "probe spec" "app" "vmobserve" "vmobserve delta" "vmtest" "vmtest compile" "vmtest points"; do
 	# shellcheck disable=SC2086
