@@ -69,6 +69,8 @@ void cli_parse_start(struct cli_parse *p, const struct cli_spec *s, int argc, ch
 	/* ':' first: a missing value is reported as ':' so the message is ours; '+' is
 	 * not given, so operands and options may be mixed as in GNU tools. */
 	size_t n = 0, k = 0;
+	if (s->options_first)
+		p->so[k++] = '+';
 	p->so[k++] = ':';
 	const struct cli_opt *all[CLI_MAX_OPTS + 1];
 	size_t nall = 0;
@@ -99,7 +101,7 @@ void cli_parse_start(struct cli_parse *p, const struct cli_spec *s, int argc, ch
 
 static int usage_stop(struct cli_parse *p)
 {
-	p->status = CLI_EXIT_USAGE;
+	p->status = p->spec->usage_status ? p->spec->usage_status : CLI_EXIT_USAGE;
 	return -1;
 }
 
@@ -127,7 +129,12 @@ int cli_next(struct cli_parse *p)
 	if (k == '?') {
 		/* optopt: the unknown short letter, or 0 for an unknown long option */
 		const char *bad = p->argv[optind - 1];
-		if (optopt && !(bad[0] == '-' && bad[1] == '-'))
+		bool is_long = bad[0] == '-' && bad[1] == '-';
+		if (optopt && is_long && find_key(s, optopt, NULL))
+			/* a known long flag given a value (--json=1) */
+			cli_usage_error(s->name, "%s takes no value",
+			                cli_opt_label(s, optopt, a, sizeof(a)));
+		else if (optopt && !is_long)
 			cli_usage_error(s->name, "unknown option '-%c'", optopt);
 		else
 			cli_usage_error(s->name, "unknown option '%.*s'", (int)strcspn(bad, "="),
@@ -152,7 +159,7 @@ int cli_next(struct cli_parse *p)
 	if (optional_arg(o) && !optarg && optind < p->argc &&
 	    (p->argv[optind][0] != '-' || strcmp(p->argv[optind], "-") == 0))
 		p->arg = p->argv[optind++];
-	for (int i = 0; idx >= 0 && s->opts[i].key; i++) {
+	for (int i = 0; idx >= 0 && i < CLI_MAX_OPTS && s->opts[i].key; i++) {
 		const struct cli_opt *q = &s->opts[i];
 		if (i == idx || !p->seen[i] ||
 		    !((o->excludes & q->group) || (q->excludes & o->group)))
@@ -255,8 +262,12 @@ static void exit_line(const struct cli_spec *s, FILE *out)
 {
 	const char *e =
 	    s->exit ? s->exit : "0 done, 1 failed (the reason on stderr), 2 usage error.";
+	size_t n = strcspn(e, "\n");
 	fputs("\nExit status: ", out);
-	fill(e, strlen(e), 13, out);
+	fill(e, n, 13, out);
+	/* lines after the first are a table (fsck's codes), kept as they are */
+	if (e[n])
+		fputs(e + n + 1, out);
 }
 
 void cli_help(const struct cli_spec *s, FILE *out)
@@ -463,10 +474,33 @@ void cli_man(const struct cli_spec *s, const char *version, const char *date, FI
 		man_opts(a->opts, out);
 	}
 	fputs(".SH EXIT STATUS\n", out);
-	cli_exit_table_man(out);
-	if (s->exit) {
-		fputs(".PP\nThis command: ", out);
-		esc_line(s->exit, out);
+	if (s->usage_status && s->exit) {
+		/* its own statuses (fsck: e2fsck's), not the shared table: a sentence, then
+		 * the table's lines as they are */
+		size_t n = strcspn(s->exit, "\n");
+		fputs(".PP\n", out);
+		esc(s->exit, n, out);
+		fputc('\n', out);
+		/* the table's lines "  N  meaning" (an indented line goes on) as man's list */
+		for (const char *l = s->exit + n; *l;) {
+			l += strspn(l, " \n");
+			size_t w = strcspn(l, "\n");
+			size_t d = strspn(l, "0123456789");
+			if (d && d < w) {
+				fprintf(out, ".TP\n.B %.*s\n", (int)d, l);
+				l += d + strspn(l + d, " ");
+				w = strcspn(l, "\n");
+			}
+			esc(l, w, out);
+			fputc('\n', out);
+			l += w;
+		}
+	} else {
+		cli_exit_table_man(out);
+		if (s->exit) {
+			fputs(".PP\nThis command: ", out);
+			esc_line(s->exit, out);
+		}
 	}
 	if (s->examples) {
 		fputs(".SH EXAMPLES\n.nf\n", out);

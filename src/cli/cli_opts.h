@@ -43,6 +43,13 @@ struct cli_spec {
 	const char *exit;           /* this command's meaning of the exit statuses, or NULL */
 	const char *examples;       /* "$ command\n  what it does\n" lines, or NULL */
 	const struct cli_spec *const *subs; /* actions (`stack describe`), NULL-ended, or NULL */
+	/* The exit status of a usage error, when not CLI_EXIT_USAGE (0: 2). A command with
+	 * its own exit statuses (fsck: e2fsck's 16) sets it; its page then gives only its
+	 * own table (exit), not the shared one. */
+	int usage_status;
+	/* Options end at the first operand, which begins what the command runs with its
+	 * own arguments (app PROGRAM ARGS...): getopt's '+'. */
+	bool options_first;
 };
 
 /* One parse of argv by spec. Use:
@@ -52,7 +59,7 @@ struct cli_spec {
  *	while ((k = cli_next(&p)) > 0)
  *		switch (k) { case 'l': ... p.arg is the value ... }
  *	if (k < 0)
- *		return p.status;   (help printed: 0; usage error said: 2)
+ *		return p.status;   (help printed: 0; usage error said: 2, or usage_status)
  *	operands: p.args[0 .. p.nargs - 1]
  * argv[0] is the command name; options and operands may be mixed; "--" ends options;
  * -h/--help prints the help. The process-wide getopt state is reset at start. */
@@ -63,10 +70,10 @@ struct cli_parse {
 	const char *arg; /* the value of the option cli_next returned, or NULL */
 	char **args;     /* operands once cli_next returned 0 */
 	int nargs;
-	int status;   /* exit status once cli_next returned -1 */
-	int seen[32]; /* per exclusion bit: index of the option + 1 */
+	int status;             /* exit status once cli_next returned -1 */
+	int seen[CLI_MAX_OPTS]; /* per option of the table: given already */
 	struct option lo[CLI_MAX_OPTS + 2];
-	char so[CLI_MAX_OPTS * 3 + 4];
+	char so[CLI_MAX_OPTS * 3 + 5];
 };
 
 void cli_parse_start(struct cli_parse *p, const struct cli_spec *spec, int argc, char **argv);

@@ -14,46 +14,80 @@
 #include "blackout/crash.h"
 #include "blackout/vmexplore.h"
 #include "cli/cli.h"
+#include "cli/cli_opts.h"
 
 #define CMD      "app"
 #define MAX_WITH 8
 
-static void help(FILE *out)
-{
-	fputs("usage: blackout app --checker CHECKER [OPTIONS] PROGRAM [ARGS...]\n"
-	      "\n"
-	      "Runs PROGRAM (a host path; ELF or /bin/sh script) with ARGS in a real-kernel guest\n"
-	      "on a modelled stack, records its I/O once, enumerates the crash states of that\n"
-	      "recording and judges each in guests: the filesystem's invariants (mount, fsck,\n"
-	      "bystanders) and CHECKER's verdict. The program runs in /mnt/app and calls\n"
-	      "`bo_ack TEXT` after each promise it makes; on each state CHECKER runs as\n"
-	      "`CHECKER DIR ACKFILE` (ACKFILE: the acknowledgements made before the cut, one a\n"
-	      "line) and exits 0 (ok), 1 (acknowledged work lost) or 2 (corruption detected);\n"
-	      "anything else, a signal or its timeout is reported as the checker failing.\n"
-	      "Options come before PROGRAM; everything after PROGRAM is its arguments.\n"
-	      "\n"
-	      "  --checker PROG      the application's checker (required)\n"
-	      "  --with EXE          another executable the program or checker runs, carried\n"
-	      "                      with its libraries to /app/bin (on PATH); repeatable\n"
-	      "  --stack SPEC        device stack (default 'cache(size=1M,flush=honor) >\n"
-	      "                      mem(size=64M)')\n"
-	      "  --fs FS[,OPTS]      ext4, ext3, xfs or btrfs, then mount options (default ext4)\n"
-	      "  --max-states N      the explorer's budget of states (default 300)\n"
-	      "  --seed N            the explorer's sampling seed (default 0)\n"
-	      "  --jobs N            judging guests (default 2)\n"
-	      "  --timeout S         the program's bound in the recording boot (default 120)\n"
-	      "  --check-timeout S   the checker's bound on one state (default 20)\n"
-	      "  --state-timeout S   one state's bound in a judging guest (default 60)\n"
-	      "  --log FILE          judge this recording again instead of recording\n"
-	      "  --state ID --keep DIR  with --log: only that state, kept as DIR/ID.img\n"
-	      "  --out DIR           logs, states and results (default BUILD/app/TIME-PID)\n"
-	      "  --json FILE         the explorer's JSON result also here ('-': stdout)\n"
-	      "\n"
-	      "Exit status: 0 every state ok, 3 some state failed, 1 an error, 2 bad usage.\n"
-	      "Before any guest boots, a PROGRAM, CHECKER or --with that is not an executable\n"
-	      "regular file, or whose libraries ldd cannot find, is refused (docs/apps.md).\n",
-	      out);
-}
+enum {
+	OPT_CHECKER = CLI_LONG,
+	OPT_WITH,
+	OPT_STACK,
+	OPT_FS,
+	OPT_MAX_STATES,
+	OPT_SEED,
+	OPT_JOBS,
+	OPT_TIMEOUT,
+	OPT_CHECK_TIMEOUT,
+	OPT_STATE_TIMEOUT,
+	OPT_LOG,
+	OPT_STATE,
+	OPT_KEEP,
+	OPT_OUT,
+	OPT_JSON,
+};
+
+static const struct cli_opt app_opts[] = {
+    {OPT_CHECKER, "checker", "PROG", "the application's checker (required)", 0, 0},
+    {OPT_WITH, "with", "EXE",
+     "another executable the program or checker runs, carried with its libraries to "
+     "/app/bin (on PATH); repeatable (at most 8)",
+     0, 0},
+    {OPT_STACK, "stack", "SPEC",
+     "device stack (default 'cache(size=1M,flush=honor) > mem(size=64M)')", 0, 0},
+    {OPT_FS, "fs", "FS[,OPTS]", "ext4, ext3, xfs or btrfs, then mount options (default ext4)", 0,
+     0},
+    {OPT_MAX_STATES, "max-states", "N", "the explorer's budget of states (default 300)", 0, 0},
+    {OPT_SEED, "seed", "N", "the explorer's sampling seed (default 0)", 0, 0},
+    {OPT_JOBS, "jobs", "N", "judging guests (default 2)", 0, 0},
+    {OPT_TIMEOUT, "timeout", "S", "the program's bound in the recording boot (default 120)", 0, 0},
+    {OPT_CHECK_TIMEOUT, "check-timeout", "S", "the checker's bound on one state (default 20)", 0,
+     0},
+    {OPT_STATE_TIMEOUT, "state-timeout", "S", "one state's bound in a judging guest (default 60)",
+     0, 0},
+    {OPT_LOG, "log", "FILE", "judge this recording again instead of recording", 0, 0},
+    {OPT_STATE, "state", "ID", "with --log and --keep: only that state", 0, 0},
+    {OPT_KEEP, "keep", "DIR", "with --log and --state: keep the state as DIR/ID.img", 0, 0},
+    {OPT_OUT, "out", "DIR", "logs, states and results (default BUILD/app/TIME-PID)", 0, 0},
+    {OPT_JSON, "json", "FILE", "the explorer's JSON result also here ('-': stdout)", 0, 0},
+    {0}};
+
+static const struct cli_spec app_spec = {
+    "app",
+    "crash-test an unmodified program on a modelled stack under the real kernel",
+    "--checker CHECKER [OPTIONS] PROGRAM [ARGS...]",
+    "Runs PROGRAM (a host path; ELF or /bin/sh script) with ARGS in a real-kernel guest on "
+    "a modelled stack, records its I/O once, enumerates the crash states of that recording "
+    "and judges each in guests: the filesystem's invariants (mount, fsck, bystanders) and "
+    "CHECKER's verdict. The program runs in /mnt/app and calls `bo_ack TEXT` after each "
+    "promise it makes; on each state CHECKER runs as `CHECKER DIR ACKFILE` (ACKFILE: the "
+    "acknowledgements made before the cut, one a line) and exits 0 (ok), 1 (acknowledged "
+    "work lost) or 2 (corruption detected); anything else, a signal or its timeout is "
+    "reported as the checker failing. Options come before PROGRAM; everything after "
+    "PROGRAM is its arguments.\n"
+    "\n"
+    "Before any guest boots, a PROGRAM, CHECKER or --with that is not an executable regular "
+    "file, or whose libraries ldd cannot find, is refused (docs/apps.md).\n",
+    app_opts,
+    0,
+    -1,
+    "0 every state ok, 3 some state failed, 1 an error, 2 bad usage.",
+    "$ blackout app --checker ./check.sh ./writer.sh 1000\n"
+    "  record writer.sh once, judge its crash states with check.sh\n",
+    NULL,
+    0,
+    true,
+};
 
 struct ax {
 	struct vm_explore_opts o;
@@ -76,59 +110,51 @@ static int parse(struct ax *x, int argc, char **argv)
 {
 	struct bo_err err = {{0}};
 	struct crash_config *cfg = &x->o.cfg;
-	int i = 1;
-	for (; i < argc && argv[i][0] == '-'; i++) {
-		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "--"))
-			break;
-		if (!strcmp(a, "--stack") || !strcmp(a, "--fs") || !strcmp(a, "--max-states") ||
-		    !strcmp(a, "--seed") || !strcmp(a, "--state")) {
-			int used = crash_config_option(cfg, a, val, &err);
-			if (used < 0)
-				return cli_usage_error(CMD, "%s", err.msg);
-			i += used - 1;
-			continue;
-		}
-		if (!val)
-			return cli_usage_error(CMD, "%s needs a value", a);
+	struct cli_parse p;
+	char l[32];
+	int k;
+	cli_parse_start(&p, &app_spec, argc, argv);
+	while ((k = cli_next(&p)) > 0) {
+		const char *a = cli_opt_label(&app_spec, k, l, sizeof(l));
 		int rc = 0;
-		if (!strcmp(a, "--checker"))
-			x->spec.checker = val;
-		else if (!strcmp(a, "--with") && x->spec.nwith < MAX_WITH)
-			x->with[x->spec.nwith++] = val;
-		else if (!strcmp(a, "--with"))
-			return cli_usage_error(CMD, "--with: at most %d", MAX_WITH);
-		else if (!strcmp(a, "--jobs"))
-			rc = num_opt(a, val, 1, 64, &x->o.jobs);
-		else if (!strcmp(a, "--timeout"))
-			rc = num_opt(a, val, 1, 3000, &x->spec.prog_timeout);
-		else if (!strcmp(a, "--check-timeout"))
-			rc = num_opt(a, val, 1, 600, &x->spec.check_timeout);
-		else if (!strcmp(a, "--state-timeout"))
-			rc = num_opt(a, val, 5, 3600, &x->o.state_timeout);
-		else if (!strcmp(a, "--log"))
-			x->o.log = val;
-		else if (!strcmp(a, "--out"))
-			x->o.out = val;
-		else if (!strcmp(a, "--json"))
-			x->json = val;
-		else if (!strcmp(a, "--keep"))
-			cfg->keep_dir = val;
-		else
-			return cli_usage_error(CMD, "unknown argument '%s'", a);
+		switch (k) {
+		case OPT_STACK:
+		case OPT_FS:
+		case OPT_MAX_STATES:
+		case OPT_SEED:
+		case OPT_STATE:
+			if (crash_config_option(cfg, a, p.arg, &err) < 0)
+				return cli_usage_error(CMD, "%s", err.msg);
+			break;
+		case OPT_CHECKER: x->spec.checker = p.arg; break;
+		case OPT_WITH:
+			if (x->spec.nwith >= MAX_WITH)
+				return cli_usage_error(CMD, "--with: at most %d", MAX_WITH);
+			x->with[x->spec.nwith++] = p.arg;
+			break;
+		case OPT_JOBS: rc = num_opt(a, p.arg, 1, 64, &x->o.jobs); break;
+		case OPT_TIMEOUT: rc = num_opt(a, p.arg, 1, 3000, &x->spec.prog_timeout); break;
+		case OPT_CHECK_TIMEOUT:
+			rc = num_opt(a, p.arg, 1, 600, &x->spec.check_timeout);
+			break;
+		case OPT_STATE_TIMEOUT: rc = num_opt(a, p.arg, 5, 3600, &x->o.state_timeout); break;
+		case OPT_LOG: x->o.log = p.arg; break;
+		case OPT_OUT: x->o.out = p.arg; break;
+		case OPT_JSON: x->json = p.arg; break;
+		case OPT_KEEP: cfg->keep_dir = p.arg; break;
+		}
 		if (rc)
 			return rc;
-		i++;
 	}
-	if (i < argc && !strcmp(argv[i], "--"))
-		i++;
-	if (i >= argc)
+	if (k < 0) /* -1 after --help: stop, with status 0 */
+		return p.status ? p.status : -1;
+	if (p.nargs < 1)
 		return cli_usage_error(CMD, "no PROGRAM to run");
 	if (!x->spec.checker)
 		return cli_usage_error(CMD, "--checker is required: the program's own judge");
-	x->spec.prog = argv[i];
-	x->spec.args = argv + i + 1;
-	x->spec.nargs = (size_t)(argc - i - 1);
+	x->spec.prog = p.args[0];
+	x->spec.args = p.args + 1;
+	x->spec.nargs = (size_t)(p.nargs - 1);
 	x->spec.with = x->with;
 	x->o.app = &x->spec;
 	if (vm_explore_check(&x->o, &err))
@@ -184,11 +210,6 @@ static void print_app(const struct vm_explore_info *info, const struct crash_res
 
 int cmd_app(int argc, char **argv)
 {
-	for (int i = 1; i < argc && argv[i][0] == '-'; i++)
-		if (cli_is_help(argv[i])) {
-			help(stdout);
-			return 0;
-		}
 	struct ax x = {.o = {.cfg = {.stack = "cache(size=1M,flush=honor) > mem(size=64M)",
 	                             .fs = "ext4",
 	                             .max_states = 300},
@@ -196,7 +217,7 @@ int cmd_app(int argc, char **argv)
 	               .spec = {.prog_timeout = 120, .check_timeout = 20}};
 	int rc = parse(&x, argc, argv);
 	if (rc)
-		return rc;
+		return rc < 0 ? 0 : rc;
 	x.o.progress = progress;
 	x.o.progress_ctx = &x;
 	x.last = -1e9;

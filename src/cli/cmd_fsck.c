@@ -1,47 +1,65 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* cmd_fsck.c — `blackout fsck IMAGE [-n|-p|-y] [--fast] [--json]`: check (and repair)
  * an ext2/ext3 image with blackout's own checker; exit codes as e2fsck's. */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "blackout/fsck.h"
 #include "blackout/json.h"
 #include "cli/cli.h"
+#include "cli/cli_opts.h"
 
-static const char fsck_help[] =
-    "usage: blackout fsck [-n|-p|-a|-y] [-f] [--fast] [--json] IMAGE\n"
+/* Groups: the three modes exclude each other as e2fsck's do (-p and -a are one mode
+ * and may be repeated); --fast only checks, so it excludes the two that write. */
+enum { G_N = 1, G_P = 2, G_Y = 4, G_FAST = 8 };
+enum { OPT_FAST = CLI_LONG, OPT_JSON };
+
+static const struct cli_opt fsck_opts[] = {
+    {'n', NULL, NULL, "report only; never write (the default)", G_N, G_P | G_Y},
+    {'y', NULL, NULL,
+     "replay the journal, then repair: the superblock from its backup, bitmaps and "
+     "counts, link counts, orphaned inodes (to lost+found, or freed when empty), entries "
+     "to freed inodes, out-of-range block pointers, damaged modes, stale checksums, as "
+     "e2fsck repairs them; then check again and list what remains. What it cannot "
+     "repair it leaves and reports (exit 4)",
+     G_Y, G_N | G_P | G_FAST},
+    {'p', NULL, NULL,
+     "preen, as e2fsck -p: replay the journal and fix only what e2fsck -p fixes without "
+     "asking (bitmaps, free counts, link counts, orphans, deletion times, i_size and "
+     "i_blocks); on anything else repair nothing, print UNEXPECTED INCONSISTENCY; RUN "
+     "fsck MANUALLY and exit 4",
+     G_P, G_N | G_Y | G_FAST},
+    {'a', NULL, NULL, "the same as -p (e2fsck's older spelling)", G_P, G_N | G_Y | G_FAST},
+    {'f', NULL, NULL, "accepted for e2fsck's users: blackout always checks fully", 0, 0},
+    {OPT_FAST, "fast", NULL,
+     "checksum and structure scrub of metadata only (no directory or cross-structure "
+     "checks): for every mount after an unclean shutdown. Only checks: not with -p/-a/-y",
+     G_FAST, G_P | G_Y},
+    {OPT_JSON, "json", NULL, "one JSON object instead of lines", 0, 0},
+    {0}};
+
+static const struct cli_spec fsck_spec = {
+    "fsck",
+    "check (and repair) an ext2/ext3 image; exit codes as e2fsck",
+    "[-n|-p|-a|-y] [-f] [--fast] [--json] IMAGE",
+    "Checks an ext2/ext3 image (metadata_csum included) the way e2fsck -f does: "
+    "superblock and group descriptors, every inode and its blocks, directories (entries, "
+    "'.', '..', htree), connectivity, link counts, bitmaps and summary counts. One line "
+    "per problem, naming the inode, block and entry. The image is read directly, never "
+    "mounted. Options may come before or after IMAGE and combine as e2fsck's do (-fy, "
+    "-fn).\n"
     "\n"
-    "Checks an ext2/ext3 image (metadata_csum included) the way e2fsck -f does: superblock\n"
-    "and group descriptors, every inode and its blocks, directories (entries, '.', '..',\n"
-    "htree), connectivity, link counts, bitmaps and summary counts. One line per problem,\n"
-    "naming the inode, block and entry. The image is read directly, never mounted.\n"
-    "Options may come before or after IMAGE and combine as e2fsck's do (-fy, -fn).\n"
-    "\n"
-    "  -n       report only; never write (the default)\n"
-    "  -y       replay the journal, then repair: the superblock from its backup, bitmaps\n"
-    "           and counts, link counts, orphaned inodes (to lost+found, or freed when\n"
-    "           empty), entries to freed inodes, out-of-range block pointers, damaged\n"
-    "           modes, stale checksums, as e2fsck repairs them; then check again and\n"
-    "           list what remains. What it cannot repair it leaves and reports (exit 4)\n"
-    "  -p, -a   preen, as e2fsck -p: replay the journal and fix only what e2fsck -p\n"
-    "           fixes without asking (bitmaps, free counts, link counts, orphans,\n"
-    "           deletion times, i_size and i_blocks); on anything else repair nothing,\n"
-    "           print UNEXPECTED INCONSISTENCY; RUN fsck MANUALLY and exit 4\n"
-    "  -f       accepted for e2fsck's users: blackout always checks fully\n"
-    "  --fast   checksum and structure scrub of metadata only (no directory or\n"
-    "           cross-structure checks): for every mount after an unclean shutdown\n"
-    "  --json   one JSON object instead of lines\n"
-    "\n"
-    "-n, -p/-a and -y exclude each other; --fast only checks.\n"
-    "A journal that needs recovery is replayed first by -p and -y, as e2fsck does: it\n"
-    "is found through the journal inode (or, when that inode is damaged, through the\n"
-    "superblock's backup of its blocks), replayed, and needs_recovery is cleared; the\n"
-    "check then sees the replayed image. -n reports it and checks the image as it is.\n"
-    "A damaged primary superblock is replaced for the check by a backup, found where\n"
-    "e2fsck -b looks, and the run names it; -y writes it back.\n"
-    "\n"
-    "Exit status, e2fsck's (added together when several hold):\n"
+    "-n, -p/-a and -y exclude each other; --fast only checks. A journal that needs "
+    "recovery is replayed first by -p and -y, as e2fsck does: it is found through the "
+    "journal inode (or, when that inode is damaged, through the superblock's backup of "
+    "its blocks), replayed, and needs_recovery is cleared; the check then sees the "
+    "replayed image. -n reports it and checks the image as it is. A damaged primary "
+    "superblock is replaced for the check by a backup, found where e2fsck -b looks, and "
+    "the run names it; -y writes it back.\n",
+    fsck_opts,
+    1,
+    1,
+    "e2fsck's (added together when several hold):\n"
     "   0  no errors\n"
     "   1  errors corrected (a journal replay counts)\n"
     "   2  errors corrected, reboot: never returned (blackout checks no mounted root)\n"
@@ -49,7 +67,17 @@ static const char fsck_help[] =
     "   8  operational error (cannot read, not an ext2/ext3 filesystem, unsupported\n"
     "      feature)\n"
     "  16  usage or syntax error\n"
-    "  32  cancelled by the user: never returned (an interrupt ends the process)\n";
+    "  32  cancelled by the user: never returned (an interrupt ends the process)\n",
+    "$ blackout fsck -fn disk.img\n"
+    "  check only; exit 4 if anything is wrong\n"
+    "$ blackout fsck -p disk.img\n"
+    "  replay the journal and fix what is safe, as at boot\n"
+    "$ blackout fsck -y --json disk.img\n"
+    "  repair, then list what remains as JSON\n",
+    NULL,
+    /* 2 means "errors corrected, reboot" to fsck's callers */
+    FSCK_EXIT_USAGE,
+};
 
 struct out {
 	bool json;
@@ -89,70 +117,27 @@ static void on_remaining(void *ctx, const struct fsck_problem *p)
 	print_problem(o, o->remaining, "remains: ", p);
 }
 
-/* A usage error, said as every command says it, with e2fsck's exit code (16) rather
- * than the 2 other commands use: 2 means "errors corrected, reboot" to fsck's callers. */
-static int usage_error(const char *fmt, const char *arg)
-{
-	fputs("blackout fsck: ", stderr);
-	fprintf(stderr, fmt, arg);
-	fputs("\nTry 'blackout fsck --help'.\n", stderr);
-	return FSCK_EXIT_USAGE;
-}
-
-enum { OPT_FAST = 256, OPT_JSON };
-
-static const struct option fsck_longopts[] = {
-    {"fast", no_argument, NULL, OPT_FAST},
-    {"json", no_argument, NULL, OPT_JSON},
-    {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0},
-};
-
 int cmd_fsck(int argc, char **argv)
 {
 	struct fsck_opts opts = {.repair = FSCK_REPAIR_NONE};
 	struct out out = {0};
-	char mode = 0; /* the -n/-p/-y given, to refuse a second one as e2fsck does */
-	optind = 0;    /* glibc: start afresh, permuting options after IMAGE */
-	opterr = 0;
-	int ch;
-	while ((ch = getopt_long(argc, argv, "nypafh", fsck_longopts, NULL)) != -1) {
-		switch (ch) {
-		case 'n':
-		case 'y':
+	struct cli_parse p;
+	int k;
+	cli_parse_start(&p, &fsck_spec, argc, argv);
+	while ((k = cli_next(&p)) > 0) {
+		switch (k) {
+		case 'n': opts.repair = FSCK_REPAIR_NONE; break;
+		case 'y': opts.repair = FSCK_REPAIR_YES; break;
 		case 'p':
-		case 'a': {
-			char m = ch == 'a' ? 'p' : (char)ch;
-			if (mode && mode != m)
-				return usage_error("%s",
-				                   "only one of the options -p/-a, -n or -y may be "
-				                   "specified");
-			mode = m;
-			opts.repair = m == 'n'   ? FSCK_REPAIR_NONE
-			              : m == 'y' ? FSCK_REPAIR_YES
-			                         : FSCK_REPAIR_PREEN;
-			break;
-		}
+		case 'a': opts.repair = FSCK_REPAIR_PREEN; break;
 		case 'f': break; /* e2fsck's "force": every blackout check is a full one */
 		case OPT_FAST: opts.fast = true; break;
 		case OPT_JSON: out.json = true; break;
-		case 'h': fputs(fsck_help, stdout); return 0;
-		default:
-			if (optopt >= OPT_FAST || optopt == 'h') /* a long option given a value */
-				return usage_error("option '%s' takes no value", argv[optind - 1]);
-			if (optopt)
-				return usage_error("unknown option '-%s'",
-				                   (char[]){(char)optopt, 0});
-			return usage_error("unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (optind >= argc)
-		return usage_error("%s", "missing IMAGE");
-	if (argc - optind > 1)
-		return usage_error("one image only (got '%s' too)", argv[optind + 1]);
-	const char *image = argv[optind];
-	if (opts.fast && opts.repair != FSCK_REPAIR_NONE)
-		return usage_error("%s", "--fast only checks: it cannot be combined with -p/-a/-y");
+	if (k < 0)
+		return p.status;
+	const char *image = p.args[0];
 	struct bo_err err = {{0}};
 	struct bdev *d;
 	int rc = blk_file_open(image, 512, 0, opts.repair ? 0 : BLK_FILE_RDONLY, &d, &err);

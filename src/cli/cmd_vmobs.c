@@ -12,28 +12,82 @@
 #include "blackout/vm.h"
 #include "blackout/vmexplore.h"
 #include "cli/cli.h"
+#include "cli/cli_opts.h"
 
-static void usage(FILE *f)
-{
-	fprintf(f, "usage: blackout vmobserve DIR N --fs FS[,MOUNTOPTS] [--jobs J] [options]\n"
-	           "       blackout vmobserve delta BASE IMAGE OUT\n"
-	           "Observes states s0..s<N-1> of the state store DIR (base.img + s<N>.delta,\n"
-	           "docs/realkernel.md) in guests of the real Linux kernel, each booted once and\n"
-	           "judging many states; prints one JSON line per state, then a summary line.\n"
-	           "  --fs FS[,OPTS]        ext4 | ext3 | xfs | btrfs, then mount options\n"
-	           "  --jobs J              guests in parallel (default: the number of cores)\n"
-	           "  --workdir D           sockets, consoles, logs, deltas.img (default: a new\n"
-	           "                        directory under $TMPDIR, removed after success)\n"
-	           "  --boot-timeout S      seconds for a guest to boot (default 120)\n"
-	           "  --state-timeout S     seconds for one state (default 60)\n"
-	           "  --kernel F --initrd F the guest (default $BUILD/vm/vmlinuz, initramfs.gz)\n"
-	           "  --plugin F            ignored (the guests read the store from disks)\n"
-	           "  --integrity           open each state with integritysetup first\n"
-	           "                        (dm-integrity under the fs, docs/integrity.md)\n"
-	           "  --md-drop K           a store of md members: md assembled without member K\n"
-	           "delta: OUT gets the 4 KiB blocks where IMAGE differs from BASE.\n"
-	           "Exit 0 when the pool ran (whatever the states hold), 1 when it could not.\n");
-}
+enum {
+	OPT_FS = CLI_LONG,
+	OPT_JOBS,
+	OPT_WORKDIR,
+	OPT_BOOT_TIMEOUT,
+	OPT_STATE_TIMEOUT,
+	OPT_KERNEL,
+	OPT_INITRD,
+	OPT_PLUGIN,
+	OPT_INTEGRITY,
+	OPT_MD_DROP,
+};
+
+static const struct cli_opt vmobs_opts[] = {
+    {OPT_FS, "fs", "FS[,OPTS]", "ext4 | ext3 | xfs | btrfs, then mount options (required)", 0, 0},
+    {OPT_JOBS, "jobs", "J", "guests in parallel (default: the number of cores)", 0, 0},
+    {OPT_WORKDIR, "workdir", "D",
+     "sockets, consoles, logs, deltas.img (default: a new directory under $TMPDIR, "
+     "removed after success)",
+     0, 0},
+    {OPT_BOOT_TIMEOUT, "boot-timeout", "S", "seconds for a guest to boot (default 120)", 0, 0},
+    {OPT_STATE_TIMEOUT, "state-timeout", "S", "seconds for one state (default 60)", 0, 0},
+    {OPT_KERNEL, "kernel", "F", "the guest's kernel (default $BUILD/vm/vmlinuz)", 0, 0},
+    {OPT_INITRD, "initrd", "F", "the guest's initramfs (default $BUILD/vm/initramfs.gz)", 0, 0},
+    {OPT_PLUGIN, "plugin", "F", "ignored (the guests read the store from disks)", 0, 0},
+    {OPT_INTEGRITY, "integrity", NULL,
+     "open each state with integritysetup first (dm-integrity under the fs, "
+     "docs/integrity.md)",
+     0, 0},
+    {OPT_MD_DROP, "md-drop", "K", "a store of md members: md assembled without member K", 0, 0},
+    {0}};
+
+static const char vmobs_exit[] =
+    "0 when the pool ran (whatever the states hold), 1 when it could not, 2 usage.";
+
+static const struct cli_spec vmobs_spec = {
+    "vmobserve",
+    "observe the states of a state store in real-kernel guests",
+    "DIR N --fs FS[,MOUNTOPTS] [--jobs J] [OPTIONS]\n"
+    "delta BASE IMAGE OUT",
+    "Observes states s0..s<N-1> of the state store DIR (base.img + s<N>.delta, "
+    "docs/realkernel.md) in guests of the real Linux kernel, each booted once and judging "
+    "many states; prints one JSON line per state, then a summary line.\n"
+    "\n"
+    "delta: OUT gets the 4 KiB blocks where IMAGE differs from BASE (both the same size, a "
+    "multiple of 4096).\n",
+    vmobs_opts,
+    2,
+    2,
+    vmobs_exit,
+    "$ blackout vmobserve store/ 40 --fs ext4 --jobs 2\n"
+    "  one JSON line for each of s0..s39, then the summary\n"
+    "$ blackout vmobserve delta base.img s1.img store/s1.delta\n"
+    "  a store made by hand\n",
+    NULL,
+    0,
+    false,
+};
+
+static const struct cli_spec delta_spec = {
+    "vmobserve delta",
+    "write the delta file of IMAGE against BASE",
+    "BASE IMAGE OUT",
+    "OUT gets the 4 KiB blocks where IMAGE differs from BASE (both the same size, a "
+    "multiple of 4096).\n",
+    NULL,
+    3,
+    3,
+    vmobs_exit,
+    "$ blackout vmobserve delta base.img s1.img store/s1.delta\n",
+    NULL,
+    0,
+    false,
+};
 
 static json_t *summary(const struct crash_observation *o, size_t i)
 {
@@ -78,23 +132,22 @@ static void print_line(json_t *j)
 
 static int run_delta(int argc, char **argv)
 {
-	if (argc != 5)
-		return cli_usage_error("vmobserve", "delta takes BASE IMAGE OUT");
+	struct cli_parse p;
+	int k;
+	cli_parse_start(&p, &delta_spec, argc, argv);
+	while ((k = cli_next(&p)) > 0)
+		;
+	if (k < 0)
+		return p.status;
 	struct bo_err err = {{0}};
-	int rc = vm_delta_write(argv[2], argv[3], argv[4], &err);
+	int rc = vm_delta_write(p.args[0], p.args[1], p.args[2], &err);
 	return rc ? cli_fail("vmobserve", "%s", bo_errstr(&err, rc)) : 0;
 }
 
 int cmd_vmobs(int argc, char **argv)
 {
-	if (argc > 1 && cli_is_help(argv[1])) {
-		usage(stdout);
-		return 0;
-	}
 	if (argc > 1 && strcmp(argv[1], "delta") == 0)
-		return run_delta(argc, argv);
-	if (argc < 3)
-		return cli_usage_error("vmobserve", "needs DIR and N");
+		return run_delta(argc - 1, argv + 1);
 	char script[1024];
 	(void)vm_scripts_dir(script, sizeof script); /* sets $BUILD beside the executable */
 	const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
@@ -102,53 +155,54 @@ int cmd_vmobs(int argc, char **argv)
 	snprintf(kernel, sizeof kernel, "%s/vm/vmlinuz", build);
 	snprintf(initrd, sizeof initrd, "%s/vm/initramfs.gz", build);
 	snprintf(plugin, sizeof plugin, "%s/blackout-nbdkit.so", build);
-	struct vm_pool_cfg cfg = {
-	    .kernel = kernel, .initrd = initrd, .plugin = plugin, .statedir = argv[1]};
+	struct vm_pool_cfg cfg = {.kernel = kernel, .initrd = initrd, .plugin = plugin};
 	uint64_t n, v;
-	int rc = cli_num("vmobserve", "N", argv[2], 0, 1, 1000000000, &n);
-	if (rc)
-		return rc;
-	for (int i = 3; i < argc; i++) {
-		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "--integrity")) {
-			cfg.integrity = true;
-			continue;
-		}
-		if (!val)
-			return cli_usage_error("vmobserve",
-			                       "unknown argument or missing value: '%s'", a);
-		i++;
-		if (!strcmp(a, "--fs")) {
+	int rc = 0;
+	char l[32];
+	struct cli_parse p;
+	int k;
+	cli_parse_start(&p, &vmobs_spec, argc, argv);
+	while ((k = cli_next(&p)) > 0) {
+		const char *a = cli_opt_label(&vmobs_spec, k, l, sizeof(l)), *val = p.arg;
+		switch (k) {
+		case OPT_INTEGRITY: cfg.integrity = true; break;
+		case OPT_FS: {
 			snprintf(fsbuf, sizeof fsbuf, "%s", val);
 			char *comma = strchr(fsbuf, ',');
 			if (comma)
 				*comma = '\0', cfg.mopt = comma + 1;
 			cfg.fs = fsbuf;
-		} else if (!strcmp(a, "--jobs")) {
+			break;
+		}
+		case OPT_JOBS:
 			if ((rc = cli_num("vmobserve", a, val, 0, 1, 64, &v)))
 				return rc;
 			cfg.jobs = (unsigned)v;
-		} else if (!strcmp(a, "--boot-timeout") || !strcmp(a, "--state-timeout")) {
+			break;
+		case OPT_BOOT_TIMEOUT:
+		case OPT_STATE_TIMEOUT:
 			if ((rc = cli_num("vmobserve", a, val, 0, 1, 3600, &v)))
 				return rc;
-			*(a[2] == 'b' ? &cfg.boot_timeout : &cfg.state_timeout) = (double)v;
-		} else if (!strcmp(a, "--md-drop")) {
+			*(k == OPT_BOOT_TIMEOUT ? &cfg.boot_timeout : &cfg.state_timeout) =
+			    (double)v;
+			break;
+		case OPT_MD_DROP:
 			if ((rc = cli_num("vmobserve", a, val, 0, 0, 63, &v)))
 				return rc;
 			cfg.md_drop = (unsigned)v;
 			cfg.md_drop_set = true;
-		} else if (!strcmp(a, "--workdir")) {
-			cfg.workdir = val;
-		} else if (!strcmp(a, "--kernel")) {
-			cfg.kernel = val;
-		} else if (!strcmp(a, "--initrd")) {
-			cfg.initrd = val;
-		} else if (!strcmp(a, "--plugin")) {
-			cfg.plugin = val;
-		} else {
-			return cli_usage_error("vmobserve", "unknown argument '%s'", a);
+			break;
+		case OPT_WORKDIR: cfg.workdir = val; break;
+		case OPT_KERNEL: cfg.kernel = val; break;
+		case OPT_INITRD: cfg.initrd = val; break;
+		case OPT_PLUGIN: cfg.plugin = val; break;
 		}
 	}
+	if (k < 0)
+		return p.status;
+	cfg.statedir = p.args[0];
+	if ((rc = cli_num("vmobserve", "N", p.args[1], 0, 1, 1000000000, &n)))
+		return rc;
 	if (!cfg.fs)
 		return cli_usage_error("vmobserve", "--fs is required (ext4, ext3, xfs, btrfs)");
 	static char wd[1024];

@@ -65,7 +65,29 @@ explore --merge||nosuch.json
 matrix|--jobs 0|
 matrix --merge||nosuch.json
 mdhole|--log x.log --max-states 0 --store d|--log nosuch.log --store d
+probe write|a.img --log x.log --size 3|
+probe verify|a.img --log|nosuch.img --log nosuch.log
+probe listen|--port 0 --out x.log|
+app|--jobs 0 --checker /bin/true /bin/true|
+vmobserve|store 0 --fs ext4|
+vmobserve delta|a.img a.img|nosuch.img a.img x.delta
+vmtest|--stack mem(size=64M) --fs ext4 --workload create --jobs 0|
+vmtest points|1 x 3|
+vmtest judge|append-fsync nodir x|append-fsync nodir 1
 TABLE
+
+# app: options end at PROGRAM, so PROGRAM's own -v is not taken for app's option
+"$B" app --checker /bin/true ./nosuch-prog -v >out 2>err
+[ $? -eq 1 ] && grep -q "program ./nosuch-prog" err
+ok $? "app gives -v after PROGRAM to PROGRAM ($(head -1 err))"
+
+# --help of a command or action: printed, exit 0, and nothing is run after it
+for c in "fsck" "probe write" "probe spec" "app" "vmobserve" "vmobserve delta" "vmtest" "vmtest compile" "vmtest points"; do
+	# shellcheck disable=SC2086
+	"$B" $c --help >out 2>err
+	[ $? -eq 0 ] && [ ! -s err ] && grep -q "^usage: blackout $c" out
+	ok $? "$c --help: exit 0, the help, nothing on stderr ($(head -1 err))"
+done
 
 # the statuses that say something
 expect 2 "quick and full conflict" matrix --quick --full

@@ -26,7 +26,7 @@ ok $? "... and the image is not written"
 is "$(code fsck -ny "$W/bad.img")" 16 "-ny combined: refused (16)"
 is "$(code fsck -p -y "$W/bad.img")" 16 "-p -y: refused (16)"
 is "$(code fsck -a -n "$W/bad.img")" 16 "-a -n: refused (16)"
-grep -q "only one of the options -p/-a, -n or -y may be specified" "$W/err"
+grep -q "^blackout fsck: -a and -n cannot be used together$" "$W/err"
 ok $? "... saying which options exclude each other"
 is "$(code fsck "$W/bad.img" -y --fast)" 16 "--fast with -y: refused (16)"
 is "$(code fsck -x "$W/bad.img")" 16 "an unknown short option exits 16"
@@ -47,7 +47,7 @@ for c in 0 1 2 4 8 16 32; do
 	grep -q "^ *$c  " "$W/help" || { ok 1 "--help documents exit code $c"; continue; }
 	ok 0 "--help documents exit code $c"
 done
-grep -q "^ *-f " "$W/help" && grep -q "^ *-p, -a " "$W/help"
+grep -q "^ *-f " "$W/help" && grep -q "^ *-p " "$W/help" && grep -q "^ *-a  *the same as -p" "$W/help"
 ok $? "--help documents -f and -a"
 
 # -p (and -a): the inode damage needs questions e2fsck -p would not answer
