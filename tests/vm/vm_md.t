@@ -171,12 +171,12 @@ ok $? "member 1 failed at step 3: $(jf .judged) distinct states judged, none los
 
 timeout 60 "$SRC/scripts/vmrecord" --stack "$MEMBERS" --md 5:4 --fs ext4 --workload append-fsync \
 	--out "$T/bad" >"$T/bad.log" 2>&1
-is $? 1 "--md without MISSING is refused"
+is $? 2 "--md without MISSING is refused as a usage error"
 grep -q -- "--md: LEVEL:N:MISSING\[:POLICY\]" "$T/bad.log"
 ok $? "... saying what it takes"
 timeout 60 "$SRC/scripts/vmrecord" --stack "$MEMBERS" --md 5:4:- --md-fail 4@3 --fs ext4 \
 	--workload append-fsync --out "$T/bad" >"$T/bad.log" 2>&1
-is $? 1 "--md-fail of a member the array does not have is refused"
+is $? 2 "--md-fail of a member the array does not have is refused as a usage error"
 grep -q -- "--md-fail: member 4 of 4 (0 to 3)" "$T/bad.log"
 ok $? "... naming the members"
 
