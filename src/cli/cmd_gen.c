@@ -2,7 +2,6 @@
 /* cmd_gen.c — `blackout gen`: generated workloads (docs/gen.md), written as workload
  * files, listed, or counted. Parsing and printing only; generation is src/gen/. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,22 +10,44 @@
 #include "blackout/gen.h"
 #include "blackout/util.h"
 #include "cli/cli.h"
+#include "cli/cli_opts.h"
 
-static const char gen_help[] =
-    "usage: blackout gen --len N [--out DIR] [--list]\n"
-    "       blackout gen --random COUNT [--seed S] [--length L] [--out DIR] [--list]\n"
-    "\n"
+enum { G_EXH = 1, G_RAND = 2 }; /* --len, or --random and what goes with it */
+enum { OPT_LEN = CLI_LONG, OPT_RANDOM, OPT_SEED, OPT_LENGTH, OPT_OUT, OPT_LIST };
+static const struct cli_opt gen_opts[] = {
+    {OPT_LEN, "len", "N",
+     "every valid sequence of N operations (1..3), each followed by\n"
+     "fsync, fdatasync, sync or nothing; invalid ones are rejected\n"
+     "before anything runs and counted by reason",
+     G_EXH, G_RAND},
+    {OPT_RANDOM, "random", "COUNT",
+     "COUNT valid sequences drawn from --seed S of --length L\n"
+     "operations; the same seed, the same files",
+     G_RAND, G_EXH},
+    {OPT_SEED, "seed", "S", "seed of --random (default 1)", G_RAND, G_EXH},
+    {OPT_LENGTH, "length", "L", "operations per --random sequence (default 5, at most 1000)",
+     G_RAND, G_EXH},
+    {OPT_OUT, "out", "DIR", "write each as DIR/NAME.wl (names seq<N>-<i>, rand<S>-<i>)", 0, 0},
+    {OPT_LIST, "list", NULL, "print each workload's name and summary", 0, 0},
+    {0}};
+
+static const struct cli_spec gen_spec = {
+    "gen",
+    "generate workloads: ACE-style bounded sequences, or seeded random ones",
+    "--len N [--out DIR] [--list]\n--random COUNT [--seed S] [--length L] [--out DIR] [--list]",
     "Workloads in the workload language (docs/workloads.md) over a fixed tree (/A, /B,\n"
-    "/A/C; /foo and /A/foo of 16 KiB; /bar, /A/bar to create), ACE-style (docs/gen.md):\n"
-    "  --len N         every valid sequence of N operations (1..3), each followed by\n"
-    "                  fsync, fdatasync, sync or nothing; invalid ones are rejected\n"
-    "                  before anything runs and counted by reason\n"
-    "  --random COUNT  COUNT valid sequences drawn from --seed S (default 1) of --length L\n"
-    "                  operations (default 5, at most 1000); the same seed, the same files\n"
-    "  --out DIR       write each as DIR/NAME.wl (names seq<N>-<i>, rand<S>-<i>)\n"
-    "  --list          print each workload's name and summary\n"
+    "/A/C; /foo and /A/foo of 16 KiB; /bar, /A/bar to create), ACE-style (docs/gen.md).\n"
+    "\n"
     "Without --out or --list it counts. The counts line (workloads, rejected by reason)\n"
-    "goes to stdout, or to stderr with --list.\n";
+    "goes to stdout, or to stderr with --list.\n",
+    gen_opts,
+    0,
+    0,
+    NULL,
+    "$ blackout gen --len 1\n  counts seq-1's workloads and the rejected sequences\n"
+    "$ blackout gen --len 2 --out seq2\n  writes seq-2's workloads as files\n"
+    "$ blackout gen --random 10 --seed 7 --length 8 --list\n",
+    NULL};
 
 struct out {
 	const char *dir;
@@ -54,47 +75,34 @@ static int emit(void *ctx, const char *name, const char *text)
 
 int cmd_gen(int argc, char **argv)
 {
-	if (argc >= 2 && cli_is_help(argv[1])) {
-		fputs(gen_help, stdout);
-		return 0;
-	}
-	static const struct option opts[] = {
-	    {"len", required_argument, NULL, 'n'},  {"random", required_argument, NULL, 'r'},
-	    {"seed", required_argument, NULL, 's'}, {"length", required_argument, NULL, 'L'},
-	    {"out", required_argument, NULL, 'o'},  {"list", no_argument, NULL, 'l'},
-	    {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
-	};
 	uint64_t len = 0, count = 0, seed = 1, rlen = 5;
 	bool random = false;
 	struct out o = {0};
-	int c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+	struct cli_parse p;
+	int k;
+	cli_parse_start(&p, &gen_spec, argc, argv);
+	while ((k = cli_next(&p)) > 0) {
 		int rc = 0;
-		switch (c) {
-		case 'n':
-			rc = cli_num("gen", "--len", optarg, 0, 1, GEN_MAX_EXHAUSTIVE, &len);
+		switch (k) {
+		case OPT_LEN:
+			rc = cli_num("gen", "--len", p.arg, 0, 1, GEN_MAX_EXHAUSTIVE, &len);
 			break;
-		case 'r':
+		case OPT_RANDOM:
 			random = true;
-			rc = cli_num("gen", "--random", optarg, 0, 1, 1000000, &count);
+			rc = cli_num("gen", "--random", p.arg, 0, 1, 1000000, &count);
 			break;
-		case 's': rc = cli_num("gen", "--seed", optarg, 0, 0, UINT64_MAX, &seed); break;
-		case 'L':
-			rc = cli_num("gen", "--length", optarg, 0, 1, GEN_MAX_RANDOM_LEN, &rlen);
+		case OPT_SEED: rc = cli_num("gen", "--seed", p.arg, 0, 0, UINT64_MAX, &seed); break;
+		case OPT_LENGTH:
+			rc = cli_num("gen", "--length", p.arg, 0, 1, GEN_MAX_RANDOM_LEN, &rlen);
 			break;
-		case 'o': o.dir = optarg; break;
-		case 'l': o.list = true; break;
-		case 'h': fputs(gen_help, stdout); return 0;
-		case ':': return cli_usage_error("gen", "%s needs a value", argv[optind - 1]);
-		default: return cli_usage_error("gen", "unknown option '%s'", argv[optind - 1]);
+		case OPT_OUT: o.dir = p.arg; break;
+		case OPT_LIST: o.list = true; break;
 		}
 		if (rc)
 			return rc;
 	}
-	if (optind < argc)
-		return cli_usage_error("gen", "unexpected argument '%s'", argv[optind]);
+	if (k < 0)
+		return p.status;
 	if (!len == !random)
 		return cli_usage_error("gen", "give one of --len N or --random COUNT");
 	if (o.dir && mkdir(o.dir, 0755) && errno != EEXIST)
