@@ -75,6 +75,9 @@ struct vm_explore_opts {
 	 * its recording boot carries them in a per-run cpio */
 	const struct app_spec *app;
 	unsigned state_timeout; /* seconds a guest has for one state; 0: the pool's */
+	/* the guest kernel series, as `scripts/vm-build --kernel` takes it ("6.1",
+	 * "6.12"; docs/kernels.md); NULL: 6.1 */
+	const char *kernel;
 	/* "recording" (done 0), "enumerated", "judged in guests" (done 0 as it starts) */
 	void (*progress)(void *ctx, const char *phase, uint64_t done, uint64_t total);
 	void *progress_ctx;
