@@ -107,6 +107,33 @@ int main(void)
 	bench_goal("raid6 8+2 full-stripe write / memcpy", r6 / mc, true, 0.5, "x");
 	blk_close(d);
 
+	/* ~85% of a full-stripe write is mem copying the chunks into the members: a
+	 * 64 KiB write streams past the cache, 4 KiB writes take the cached copy (the
+	 * only path before), both over 80 MiB (the ten members' size: past the cache),
+	 * best of five in alternation */
+	struct bdev *mm;
+	double sg = 0, cg = 0;
+	if (blk_mem_open(512, 10 * member / 512, &mm) == 0) {
+		uint64_t span = 10 * member / CHUNK * CHUNK;
+		for (uint64_t off = 0; off < span; off += CHUNK) /* fault the pages in */
+			blk_pwrite(mm, off, CHUNK, buf, 0);
+		for (unsigned round = 0; round < 5; round++)
+			for (unsigned piece = 4096, k = 0; k < 2; k++, piece = CHUNK) {
+				t0 = bo_now();
+				for (uint64_t off = 0; off < span; off += piece)
+					blk_pwrite(mm, off, piece, buf + off % stripe, 0);
+				double g = (double)span / (bo_now() - t0) / 1e9;
+				double *best = piece == CHUNK ? &sg : &cg;
+				if (g > *best)
+					*best = g;
+			}
+		blk_close(mm);
+		printf(
+		    "member writes (mem, 80 MiB): 64k streamed %7.2f GB/s   4k cached copy %7.2f "
+		    "GB/s   ratio %.2f\n",
+		    sg, cg, cg > 0 ? sg / cg : 0);
+	}
+
 	/* RAID5 4+1, 4 KiB random writes (read-modify-write) */
 	d = array(5, 5, member);
 	if (!d)

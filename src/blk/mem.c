@@ -12,6 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "blackout/blk.h"
 
@@ -74,6 +77,43 @@ static int mem_read(struct bdev *d, uint64_t lba, uint32_t count, void *buf)
 	return 0;
 }
 
+/* A long write into the mapping's own pages, with streaming stores: the image is
+ * far larger than the cache and a long write is not read back at once (a RAID
+ * stripe's members, a state's blocks), so loading each line before overwriting
+ * it only doubled the memory traffic (bench_raid: RAID6 full-stripe writes are
+ * ~85% this copy). libc's memcpy streams only past several MiB. */
+#define STREAM_MIN (32u << 10)
+static void copy_stream(unsigned char *dst, const unsigned char *src, size_t n)
+{
+#ifdef __SSE2__
+	if (((uintptr_t)dst & 15) == 0 && n % 64 == 0) {
+		for (size_t i = 0; i < n; i += 64) {
+			__m128i a = _mm_loadu_si128((const __m128i *)(src + i));
+			__m128i b = _mm_loadu_si128((const __m128i *)(src + i + 16));
+			__m128i c = _mm_loadu_si128((const __m128i *)(src + i + 32));
+			__m128i e = _mm_loadu_si128((const __m128i *)(src + i + 48));
+			_mm_stream_si128((__m128i *)(dst + i), a);
+			_mm_stream_si128((__m128i *)(dst + i + 16), b);
+			_mm_stream_si128((__m128i *)(dst + i + 32), c);
+			_mm_stream_si128((__m128i *)(dst + i + 48), e);
+		}
+		_mm_sfence(); /* ordered before anything that reads the image after us */
+		return;
+	}
+#endif
+	copy(dst, src, n);
+}
+
+/* The run of the mapping's own pages from page pg on, in bytes from offset po, up to
+ * end - pos: long when nothing was adopted there. */
+static size_t own_run(const struct mem_dev *m, size_t pg, size_t po, uint64_t left)
+{
+	size_t run = 0;
+	for (size_t p = pg; run < left && !m->page[p]; p++)
+		run += PAGE_BYTES - (p == pg ? po : 0);
+	return run < left ? run : (size_t)left;
+}
+
 static int mem_write(struct bdev *d, uint64_t lba, uint32_t count, const void *buf, unsigned flags)
 {
 	struct mem_dev *m = (struct mem_dev *)d;
@@ -83,6 +123,15 @@ static int mem_write(struct bdev *d, uint64_t lba, uint32_t count, const void *b
 	for (uint64_t pos = off, n; pos < end; pos += n) {
 		size_t pg, po;
 		n = piece(pos, end, &pg, &po);
+		if (end - pos >= STREAM_MIN && !m->page[pg]) {
+			size_t run = own_run(m, pg, po, end - pos);
+			if (run >= STREAM_MIN) {
+				n = run & ~(size_t)63;
+				copy_stream(m->map + pos, in, n);
+				in += n;
+				continue;
+			}
+		}
 		copy(page_at(m, pg) + po, in, n);
 		in += n;
 	}

@@ -249,6 +249,33 @@ static void mem_pages(void)
 	blk_close(m);
 }
 
+/* A long write (mem streams it into its own pages): every byte lands, from an
+ * unaligned start to an end that is not a whole 64 bytes, across a page the image
+ * adopted (copied, not streamed), and the sectors around it keep theirs. */
+static void mem_long_write(void)
+{
+	enum { SECT = 512, NS = 400 }; /* 200 KiB */
+	static unsigned char in[NS * SECT], got[NS * SECT];
+	struct bdev *m;
+	is_int(blk_mem_open(SECT, NS, &m), 0, "mem of 200 KiB");
+	memset(in, 0x11, sizeof(in));
+	blk_write(m, 0, NS, in, 0);
+	void *page = blk_page_alloc();
+	memset(page, 0x22, 4096);
+	is_int(blk_write_swap(m, 8 * 20, 8, &page, 0), 0, "page 20 adopted");
+	for (size_t i = 0; i < sizeof(in); i++)
+		in[i] = (unsigned char)(i * 7 + i / 4096);
+	is_int(blk_write(m, 3, NS - 5, in, 0), 0, "a write of %d sectors from sector 3", NS - 5);
+	is_int(blk_read(m, 0, NS, got), 0, "read back");
+	ok(got[0] == 0x11 && got[3 * SECT - 1] == 0x11, "the sectors before it kept theirs");
+	ok(memcmp(got + 3 * SECT, in, (size_t)(NS - 5) * SECT) == 0,
+	   "every byte written is there, the adopted page's too");
+	ok(got[(NS - 2) * SECT] == 0x11 && got[NS * SECT - 1] == 0x11,
+	   "the sectors after it kept theirs");
+	blk_close(m);
+	blk_page_free(page);
+}
+
 /* blk_page_alloc: page-aligned, distinct, writable; pages freed beyond what the
  * pool keeps holding memory (given back to the kernel) come back usable. */
 static void page_pool(void)
@@ -293,6 +320,7 @@ int main(void)
 	cow_read_across();
 	cow_many_clones();
 	mem_pages();
+	mem_long_write();
 	page_pool();
 	char cmd[300];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
