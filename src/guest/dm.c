@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* dm.c — bo-observe's device-mapper calls (static, in the judge guest): `snap NAME
  * SECTORS ORIGIN COW [DELTADEV OFFSET]` makes the per-state dm-snapshot (and writes the
- * state's delta onto it, in the same process) and `unsnap NAME` removes it with the
- * kernel's dm ioctls, where exec'ing the dynamically linked dmsetup cost 50-70 ms a
+ * state's delta onto it, in the same process), `linear NAME SECTORS DEV START ...` maps
+ * a state's md members (one linear target each) and `unsnap NAME...` removes them with
+ * the kernel's dm ioctls, where exec'ing the dynamically linked dmsetup cost 50-70 ms a
  * time under TCG. Each failure names the call and the kernel's errno. Exit status: 0,
- * 1 the snapshot failed (nothing left behind), 2 usage, 3 the delta's apply failed. */
+ * 1 a device failed (nothing left behind), 2 usage, 3 the delta's apply failed. */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/dm-ioctl.h>
@@ -83,40 +84,35 @@ static int dm_remove(int fd, const char *name)
 	return rc;
 }
 
-/* snap NAME SECTORS ORIGIN COW: a transient (N) snapshot of ORIGIN, 4 KiB chunks,
- * exceptions on COW, as /dev/mapper/NAME. */
-static int snap(const char *name, const char *sectors, const char *origin, const char *cow)
+/* A sector count or start: decimal, the whole word. */
+static int parse_sectors(const char *s, unsigned long long *out)
 {
 	char *end;
 	errno = 0;
-	unsigned long long len = strtoull(sectors, &end, 10);
-	if (errno || *end || len == 0 || strlen(name) >= DM_NAME_LEN) {
-		fprintf(stderr, "bo-observe snap: bad name or sector count '%s'\n", sectors);
-		return 2;
-	}
-	int fd = control_open();
-	if (fd < 0) {
-		fprintf(stderr, "bo-observe snap: %s: %s\n", CONTROL, strerror(errno));
-		return 1;
-	}
+	*out = strtoull(s, &end, 10);
+	return errno || *end || end == s || *s == '-' ? -1 : 0;
+}
+
+/* /dev/mapper/NAME: one target TYPE PARAMS over [0, len) sectors, live. Returns 0,
+ * 1 when the kernel refused (nothing left behind), 2 when the parameters are too
+ * long for the buffer. */
+static int dm_make(int fd, const char *what, const char *name, unsigned long long len,
+                   const char *type, const char *params)
+{
 	struct dm_buf b;
 	dm_init(&b, name, sizeof(b.io));
-	if (dm_call(fd, DM_DEV_CREATE, &b, "DM_DEV_CREATE", name)) {
-		close(fd);
+	if (dm_call(fd, DM_DEV_CREATE, &b, "DM_DEV_CREATE", name))
 		return 1;
-	}
 	dev_t dev = (dev_t)b.io.dev;
 	dm_init(&b, name, sizeof(b));
 	b.io.data_start = offsetof(struct dm_buf, spec);
 	b.io.target_count = 1;
 	b.spec.sector_start = 0;
 	b.spec.length = len;
-	snprintf(b.spec.target_type, sizeof(b.spec.target_type), "snapshot");
-	if ((size_t)snprintf(b.params, sizeof(b.params), "%s %s N 8", origin, cow) >=
-	    sizeof(b.params)) {
-		fprintf(stderr, "bo-observe snap: device paths too long\n");
+	snprintf(b.spec.target_type, sizeof(b.spec.target_type), "%s", type);
+	if ((size_t)snprintf(b.params, sizeof(b.params), "%s", params) >= sizeof(b.params)) {
+		fprintf(stderr, "bo-observe %s: device paths too long\n", what);
 		dm_remove(fd, name);
-		close(fd);
 		return 2;
 	}
 	char node[256];
@@ -127,13 +123,83 @@ static int snap(const char *name, const char *sectors, const char *origin, const
 		rc = dm_call(fd, DM_DEV_SUSPEND, &b, "DM_DEV_SUSPEND (resume)", name);
 	}
 	if (rc == 0 && mknod(node, S_IFBLK | 0600, dev) && errno != EEXIST) {
-		fprintf(stderr, "bo-observe snap: mknod %s: %s\n", node, strerror(errno));
+		fprintf(stderr, "bo-observe %s: mknod %s: %s\n", what, node, strerror(errno));
 		rc = -1;
 	}
 	if (rc)
 		dm_remove(fd, name);
-	close(fd);
 	return rc ? 1 : 0;
+}
+
+/* snap NAME SECTORS ORIGIN COW: a transient (N) snapshot of ORIGIN, 4 KiB chunks,
+ * exceptions on COW, as /dev/mapper/NAME. */
+static int snap(const char *name, const char *sectors, const char *origin, const char *cow)
+{
+	unsigned long long len;
+	if (parse_sectors(sectors, &len) || len == 0 || strlen(name) >= DM_NAME_LEN) {
+		fprintf(stderr, "bo-observe snap: bad name or sector count '%s'\n", sectors);
+		return 2;
+	}
+	int fd = control_open();
+	if (fd < 0) {
+		fprintf(stderr, "bo-observe snap: %s: %s\n", CONTROL, strerror(errno));
+		return 1;
+	}
+	char params[sizeof(((struct dm_buf *)0)->params) + 1];
+	int rc = 2;
+	if ((size_t)snprintf(params, sizeof(params), "%s %s N 8", origin, cow) < sizeof(params))
+		rc = dm_make(fd, "snap", name, len, "snapshot", params);
+	else
+		fprintf(stderr, "bo-observe snap: device paths too long\n");
+	close(fd);
+	return rc;
+}
+
+/* linear NAME SECTORS DEV START [NAME SECTORS DEV START ...]: each NAME maps SECTORS
+ * sectors of DEV from START (an md member of a state's snapshot). All or none: on a
+ * failure the maps already made are removed. */
+static int linear(int argc, char **argv)
+{
+	if (argc < 6 || (argc - 2) % 4) {
+		fprintf(stderr, "bo-observe linear: NAME SECTORS DEV START, one group per map\n");
+		return 2;
+	}
+	for (int i = 2; i < argc; i += 4) {
+		unsigned long long len, start;
+		if (strlen(argv[i]) >= DM_NAME_LEN || parse_sectors(argv[i + 1], &len) ||
+		    len == 0 || parse_sectors(argv[i + 3], &start)) {
+			fprintf(
+			    stderr,
+			    "bo-observe linear: bad name, sector count or start in '%s %s %s %s'\n",
+			    argv[i], argv[i + 1], argv[i + 2], argv[i + 3]);
+			return 2;
+		}
+	}
+	int fd = control_open();
+	if (fd < 0) {
+		fprintf(stderr, "bo-observe linear: %s: %s\n", CONTROL, strerror(errno));
+		return 1;
+	}
+	int rc = 0, made = 2;
+	for (; rc == 0 && made < argc; made += 4) {
+		char params[sizeof(((struct dm_buf *)0)->params) + 1];
+		unsigned long long len;
+		parse_sectors(argv[made + 1], &len);
+		if ((size_t)snprintf(params, sizeof(params), "%s %s", argv[made + 2],
+		                     argv[made + 3]) >= sizeof(params)) {
+			fprintf(stderr, "bo-observe linear: device paths too long\n");
+			rc = 2;
+			break;
+		}
+		rc = dm_make(fd, "linear", argv[made], len, "linear", params);
+		if (rc)
+			break;
+	}
+	if (rc)
+		for (int i = 2; i < made; i += 4)
+			dm_remove(fd, argv[i]);
+	close(fd);
+	return rc;
 }
 
 int bo_apply(int argc, char **argv); /* apply.c */
@@ -149,17 +215,22 @@ int bo_dm(int argc, char **argv)
 		char *av[] = {argv[0], "apply", argv[6], argv[7], node, NULL};
 		return bo_apply(5, av) ? 3 : 0;
 	}
-	if (argc == 3 && strcmp(argv[1], "unsnap") == 0) {
+	if (argc >= 2 && strcmp(argv[1], "linear") == 0)
+		return linear(argc, argv);
+	if (argc >= 3 && strcmp(argv[1], "unsnap") == 0) {
 		int fd = control_open();
 		if (fd < 0) {
 			fprintf(stderr, "bo-observe unsnap: %s: %s\n", CONTROL, strerror(errno));
 			return 1;
 		}
-		int rc = dm_remove(fd, argv[2]);
+		int rc = 0;
+		for (int i = 2; i < argc; i++) /* each one tried: what can go, goes */
+			rc |= dm_remove(fd, argv[i]);
 		close(fd);
 		return rc ? 1 : 0;
 	}
 	fprintf(stderr,
-	        "usage: bo-observe snap NAME SECTORS ORIGIN COW | bo-observe unsnap NAME\n");
+	        "usage: bo-observe snap NAME SECTORS ORIGIN COW [DELTADEV OFFSET] | "
+	        "bo-observe linear NAME SECTORS DEV START... | bo-observe unsnap NAME...\n");
 	return 2;
 }

@@ -133,10 +133,13 @@ md_report() {
 # started", or "md refused MESSAGE" then "md forced EXIT". Sets MDDEV=/dev/md0; returns
 # non-zero (with /tmp/md.err) when it cannot assemble.
 # A state costs what its execs cost (each mdadm or dmsetup, a dynamically linked
-# program, ~30-50 ms under TCG): the members are mapped by one `dmsetup create
-# --concise` and removed by one `dmsetup remove`, which members hold a superblock is
-# read once per boot from the base, and the array is stopped through sysfs (docs/md.md,
-# "What a state costs").
+# program, ~30-50 ms under TCG): the members are mapped by one `bo-observe linear`
+# (the static bo-observe's dm ioctls, as the snapshot is) and removed by one
+# `bo-observe unsnap`, which members hold a superblock is read once per boot from the
+# base, and the array is stopped through sysfs (docs/md.md, "What a state costs").
+# With DM=dmsetup (guest-init: /etc/bo-dm), or once the ioctls failed, one `dmsetup create
+# --concise` and one `dmsetup remove` do it, as before; /etc/bo-dm holding md-dmsetup
+# chooses that for the members alone (docs/md.md measures the two in one run so).
 
 # md_judge_load: md's modules, and MD_SB: "I:S:L ..." for each member whose base holds
 # an md superblock (metadata 1.2: magic a92b4efc, little-endian, 4 KiB into the member).
@@ -186,14 +189,27 @@ md_assemble() {
 }
 
 md_judge_up() {
-	spec= devs=
+	# MD_DM: how the members are mapped, chosen at the first state (guest-init sets DM
+	# after it sources this file)
+	if [ -z "$MD_DM" ]; then
+		MD_DM=$DM
+		[ "$(cat /etc/bo-dm 2>/dev/null)" = md-dmsetup ] && MD_DM=dmsetup
+	fi
+	spec= devs= maps=
 	for e in $MD_SB; do
 		sl=${e#*:}
 		spec="$spec${spec:+;}$1m${e%%:*},,,,0 ${sl#*:} linear $2 ${sl%:*}"
+		maps="$maps $1m${e%%:*} ${sl#*:} $2 ${sl%:*}"
 		devs="$devs /dev/mapper/$1m${e%%:*}"
 	done
-	dmsetup create --noudevsync --concise "$spec" >/tmp/dm.err 2>&1 ||
-		die "$1: dmsetup create of the members failed: $(tail -n 1 /tmp/dm.err)"
+	if [ "$MD_DM" = bo-observe ] && ! /bin/bo-observe linear $maps 2>/tmp/dm.err; then
+		echo "guest-md: $1: the dm ioctls failed ($(tail -n 1 /tmp/dm.err)); using dmsetup from now on" >/dev/console
+		MD_DM=dmsetup
+	fi
+	if [ "$MD_DM" != bo-observe ]; then
+		dmsetup create --noudevsync --concise "$spec" >/tmp/dm.err 2>&1 ||
+			die "$1: dmsetup create of the members failed: $(tail -n 1 /tmp/dm.err)"
+	fi
 	MDDEV=/dev/md0
 	md_assemble "$1" $devs
 }
@@ -204,6 +220,11 @@ md_judge_down() {
 	for e in $MD_SB; do
 		names="$names $1m${e%%:*}"
 	done
+	if [ "$MD_DM" = bo-observe ]; then
+		/bin/bo-observe unsnap $names 2>/tmp/dm.err ||
+			die "$1: removing the members' maps failed: $(tail -n 1 /tmp/dm.err)"
+		return 0
+	fi
 	dmsetup remove --noudevsync $names >/tmp/dm.err 2>&1 ||
 		die "$1: dmsetup remove of the members failed: $(tail -n 1 /tmp/dm.err)"
 }

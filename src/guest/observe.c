@@ -5,7 +5,8 @@
  * shell walk forked a dd and an md5sum per 4 KiB chunk. Not part of libblackout.
  * Usage: bo-observe MOUNTPOINT  (paths printed relative to it, sorted as `sort` does);
  * bo-observe apply DELTADEV OFFSET TARGET writes a state's delta (apply.c); bo-observe
- * snap|unsnap makes and removes the per-state dm-snapshot with dm ioctls (dm.c). */
+ * snap|linear|unsnap make and remove the per-state dm-snapshot and md members' maps
+ * with dm ioctls (dm.c). */
 #include <dirent.h>
 #include <errno.h>
 #include <stdbool.h>
@@ -147,14 +148,15 @@ int main(int argc, char **argv)
 		return bo_apply(argc, argv);
 	if (argc > 1 && !strcmp(argv[1], "fsop"))
 		return bo_fsop(argc, argv);
-	if (argc > 1 && (!strcmp(argv[1], "snap") || !strcmp(argv[1], "unsnap")))
+	if (argc > 1 &&
+	    (!strcmp(argv[1], "snap") || !strcmp(argv[1], "unsnap") || !strcmp(argv[1], "linear")))
 		return bo_dm(argc, argv);
 	if (argc != 2) {
-		fprintf(stderr,
-		        "usage: bo-observe MOUNTPOINT | bo-observe apply DELTADEV OFFSET "
-		        "TARGET | bo-observe snap NAME SECTORS ORIGIN COW [DELTADEV OFFSET] | "
-		        "bo-observe "
-		        "unsnap NAME\n");
+		fprintf(
+		    stderr,
+		    "usage: bo-observe MOUNTPOINT | bo-observe apply DELTADEV OFFSET "
+		    "TARGET | bo-observe snap NAME SECTORS ORIGIN COW [DELTADEV OFFSET] | "
+		    "bo-observe linear NAME SECTORS DEV START... | bo-observe unsnap NAME...\n");
 		return 2;
 	}
 	const char *root = argv[1];
