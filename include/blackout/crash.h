@@ -383,6 +383,13 @@ struct crash_config {
 	const char *save_log;
 	/* Observe states outside the process (NULL: blackout's fs, in-process). */
 	const struct crash_observer *observer;
+	/* With an observer: states whose images agree after blackout's replay of the
+	 * journal (outside the log) are judged once (docs/explore.md, "Pruning"); only
+	 * for ext3/ext4 with a journal blackout's jbd replays as Linux does */
+	bool prune;
+	/* With prune: 1 in prune_check of the pruned states is judged anyway and its
+	 * outcome compared with its representative's (0: none, 1: every one) */
+	unsigned prune_check;
 	void (*progress)(void *ctx, const struct crash_progress *p);
 	void *progress_ctx;
 };
@@ -471,6 +478,13 @@ struct crash_result {
 	 * silently once forced, not started even forced (the rest failed, detected) */
 	uint64_t md_started, md_refused, md_forced_ok, md_forced_silent, md_unstarted;
 	uint64_t e2fsck_runs, e2fsck_disagree;
+	/* crash_config.prune: whether it was asked, and why the rule was off ("" on);
+	 * states not judged because their image after journal replay is a judged state's;
+	 * of those, judged anyway (prune_check) and how many of these had another outcome
+	 * than their representative (a wrong pruning: never expected) */
+	bool prune_asked;
+	char prune_off[96];
+	uint64_t pruned, prune_checked, prune_mismatch;
 	/* writes of the recorded run that failed (an armed fault rule): the same in every
 	 * shard; not in the JSON */
 	uint64_t write_errors;

@@ -63,6 +63,14 @@ static const struct cli_opt vmtest_opts[] = {
      "a recording of md members: assemble md without member K, one that did not come back "
      "after the cut (docs/md.md)",
      G_EXPL, G_CUTS},
+    {CLI_LONG + 20, "prune", NULL,
+     "judge once the states whose images agree after journal replay (ext3/ext4 with a "
+     "journal blackout's jbd replays as Linux does; docs/explore.md, Pruning)",
+     G_EXPL, G_CUTS},
+    {CLI_LONG + 21, "prune-check", "N",
+     "with --prune: judge 1 in N pruned states anyway and compare each outcome with its "
+     "representative's (1: every one)",
+     G_EXPL, G_CUTS},
     {CLI_LONG + 14, "cuts", "N", "the seeded-cut harness: number of power cuts (1 to 1000)", G_CUTS,
      G_EXPL},
     {CLI_LONG + 15, "attach", "A",

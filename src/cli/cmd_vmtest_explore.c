@@ -45,6 +45,10 @@ static int parse(struct vx *v, int argc, char **argv)
 			o->integrity = true;
 			continue;
 		}
+		if (!strcmp(a, "--prune")) {
+			o->cfg.prune = true;
+			continue;
+		}
 		if (!val)
 			return cli_usage_error(CMD, "%s needs a value", a);
 		uint64_t n;
@@ -59,6 +63,9 @@ static int parse(struct vx *v, int argc, char **argv)
 			rc = cli_num(CMD, a, val, 0, 0, 63, &n);
 			o->md_drop = (unsigned)n;
 			o->md_drop_set = true;
+		} else if (!strcmp(a, "--prune-check")) {
+			rc = cli_num(CMD, a, val, 0, 1, 1000000, &n);
+			o->cfg.prune_check = (unsigned)n;
 		} else if (!strcmp(a, "--md-chunk")) {
 			rc = cli_num(CMD, a, val, 0, 1, 1u << 20, &n);
 			o->md_chunk = (unsigned)n;
@@ -79,6 +86,8 @@ static int parse(struct vx *v, int argc, char **argv)
 			return rc;
 		i++;
 	}
+	if (o->cfg.prune_check && !o->cfg.prune)
+		return cli_usage_error(CMD, "--prune-check goes with --prune");
 	if (vm_explore_check(o, &err))
 		return cli_usage_error(CMD, "%s", err.msg);
 	return 0;

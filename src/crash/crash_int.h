@@ -5,6 +5,7 @@
 #define BLACKOUT_CRASH_INT_H
 
 #include "blackout/crash.h"
+#include "blackout/jbd.h"
 #include "blackout/fs.h"
 #include "blackout/rec.h"
 
@@ -197,5 +198,42 @@ int crash_log_check(const struct crash_config *cfg, const struct rec_log *log, u
 /* ---- md5.c ------------------------------------------------------------------ */
 
 void crash_md5(const void *buf, size_t len, uint8_t out[16]);
+
+/* ---- prune.c: states the journal makes equivalent (docs/explore.md, "Pruning") ---- */
+struct crash_prune_slot {
+	bool used;
+	uint64_t k[2];
+	uint64_t first; /* the representative's ordinal */
+};
+struct crash_prune {
+	bool on;                /* the rule applies to this device's filesystem */
+	char why_not[96];       /* when not, why */
+	uint64_t size;          /* the view's bytes */
+	uint32_t bs;            /* filesystem block */
+	uint64_t fs_blocks;     /* filesystem blocks */
+	struct jbd_extent *ext; /* the journal's map */
+	size_t next, cap;
+	uint64_t jblocks;
+	uint8_t *mask;    /* per 4 KiB block of the view: 1 = log only, not compared */
+	struct bdev *img; /* base, where each state is replayed and then put back */
+	uint8_t *buf;     /* a piece of img being compared */
+	uint64_t replays; /* states replayed cleanly (keyed) */
+	uint64_t doubted; /* states whose replay failed or met a bad checksum: not keyed */
+	struct crash_prune_slot *t; /* keys seen: replayed image -> representative */
+	size_t n, tcap;
+};
+/* Reads the filesystem's journal map from base (the device's view where the run
+ * began); p->on says whether the rule applies, p->why_not why not. 0 or -ENOMEM. */
+int crash_prune_open(struct crash_prune *p, const uint8_t *base, uint64_t size);
+/* A state's key after replay: view (base with blocks[0..n) differing) replayed with
+ * blackout's jbd, digested outside the log, with the crash point (completed). *keyed
+ * false: no key (the rule is off, or this state's replay was not clean). */
+int crash_prune_key(struct crash_prune *p, const uint8_t *base, const uint8_t *view,
+                    const uint64_t *blocks, size_t n, size_t completed, uint64_t key[2],
+                    bool *keyed);
+/* Whether key was seen: *first the representative's ordinal (ordinal when new). */
+int crash_prune_seen(struct crash_prune *p, const uint64_t key[2], uint64_t ordinal, bool *found,
+                     uint64_t *first);
+void crash_prune_close(struct crash_prune *p);
 
 #endif

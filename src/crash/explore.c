@@ -45,6 +45,12 @@ struct explorer {
 	struct crash_store store;
 	struct crash_state *stored;
 	size_t nstored, stored_cap;
+	/* cfg->prune (prune.c): per stored state its ordinal and, for a pruned state
+	 * judged anyway, its representative's index in stored (-1: none) */
+	struct crash_prune prune;
+	uint64_t *stored_ord;
+	long *check_of;
+	size_t ord_cap, chk_cap;
 };
 
 static void state_id(char *buf, size_t len, const struct cut *c, bool sampled, uint64_t k)
@@ -123,12 +129,25 @@ static void second_opinion(struct explorer *ex, struct bdev *state, uint64_t fir
 
 /* A distinct state for the outside observer: into the store (and --keep), to be
  * judged after the walk. */
-static int store_state(struct explorer *ex, const struct crash_state *s)
+static int store_state(struct explorer *ex, const struct crash_state *s, uint64_t ordinal,
+                       long check_of)
 {
 	struct crash_state *ns = bo_grow(ex->stored, &ex->stored_cap, ex->nstored, sizeof(*ns), 64);
 	if (!ns)
 		return -ENOMEM;
 	ex->stored = ns;
+	if (ex->cfg->prune) {
+		uint64_t *no = bo_grow(ex->stored_ord, &ex->ord_cap, ex->nstored, sizeof(*no), 64);
+		if (no)
+			ex->stored_ord = no;
+		long *nc =
+		    no ? bo_grow(ex->check_of, &ex->chk_cap, ex->nstored, sizeof(*nc), 64) : NULL;
+		if (!nc)
+			return -ENOMEM;
+		ex->check_of = nc;
+		ex->stored_ord[ex->nstored] = ordinal;
+		ex->check_of[ex->nstored] = check_of;
+	}
 	size_t n;
 	int rc = crash_store_add(&ex->store, s->id, s->completed, &n, ex->err);
 	if (rc == 0 && ex->only_one && ex->cfg->keep_dir)
@@ -155,6 +174,9 @@ static int judge_stored(struct explorer *ex)
 	double t0 = bo_now();
 	rc = ob->observe(ob->ctx, ob->store, ex->nstored, obs, ex->err);
 	r->t_observe = bo_now() - t0;
+	struct crash_outcome *outs = ex->cfg->prune ? calloc(ex->nstored, sizeof(*outs)) : NULL;
+	if (ex->cfg->prune && !outs)
+		rc = -ENOMEM;
 	for (size_t i = 0; i < ex->nstored; i++) {
 		struct crash_state *s = &ex->stored[i];
 		struct crash_promises p = {
@@ -168,15 +190,70 @@ static int judge_stored(struct explorer *ex)
 		int jrc = rc ? rc : crash_judge(&p, &obs[i], &o);
 		if (rc == 0 && jrc)
 			rc = bo_errf(ex->err, jrc, "judging state %s: %s", s->id, strerror(-jrc));
-		if (rc == 0) {
+		if (rc == 0 && outs)
+			outs[i] = o;
+		if (rc == 0 && outs && ex->check_of[i] >= 0) {
+			/* a pruned state judged anyway: counted as pruned, compared, not added */
+			const struct crash_outcome *rep = &outs[ex->check_of[i]];
+			r->prune_checked++;
+			r->prune_mismatch += o.broken != rep->broken || o.allowed != rep->allowed ||
+			                     o.detected != rep->detected || o.md != rep->md;
+		} else if (rc == 0) {
 			const struct crash_check *e2 = &obs[i].check[CRASH_CHECK_E2FSCK];
 			r->e2fsck_runs += e2->ran && e2->rc == 0;
 			rc = crash_result_add(r, s, &o);
 		}
 		crash_observation_free(&obs[i]);
 	}
+	free(outs);
 	free(obs);
 	return rc;
+}
+
+/* The stored index of the state enumerated as ordinal, or -1 (another shard's). */
+static long stored_index(const struct explorer *ex, uint64_t ordinal)
+{
+	size_t lo = 0, hi = ex->nstored;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (ex->stored_ord[mid] < ordinal)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < ex->nstored && ex->stored_ord[lo] == ordinal && ex->check_of[lo] < 0 ? (long)lo
+	                                                                                 : -1;
+}
+
+/* cfg->prune: whether the state just viewed (a new distinct view) is one a judged
+ * state stands for after journal replay. *check_of: judge it anyway, against stored
+ * state *check_of (-1: not). A pruned state is counted by the shard that judges its
+ * representative, so shards sum to the whole run. */
+static int prune_state(struct explorer *ex, size_t completed, uint64_t ordinal, bool *pruned,
+                       long *check_of)
+{
+	struct crash_result *r = ex->r;
+	uint64_t key[2], first;
+	bool keyed, found;
+	*pruned = false;
+	*check_of = -1;
+	int rc = crash_prune_key(&ex->prune, ex->store.base, ex->store.view, ex->store.blocks,
+	                         ex->store.nblocks, completed, key, &keyed);
+	if (rc == 0 && keyed)
+		rc = crash_prune_seen(&ex->prune, key, ordinal, &found, &first);
+	if (rc)
+		return bo_errf(ex->err, rc, "pruning: replaying a state's journal: %s",
+		               strerror(-rc));
+	if (!keyed || !found)
+		return 0;
+	*pruned = true;
+	if (!crash_shard_mine(first, ex->cfg->shard, ex->cfg->nshards))
+		return 0;
+	unsigned every = ex->cfg->prune_check;
+	if (every && crash_mix64(ordinal ^ 0x2545f4914f6cdd1dull) % every == 0)
+		*check_of = stored_index(ex, first);
+	r->pruned++; /* judged anyway or not, it is one the rule left out */
+	return 0;
 }
 
 /* Builds, observes, judges and counts one crash state (already cut and powered back
@@ -205,12 +282,18 @@ static int judge_state(struct explorer *ex, struct bdev *state)
 	r->built++;
 	if (rc)
 		return rc;
-	if (!crash_shard_mine(first, ex->cfg->shard, ex->cfg->nshards) || dup) {
+	bool pruned = false;
+	long check_of = -1;
+	if (!dup && ex->cfg->observer && ex->prune.on &&
+	    (rc = prune_state(ex, c->completed, r->built - 1, &pruned, &check_of)))
+		return rc;
+	if (!crash_shard_mine(first, ex->cfg->shard, ex->cfg->nshards) || dup ||
+	    (pruned && check_of < 0)) {
 		r->duplicates += dup && crash_shard_mine(first, ex->cfg->shard, ex->cfg->nshards);
 		r->t_construct += bo_now() - t;
 		return 0;
 	}
-	r->judged++;
+	r->judged += !pruned;
 	struct crash_state s = {0};
 	state_id(s.id, sizeof(s.id), c, ex->sampled, k);
 	s.pos = c->pos;
@@ -218,7 +301,7 @@ static int judge_state(struct explorer *ex, struct bdev *state)
 	s.completed = c->completed;
 	if (ex->cfg->observer) {
 		r->t_construct += bo_now() - t;
-		return store_state(ex, &s);
+		return store_state(ex, &s, r->built - 1, check_of);
 	}
 	struct bdev *raw = NULL;
 	if (ex->cfg->map_damage && ex->only_one &&
@@ -810,6 +893,12 @@ int crash_explore(const struct crash_config *cfg, struct crash_result **out, str
 		rc = crash_store_open(&ex.store, cfg->observer->store, rr.live0, err);
 	if (rc == 0 && cfg->observer && rec_log_ndev(rr.log) > 1)
 		rc = crash_store_members(&ex.store, rr.log, err);
+	if (rc == 0 && cfg->observer && cfg->prune) {
+		rc = crash_prune_open(&ex.prune, ex.store.base, ex.store.size);
+		r->prune_asked = true;
+		if (!ex.prune.on)
+			snprintf(r->prune_off, sizeof(r->prune_off), "%s", ex.prune.why_not);
+	}
 	if (rc)
 		goto out;
 	cuts = calloc(2 * run_len(&rr) + 2, sizeof(*cuts));
@@ -852,7 +941,10 @@ out:
 	r->t_store = ex.store.seconds;
 	r->stored_blocks = ex.store.stored_blocks;
 	crash_store_close(&ex.store);
+	crash_prune_close(&ex.prune);
 	free(ex.stored);
+	free(ex.stored_ord);
+	free(ex.check_of);
 	r->t_total = bo_now() - ex.t0;
 	if (rc) {
 		crash_result_free(r);

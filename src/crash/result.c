@@ -86,6 +86,18 @@ int crash_result_write_json(const struct crash_result *r, FILE *f)
 		json_decref(top);
 		top = NULL;
 	}
+	/* only where pruning was asked (docs/explore.md, "Pruning") */
+	if (top && r->prune_asked &&
+	    json_object_set_new(
+	        top, "pruned",
+	        r->prune_off[0]
+	            ? json_pack("{s:s,s:s}", "rule", "journal-replay", "off", r->prune_off)
+	            : json_pack("{s:s,s:I,s:I,s:I}", "rule", "journal-replay", "states",
+	                        (json_int_t)r->pruned, "checked", (json_int_t)r->prune_checked,
+	                        "mismatched", (json_int_t)r->prune_mismatch)) != 0) {
+		json_decref(top);
+		top = NULL;
+	}
 	return bo_json_write(top, f, 0);
 }
 
@@ -179,6 +191,14 @@ void crash_result_print(const struct crash_result *r, FILE *f)
 		fprintf(f,
 		        "hung:     %" PRIu64 " states stopped the observer's system (detected)\n",
 		        r->hung);
+	if (r->prune_asked && r->prune_off[0])
+		fprintf(f, "pruned:   none (%s)\n", r->prune_off);
+	else if (r->prune_asked)
+		fprintf(f,
+		        "pruned:   %" PRIu64
+		        " states equal to a judged one after journal replay; %" PRIu64
+		        " of them judged anyway, %" PRIu64 " with another outcome\n",
+		        r->pruned, r->prune_checked, r->prune_mismatch);
 	if (r->write_errors)
 		fprintf(f, "failed:   %" PRIu64 " writes of the recorded run failed (--arm)\n",
 		        r->write_errors);
@@ -363,6 +383,18 @@ int crash_result_read_json(const char *text, size_t len, struct crash_result **o
 		r->hung = bo_jr_count(&jr, root, "hung", COUNT_MAX);
 	r->e2fsck_runs = bo_jr_count(&jr, root, "e2fsck_runs", COUNT_MAX);
 	r->e2fsck_disagree = bo_jr_count(&jr, root, "e2fsck_disagree", COUNT_MAX);
+	json_t *pr = json_object_get(root, "pruned");
+	if (json_is_object(pr)) {
+		r->prune_asked = true;
+		const char *why = json_string_value(json_object_get(pr, "off"));
+		if (why)
+			snprintf(r->prune_off, sizeof(r->prune_off), "%s", why);
+		else {
+			r->pruned = bo_jr_count(&jr, pr, "states", COUNT_MAX);
+			r->prune_checked = bo_jr_count(&jr, pr, "checked", COUNT_MAX);
+			r->prune_mismatch = bo_jr_count(&jr, pr, "mismatched", COUNT_MAX);
+		}
+	}
 	read_counts(&jr, root, "violations", r->viol);
 	read_counts(&jr, root, "allowed", r->allowed);
 	json_t *md = json_object_get(root, "md"); /* only where md ran */
@@ -453,6 +485,7 @@ int crash_result_merge(struct crash_result *const *parts, size_t n, struct crash
 	m->nshards = 1;
 	m->judged = m->duplicates = m->ok = m->silent = m->detected = m->hung = 0;
 	m->e2fsck_runs = m->e2fsck_disagree = 0;
+	m->pruned = m->prune_checked = m->prune_mismatch = 0;
 	m->md_started = m->md_refused = m->md_forced_ok = m->md_forced_silent = 0;
 	m->md_unstarted = 0;
 	memset(m->viol, 0, sizeof(m->viol));
@@ -471,6 +504,9 @@ int crash_result_merge(struct crash_result *const *parts, size_t n, struct crash
 		m->hung += b->hung;
 		m->e2fsck_runs += b->e2fsck_runs;
 		m->e2fsck_disagree += b->e2fsck_disagree;
+		m->pruned += b->pruned;
+		m->prune_checked += b->prune_checked;
+		m->prune_mismatch += b->prune_mismatch;
 		m->md_started += b->md_started;
 		m->md_refused += b->md_refused;
 		m->md_forced_ok += b->md_forced_ok;
