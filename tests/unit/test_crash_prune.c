@@ -4,7 +4,8 @@
  * with an outside observer that reads the store and observes with blackout's fs. With
  * every pruned state judged anyway (prune_check 1), each must have its representative's
  * outcome; the states judged plus those pruned are the unpruned run's; shards sum to
- * the whole; a filesystem without a journal is not pruned, and says why. */
+ * the whole; a filesystem without a journal is not pruned, and says why. And the rule's
+ * reader on mke2fs's ext4 and ext3 images: which journals it takes, what it compares. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -199,10 +200,113 @@ static void one(const char *stack, const char *fs, const char *name)
 	crash_result_free(pr);
 }
 
+/* mke2fs's image of size MiB with opts, read whole; NULL when mke2fs failed. */
+static uint8_t *mkfs_image(const char *opts, unsigned mib, size_t *size)
+{
+	char path[300], cmd[1200];
+	snprintf(path, sizeof(path), "%s/mk.img", tmp);
+	snprintf(cmd, sizeof(cmd),
+	         "rm -f %s && truncate -s %uM %s && mke2fs -q -F %s %s 2>/dev/null", path, mib,
+	         path, opts, path);
+	if (system(cmd) != 0)
+		return NULL;
+	FILE *f = fopen(path, "rb");
+	*size = (size_t)mib << 20;
+	uint8_t *img = malloc(*size);
+	bool ok = f && img && fread(img, 1, *size, f) == *size;
+	if (f)
+		fclose(f);
+	if (!ok) {
+		free(img);
+		return NULL;
+	}
+	return img;
+}
+
+/* The rule's reader on e2fsprogs' own images: which journals it takes, and that a state
+ * differing only in a dead log block keys as the base while one differing anywhere else
+ * (the journal superblock included) does not. */
+static void real_images(void)
+{
+	size_t size;
+	uint8_t *img = mkfs_image("-t ext4", 16, &size);
+	if (!img) {
+		ok(0, "mke2fs made an ext4 image (e2fsprogs: scripts/install-deps)");
+		return;
+	}
+	struct crash_prune p;
+	is_int(crash_prune_open(&p, img, size), 0, "ext4 (64bit, extents, metadata_csum): opened");
+	ok(p.on && p.bs == 1024 && p.jblocks == 1024 && p.next >= 1,
+	   "the rule applies: a journal of %llu blocks of %u bytes in %zu extents (%s)",
+	   (unsigned long long)p.jblocks, p.bs, p.next, p.why_not);
+	uint64_t k0[2], k1[2], none = 0;
+	bool keyed0 = false, keyed1 = false;
+	crash_prune_key(&p, img, img, &none, 0, 0, k0, &keyed0);
+	ok(keyed0, "the base itself keys (a clean journal: nothing to replay)");
+	uint8_t *view = malloc(size);
+	/* a 4 KiB block wholly inside the log, past its superblock */
+	uint64_t in_log = ((p.ext[0].pblk + 64) * p.bs + 4095) / 4096;
+	memcpy(view, img, size);
+	memset(view + in_log * 4096, 0x5a, 4096);
+	crash_prune_key(&p, img, view, &in_log, 1, 0, k1, &keyed1);
+	ok(keyed1 && k1[0] == k0[0] && k1[1] == k0[1],
+	   "a dead log block changed (4 KiB block %llu): the base's key",
+	   (unsigned long long)in_log);
+	crash_prune_key(&p, img, view, &in_log, 1, 1, k1, &keyed1);
+	ok(keyed1 && (k1[0] != k0[0] || k1[1] != k0[1]),
+	   "the same bytes at another crash point: another key");
+	uint64_t outside = 3;
+	memcpy(view, img, size);
+	view[outside * 4096 + 100] ^= 1;
+	crash_prune_key(&p, img, view, &outside, 1, 0, k1, &keyed1);
+	ok(keyed1 && (k1[0] != k0[0] || k1[1] != k0[1]),
+	   "a block outside the log changed: another key");
+	uint64_t jsb = p.ext[0].pblk * p.bs / 4096;
+	memcpy(view, img, size);
+	view[p.ext[0].pblk * p.bs + 0x300] ^= 1; /* in the journal superblock's users area */
+	crash_prune_key(&p, img, view, &jsb, 1, 0, k1, &keyed1);
+	ok(!keyed1 || k1[0] != k0[0] || k1[1] != k0[1],
+	   "the journal superblock changed: never the base's key");
+	crash_prune_key(&p, img, img, &none, 0, 0, k1, &keyed1);
+	ok(keyed1 && k1[0] == k0[0] && k1[1] == k0[1],
+	   "and the replay copy was put back each time");
+	crash_prune_close(&p);
+	free(view);
+	free(img);
+
+	img = mkfs_image("-t ext3 -b 4096", 16, &size);
+	ok(img && crash_prune_open(&p, img, size) == 0 && p.on && p.bs == 4096,
+	   "ext3 with 4 KiB blocks (block pointers): the rule applies (%s)", img ? p.why_not : "");
+	/* no checksum on ext3's journal superblock: a changed byte still opens, and counts */
+	if (img && p.on && (view = malloc(size))) {
+		uint64_t jsb3 = p.ext[0].pblk;
+		crash_prune_key(&p, img, img, &none, 0, 0, k0, &keyed0);
+		memcpy(view, img, size);
+		view[jsb3 * 4096 + 0x300] ^= 1;
+		crash_prune_key(&p, img, view, &jsb3, 1, 0, k1, &keyed1);
+		ok(keyed0 && keyed1 && (k1[0] != k0[0] || k1[1] != k0[1]),
+		   "ext3: the journal superblock's block is compared (another key)");
+		free(view);
+	}
+	crash_prune_close(&p);
+	free(img);
+	img = mkfs_image("-t ext4 -O fast_commit", 16, &size);
+	ok(img && crash_prune_open(&p, img, size) == 0 && !p.on && strstr(p.why_not, "fast commit"),
+	   "ext4 with fast_commit: not applied: %s", img ? p.why_not : "");
+	crash_prune_close(&p);
+	free(img);
+	img = mkfs_image("-t ext4 -O ^has_journal", 16, &size);
+	ok(img && crash_prune_open(&p, img, size) == 0 && !p.on && strstr(p.why_not, "no journal"),
+	   "ext4 without a journal: not applied: %s", img ? p.why_not : "");
+	crash_prune_close(&p);
+	free(img);
+}
+
 int main(void)
 {
 	snprintf(tmp, sizeof(tmp), "/tmp/bo-prune.XXXXXX");
 	tap_require(mkdtemp(tmp) != NULL, "a scratch directory");
+	real_images();
 	one(LYING, "ext3,data=ordered,barrier=1", "lying");
 	one(HONEST, "ext3,data=ordered,barrier=1,metadata_csum", "honest-csum");
 
