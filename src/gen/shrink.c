@@ -149,12 +149,10 @@ static int gen_model_check(const struct crash_workload *w, char *why, size_t why
 	size_t *which = calloc(w->nrun + 1, sizeof(*which));
 	int rc = buf && steps && which ? 0 : -ENOMEM;
 	unsigned n = 0;
+	/* one line per run step after "run" */
 	char *p = buf ? strstr(buf, "run\n") : NULL;
-	for (size_t i = 0; rc == 0 && p && i < w->nrun; i++) {
-		p = strchr(p, '\n');
-		if (!p)
-			break;
-		*p++ = 0;
+	p = p ? p + 4 : NULL;
+	for (size_t i = 0; rc == 0 && p && *p && i < w->nrun; i++) {
 		char *e = strchr(p, '\n');
 		if (e)
 			*e = 0;
@@ -162,8 +160,7 @@ static int gen_model_check(const struct crash_workload *w, char *why, size_t why
 			which[n] = i;
 			steps[n++] = p;
 		}
-		if (e)
-			*e = '\n';
+		p = e ? e + 1 : NULL;
 	}
 	if (rc == 0) {
 		unsigned at;
