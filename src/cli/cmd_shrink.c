@@ -68,9 +68,9 @@ static const struct cli_spec shrink_spec = {
     "0 when the minimal workload (and the reproducer, where dm-flakey can express the "
     "failure) was written, 1 an error (the workload does not fail on the stack, a run "
     "that failed), 2 usage error.",
-    "$ blackout shrink --stack 'cache(size=64k,flush=ignore) > disk > mem(size=16M)' \\\n"
+    "$ blackout shrink --stack 'cache(flush=ignore) > disk > mem(size=16M)' \\\n"
     "      --fs ext3 --workload lost.wl --out out\n"
-    "  shrinks lost.wl and writes out/NAME-min.wl, out/NAME-min.cmd, out/NAME-repro.sh\n",
+    "  writes out/NAME-min.wl, out/NAME-min.cmd and out/NAME-repro.sh\n",
     NULL};
 
 static void progress(void *ctx, const char *what)

@@ -113,7 +113,7 @@ static int fs_words(const char *fs, char *type, size_t tlen, char *mkfs, size_t 
 	snprintf(type, tlen, "%s", w);
 	bool ext = strncmp(type, "ext", 3) == 0;
 	if (ext)
-		snprintf(mkfs, mlen, "mke2fs -t %s -F -q", type);
+		snprintf(mkfs, mlen, "\"${MKE2FS:-mke2fs}\" -t %s -F -q", type);
 	else
 		snprintf(mkfs, mlen, "mkfs.%s -f -q", type);
 	mopt[0] = 0;
@@ -136,6 +136,8 @@ static int fs_words(const char *fs, char *type, size_t tlen, char *mkfs, size_t 
 }
 
 static const char prologue[] =
+    "# MKE2FS, E2FSCK: the e2fsprogs programs, when not the first on PATH (busybox's are\n"
+    "# not them)\n"
     "set -u\n"
     ": \"${DEV:?set DEV to a scratch block device: everything on it is lost}\"\n"
     "MNT=${MNT:-/mnt/blackout-repro}\n"
@@ -151,8 +153,9 @@ static const char prologue[] =
     "cleanup() { umount \"$MNT\" 2>/dev/null; dmsetup remove \"$NAME\" 2>/dev/null; rm -rf "
     "\"$TMPD\"; }\n"
     "trap cleanup EXIT\n"
+    "# --nolockfs: a suspend that froze the filesystem would write its dirty pages first\n"
     "flakey_table() {\n"
-    "\tdmsetup suspend \"$NAME\" && dmsetup load \"$NAME\" --table \"$1\" &&\n"
+    "\tdmsetup suspend --nolockfs \"$NAME\" && dmsetup load \"$NAME\" --table \"$1\" &&\n"
     "\t\tdmsetup resume \"$NAME\" || fail \"dmsetup could not load: $1\"\n"
     "}\n"
     "# bo_promise PATH: what a completed fsync promised of PATH (its bytes' digest)\n"
@@ -163,7 +166,10 @@ static const char prologue[] =
     ": >\"$TMPD/promised\"\n"
     "mkdir -p \"$MNT\" || fail \"cannot make $MNT\"\n"
     "dmsetup create \"$NAME\" --table \"$ALLOW\" || fail \"dmsetup create (is dm-flakey "
-    "loaded?)\"\n";
+    "loaded?)\"\n"
+    "# without udev (an initramfs) the node is dmsetup's to make\n"
+    "[ -b \"$FLAKEY\" ] || dmsetup mknodes \"$NAME\" >/dev/null 2>&1\n"
+    "[ -b \"$FLAKEY\" ] || fail \"no $FLAKEY after dmsetup create\"\n";
 
 int shrink_flakey_script(const struct crash_workload *wl, const char *fs, size_t step,
                          const char *header, FILE *f, struct bo_err *err)
@@ -239,7 +245,8 @@ int shrink_flakey_script(const struct crash_workload *wl, const char *fs, size_t
 	    "umount \"$MNT\" || { echo \"FAIL: umount after the crash\"; bad=1; }\n",
 	    f);
 	if (strncmp(type, "ext", 3) == 0)
-		fputs("e2fsck -fn \"$FLAKEY\" >\"$TMPD/fsck\" 2>&1 || { echo \"FAIL: e2fsck -fn "
+		fputs("\"${E2FSCK:-e2fsck}\" -fn \"$FLAKEY\" >\"$TMPD/fsck\" 2>&1 || { echo "
+		      "\"FAIL: e2fsck -fn "
 		      "found "
 		      "problems\"; sed 's/^/  /' \"$TMPD/fsck\"; bad=1; }\n",
 		      f);

@@ -194,7 +194,7 @@ static void planted(void)
 	ok(drop && fsync && setup && setup < drop && drop < fsync,
 	   "it switches to drop_writes after the setup, before the fsync");
 	ok(text && strstr(text, "drop_writes") && strstr(text, "bo_promise /f") &&
-	       strstr(text, "mke2fs -t ext3") && strstr(text, "MOPT=data=ordered,barrier=0") &&
+	       strstr(text, "mke2fs}\" -t ext3") && strstr(text, "MOPT=data=ordered,barrier=0") &&
 	       strstr(text, "NO_DROP") && strstr(text, "e2fsck -fn"),
 	   "with the table, the promise of the fsync, mkfs and mount options, the control and "
 	   "the check");
