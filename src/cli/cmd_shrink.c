@@ -242,8 +242,9 @@ int cmd_shrink(int argc, char **argv)
 			char at[CRASH_WL_MAX_PATH + 64] = "the end of the run";
 			if (res.flakey_step < (long)res.wl->nrun) {
 				const struct crash_step *st = &res.wl->run[res.flakey_step];
-				snprintf(at, sizeof(at), "run step %ld, %s %s", res.flakey_step + 1,
-				         crash_op_name(st->op), st->path ? st->path : "");
+				snprintf(at, sizeof(at), "run step %ld, %s%s%s",
+				         res.flakey_step + 1, crash_op_name(st->op),
+				         st->path ? " " : "", st->path ? st->path : "");
 			}
 			printf("flakey:    every write dropped from %s on still breaks it\n"
 			       "script:    %s\n",

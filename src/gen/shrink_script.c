@@ -223,6 +223,17 @@ int shrink_flakey_script(const struct crash_workload *wl, const char *fs, size_t
 				bool changed = false;
 				for (size_t k = i + 1; k < wl->nrun && p; k++)
 					changed |= touches(&wl->run[k], p);
+				/* one promise per name: an earlier step named it already */
+				for (size_t k = 0; k < j && p && !changed; k++) {
+					const struct crash_step *u = k < wl->nsetup
+					                                 ? &wl->setup[k]
+					                                 : &wl->run[k - wl->nsetup];
+					const char *q =
+					    u->op == CRASH_OP_RENAME || u->op == CRASH_OP_LINK
+					        ? u->path2
+					        : u->path;
+					changed = u->op != CRASH_OP_MARK && q && strcmp(q, p) == 0;
+				}
 				if (p && t->op != CRASH_OP_MARK && !changed)
 					fprintf(f, "bo_promise %s\n", p);
 			}
