@@ -15,15 +15,63 @@
 
 /* ---- ddmin ------------------------------------------------------------------ */
 
-/* Tests c minus chunk [from, to) of it (complement) or only that chunk. */
-static int test_part(shrink_test_fn test, void *ctx, const size_t *c, size_t n, size_t from,
-                     size_t to, bool complement, size_t *tmp, size_t *m, enum shrink_verdict *v)
+/* Verdicts of the candidates tested so far, by the set of elements (n <= 64): ddmin
+ * asks for some candidates again, and a run of the explorer is the expensive part. */
+struct memo {
+	uint64_t *mask;
+	enum shrink_verdict *v;
+	size_t n, cap;
+};
+
+static bool memo_find(const struct memo *mm, uint64_t mask, enum shrink_verdict *v)
 {
+	for (size_t i = 0; i < mm->n; i++)
+		if (mm->mask[i] == mask) {
+			*v = mm->v[i];
+			return true;
+		}
+	return false;
+}
+
+static void memo_add(struct memo *mm, uint64_t mask, enum shrink_verdict v)
+{
+	if (mm->n == mm->cap) {
+		size_t cap = mm->cap ? mm->cap * 2 : 32;
+		uint64_t *m = realloc(mm->mask, cap * sizeof(*m));
+		if (m)
+			mm->mask = m;
+		enum shrink_verdict *vv = m ? realloc(mm->v, cap * sizeof(*vv)) : NULL;
+		if (vv)
+			mm->v = vv;
+		if (!m || !vv)
+			return; /* a memo that cannot grow only costs runs */
+		mm->cap = cap;
+	}
+	mm->mask[mm->n] = mask;
+	mm->v[mm->n++] = v;
+}
+
+/* Tests c minus chunk [from, to) of it (complement) or only that chunk; *ran says
+ * whether test ran (or the memo, when given, knew the verdict). */
+static int test_part(shrink_test_fn test, void *ctx, const size_t *c, size_t n, size_t from,
+                     size_t to, bool complement, size_t *tmp, size_t *m, enum shrink_verdict *v,
+                     struct memo *mm, bool *ran)
+{
+	uint64_t mask = 0;
 	*m = 0;
 	for (size_t i = 0; i < n; i++)
-		if ((i >= from && i < to) != complement)
+		if ((i >= from && i < to) != complement) {
 			tmp[(*m)++] = c[i];
-	return test(ctx, tmp, *m, v);
+			mask |= mm ? 1ull << c[i] : 0;
+		}
+	*ran = false;
+	if (mm && memo_find(mm, mask, v))
+		return 0;
+	*ran = true;
+	int rc = test(ctx, tmp, *m, v);
+	if (rc == 0 && mm)
+		memo_add(mm, mask, *v);
+	return rc;
 }
 
 int shrink_ddmin(size_t n, shrink_test_fn test, void *ctx, size_t *out, size_t *nout,
@@ -37,6 +85,8 @@ int shrink_ddmin(size_t n, shrink_test_fn test, void *ctx, size_t *out, size_t *
 	size_t len = n, gran = 2;
 	unsigned t = 0;
 	int rc = 0;
+	struct memo memo = {0};
+	struct memo *mm = n <= 64 ? &memo : NULL;
 	while (rc == 0 && len >= 2) {
 		if (gran > len)
 			gran = len;
@@ -47,11 +97,12 @@ int shrink_ddmin(size_t n, shrink_test_fn test, void *ctx, size_t *out, size_t *
 				size_t from = k * len / gran, to = (k + 1) * len / gran;
 				size_t m;
 				enum shrink_verdict v;
+				bool ran;
 				if (pass == 1 && gran == 2)
 					break; /* with two chunks a complement is the other chunk */
 				rc = test_part(test, ctx, out, len, from, to, pass == 1, tmp, &m,
-				               &v);
-				t++;
+				               &v, mm, &ran);
+				t += ran;
 				if (rc)
 					break;
 				if (v == SHRINK_FAIL && m < len) {
@@ -69,6 +120,8 @@ int shrink_ddmin(size_t n, shrink_test_fn test, void *ctx, size_t *out, size_t *
 		}
 	}
 	free(tmp);
+	free(memo.mask);
+	free(memo.v);
 	*nout = len;
 	if (tests)
 		*tests = t;

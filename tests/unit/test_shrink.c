@@ -4,6 +4,7 @@
  * workload shrinks to its 2 steps on blackout's model with the state that lost the
  * fewest sectors, and the dm-flakey script drops writes where it says. */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +19,8 @@
 struct pred {
 	size_t need[4], nneed;
 	long unres_if, unres_unless;
-	unsigned calls;
+	unsigned calls, repeats;
+	uint64_t seen[512];
 };
 
 static bool has(const size_t *k, size_t n, size_t x)
@@ -32,6 +34,13 @@ static bool has(const size_t *k, size_t n, size_t x)
 static int pred_test(void *ctx, const size_t *keep, size_t n, enum shrink_verdict *v)
 {
 	struct pred *p = ctx;
+	uint64_t mask = 0;
+	for (size_t i = 0; i < n; i++)
+		mask |= 1ull << keep[i];
+	for (unsigned i = 0; i < p->calls && i < 512; i++)
+		p->repeats += p->seen[i] == mask;
+	if (p->calls < 512)
+		p->seen[p->calls] = mask;
 	p->calls++;
 	if (p->unres_if >= 0 && has(keep, n, (size_t)p->unres_if) &&
 	    !has(keep, n, (size_t)p->unres_unless)) {
@@ -57,7 +66,9 @@ static void ddmin_case(size_t n, const size_t *need, size_t nneed, long unres_if
 	for (size_t i = 0; same && i < nneed; i++)
 		same = out[i] == need[i];
 	ok(same, "ddmin over %zu: %s -> %zu elements (%u tests)", n, what, nout, tests);
-	ok(tests == p.calls, "ddmin counts the %u candidates it tested", p.calls);
+	ok(tests == p.calls && p.repeats == 0,
+	   "ddmin counts the %u candidates it tested, none twice (%u repeated)", p.calls,
+	   p.repeats);
 }
 
 static int read_all(const char *path, char **text)
