@@ -465,7 +465,7 @@ static int flakey_boundary(const struct shrink_cfg *cfg, struct shrink_result *r
 	char stack[128];
 	snprintf(stack, sizeof(stack), "mem(size=%" PRIu64 ",sector=%" PRIu32 ")",
 	         rec_log_nr_sectors(log) * rec_log_sector_size(log), rec_log_sector_size(log));
-	char path[4096];
+	char path[4096 + 8];
 	snprintf(path, sizeof(path), "%s.drop", saved);
 	res->flakey_step = -1;
 	size_t nrun = res->wl->nrun;
@@ -553,10 +553,13 @@ int shrink_workload(const struct shrink_cfg *cfg, struct shrink_result *res, str
 		return rc;
 
 	/* axis 2 and the flakey boundary run on blackout's model, from one recording */
-	char saved[] = "/tmp/blackout-shrink-XXXXXX";
+	const char *tmp = getenv("TMPDIR");
+	char saved[4096];
+	snprintf(saved, sizeof(saved), "%s/blackout-shrink-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	int fd = mkstemp(saved);
 	if (fd < 0)
-		return bo_errf(err, -errno, "a temporary file: %s", strerror(errno));
+		return bo_errf(err, -errno, "a temporary file in %s: %s",
+		               tmp && *tmp ? tmp : "/tmp", strerror(errno));
 	close(fd);
 	rc = model_run(cfg, res->wl, NULL, false, NULL, NULL, saved, &r, err);
 	if (rc == 0) {
