@@ -57,6 +57,35 @@ static bool touches(const struct crash_step *t, const char *p)
 	return false;
 }
 
+/* Whether step t changes the entries of directory d afterwards (a name made or removed
+ * in it, or d itself moved or removed), which voids what an fsync of d promised. */
+static bool dir_touched(const struct crash_step *t, const char *d)
+{
+	switch (t->op) {
+	case CRASH_OP_CREATE:
+	case CRASH_OP_MKDIR:
+	case CRASH_OP_RENAME:
+	case CRASH_OP_LINK:
+	case CRASH_OP_SYMLINK:
+	case CRASH_OP_UNLINK:
+	case CRASH_OP_RMDIR: break;
+	default: return false;
+	}
+	const char *q[2] = {t->path, t->path2};
+	size_t ld = strcmp(d, "/") == 0 ? 0 : strlen(d);
+	for (int i = 0; i < 2; i++) {
+		if (!q[i])
+			continue;
+		const char *slash = strrchr(q[i], '/');
+		size_t lp = slash ? (size_t)(slash - q[i]) : 0;
+		if (lp == ld && strncmp(q[i], d, ld) == 0)
+			return true; /* an entry of d */
+		if (ld && strncmp(q[i], d, ld) == 0 && q[i][ld] == 0)
+			return true; /* d itself */
+	}
+	return false;
+}
+
 static int step_sh(const struct crash_step *s, FILE *f, struct bo_err *err)
 {
 	char a[CRASH_WL_MAX_PATH + 16], b[CRASH_WL_MAX_PATH + 16];
@@ -163,7 +192,12 @@ static const char prologue[] =
     "\t[ -f \"$MNT$1\" ] || return 0\n"
     "\ts=$(md5sum <\"$MNT$1\") && echo \"${s%% *} $1\" >>\"$TMPD/promised\"\n"
     "}\n"
+    "# bo_promise_dir DIR: what an fsync of DIR promised: its entries' names\n"
+    "bo_promise_dir() {\n"
+    "\ts=$(ls -a \"$MNT$1\" | sort | md5sum) && echo \"${s%% *} $1\" >>\"$TMPD/promised-dirs\"\n"
+    "}\n"
     ": >\"$TMPD/promised\"\n"
+    ": >\"$TMPD/promised-dirs\"\n"
     "mkdir -p \"$MNT\" || fail \"cannot make $MNT\"\n"
     "dmsetup create \"$NAME\" --table \"$ALLOW\" || fail \"dmsetup create (is dm-flakey "
     "loaded?)\"\n"
@@ -213,6 +247,13 @@ int shrink_flakey_script(const struct crash_workload *wl, const char *fs, size_t
 			later |= touches(&wl->run[j], s->path);
 		if (promises_file(s) && !later)
 			fprintf(f, "bo_promise %s\n", s->path);
+		if (s->op == CRASH_OP_FSYNC_DIR) {
+			bool changed = false;
+			for (size_t j = i + 1; j < wl->nrun; j++)
+				changed |= dir_touched(&wl->run[j], s->path);
+			if (!changed)
+				fprintf(f, "bo_promise_dir %s\n", s->path);
+		}
 		if (s->op == CRASH_OP_SYNC)
 			for (size_t j = 0; j < wl->nsetup + i; j++) {
 				const struct crash_step *t =
@@ -253,6 +294,12 @@ int shrink_flakey_script(const struct crash_workload *wl, const char *fs, size_t
 	    "bad=1\n"
 	    "\tfi\n"
 	    "done <\"$TMPD/promised\"\n"
+	    "while read -r sum d; do\n"
+	    "\tif ! s=$(ls -a \"$MNT$d\" | sort | md5sum) || [ \"${s%% *}\" != \"$sum\" ]; then\n"
+	    "\t\techo \"FAIL: $d: its entries are not the ones its fsync made durable: $(ls -A "
+	    "\"$MNT$d\" | tr '\\n' ' ')\"; bad=1\n"
+	    "\tfi\n"
+	    "done <\"$TMPD/promised-dirs\"\n"
 	    "umount \"$MNT\" || { echo \"FAIL: umount after the crash\"; bad=1; }\n",
 	    f);
 	if (strncmp(type, "ext", 3) == 0)

@@ -235,11 +235,28 @@ static void invalid(void)
 	   "on the generator's tree its model rejects rename /A /A/C: %s", why);
 	crash_workload_free(w);
 
+	/* an fsync of a directory promises its names; a later step in it voids that */
+	static const char dirs[] = "name d\nsetup\nmkdir /old\nmkdir /k\nrun\nrename /old /new\n"
+	                           "fsync-dir /\ncreate /k/a\nfsync-dir /k\ncreate /k/b\n";
+	tap_require(crash_workload_parse(dirs, strlen(dirs), "d", &w, &err) == 0,
+	            "its workload parses %s", err.msg);
+	char *text = NULL;
+	size_t tlen = 0;
+	FILE *m = open_memstream(&text, &tlen);
+	int rc = shrink_flakey_script(w, "ext3", 1, NULL, m, &err);
+	fclose(m);
+	ok(rc == 0 && strstr(text, "sync \"$MNT\" || fail \"run step 2\"\nbo_promise_dir /\n") &&
+	       !strstr(text, "bo_promise_dir /k"),
+	   "fsync-dir / promises /'s names; /k's promise, voided by a later create in /k, is "
+	   "not checked");
+	free(text);
+	crash_workload_free(w);
+
 	static const char fa[] = "name fa\nsetup\ncreate /f\nrun\nfalloc /f keep-size 0 4k\n";
 	tap_require(crash_workload_parse(fa, strlen(fa), "fa", &w, &err) == 0,
 	            "its workload parses %s", err.msg);
 	FILE *f = fopen("/dev/null", "w");
-	int rc = shrink_flakey_script(w, "ext4", 0, NULL, f, &err);
+	rc = shrink_flakey_script(w, "ext4", 0, NULL, f, &err);
 	fclose(f);
 	ok(rc == -ENOTSUP && strstr(err.msg, "falloc"),
 	   "a step a shell cannot express is refused by name: %s", err.msg);
