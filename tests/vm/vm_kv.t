@@ -61,7 +61,8 @@ if [ -z "${VM_FULL:-}" ]; then
 	rc=$?
 	[ $rc -eq 1 ] && grep -q "redis-server did not start: .*appendfsync" "$T/bad.log" &&
 		! grep -q '^app:  ' "$T/bad.log" && [ ! -s "$T/bad.json" ]
-	ok $? "a Redis that refuses to start is reported as that, no state judged, no data loss (exit $rc): $(grep -o 'redis-server did not start.*' "$T/bad.log" | head -n 1 | cut -c1-100)"
+	ok $? "a Redis that refuses to start is reported as that, no state judged, no data loss (exit $rc): $(grep -o 'redis-server did not start.*' "$T/bad.log" | head -n 1 | cut -c1-100)" ||
+		{ echo "the run that should have refused:" && grep -v '^/' "$T/bad.log" | tail -n 4; } >&2
 
 	app ldb --stack "$HONEST" --fs ext4,barrier=1 --max-states 20 --seed 1 "${L[@]}" \
 		"$BLACKOUT_SRC/apps/leveldb/run.sh" sync 8
