@@ -41,15 +41,18 @@ static const struct app_run {
     {"sqlite-rollback", "sqlite/run.sh", "sqlite/check.sh", {"sqlite3"}, {"truncate", "full", "6"}},
     {"rename", "rename/run.sh", "rename/check.sh", {NULL}, {"4", NULL, NULL}},
     {"applog", "applog/run.sh", "applog/check.sh", {NULL}, {"8", NULL, NULL}},
-#define REDIS                                                                                      \
-	{                                                                                          \
-		"redis-server", "redis-cli", "redis-check-aof"                                     \
-	}
-    {"redis-always", "redis/run.sh", "redis/check.sh", REDIS, {"always", "6", NULL}},
-    {"redis-everysec", "redis/run.sh", "redis/check.sh", REDIS, {"everysec", "6", NULL}},
+    {"redis-always",
+     "redis/run.sh",
+     "redis/check.sh",
+     {"redis-server", "redis-cli", "redis-check-aof"},
+     {"always", "6", NULL}},
+    {"redis-everysec",
+     "redis/run.sh",
+     "redis/check.sh",
+     {"redis-server", "redis-cli", "redis-check-aof"},
+     {"everysec", "6", NULL}},
     {"leveldb-sync", "leveldb/run.sh", "leveldb/check.sh", {"bo-leveldb"}, {"sync", "8", NULL}},
     {"leveldb-nosync", "leveldb/run.sh", "leveldb/check.sh", {"bo-leveldb"}, {"nosync", "8", NULL}},
-#undef REDIS
 };
 #define NRUNS (sizeof(app_runs) / sizeof(app_runs[0]))
 
