@@ -151,7 +151,7 @@ check-asan:
 	  tests/compat/fs_precheck.t
 
 FORMAT_FILES = $(sort $(wildcard include/blackout/*.h src/*/*.c src/*/*.h tests/*/*.c \
-	tests/*/*.h bench/*.c bench/*.h fuzz/*.c))
+	tests/*/*.h bench/*.c bench/*.h fuzz/*.c apps/*/*.c))
 check-format:
 	clang-format --dry-run -Werror $(FORMAT_FILES)
 format:
@@ -207,6 +207,17 @@ $(FUZZ_BUILD)/fuzz_nbd_control: fuzz/fuzz_nbd_control.c src/nbd/control.c $(FUZZ
 	clang $(CPPFLAGS) $(CFLAGS_WARN) -O1 -g -fsanitize=fuzzer,address,undefined \
 	  $(ISAL_CFLAGS) $(JSON_CFLAGS) -o $@ $^ $(ISAL_LIBS) $(JSON_LIBS) -lm
 -include $(NBD_OBJS:.o=.d)
+
+# ---- the LevelDB example of blackout app (apps/leveldb, docs/apps.md) -------------
+# A small program against Debian's libleveldb, carried into the guest with --with (its
+# libraries follow it). Built by `all` only where libleveldb-dev is installed.
+APP_LEVELDB := $(BUILD)/apps/bo-leveldb
+ifneq ($(wildcard /usr/include/leveldb/c.h),)
+all: $(APP_LEVELDB)
+endif
+$(APP_LEVELDB): apps/leveldb/bo-leveldb.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< -lleveldb
 
 # ---- benchmarks and the demo --------------------------------------------------
 # libext2fs is the peer of the filesystem benchmark

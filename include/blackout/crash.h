@@ -459,6 +459,10 @@ struct crash_damage {
 
 struct crash_result {
 	char stack[512], fs[128], workload[64];
+	/* an outside observer's: the kernel release that ran (a real-kernel run, else
+	 * empty), and the run step it refused, "step N (OP ...): rejected by the kernel:
+	 * ERRNO" (else empty; the run stopped there, docs/vmtest.md) */
+	char kernel[64], rejected[256];
 	uint64_t seed, max_states;
 	unsigned shard, nshards;
 	uint64_t cuts;  /* cut points (after each op, during each write) */

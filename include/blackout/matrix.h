@@ -74,6 +74,7 @@ struct matrix_cell {
 	double coverage;       /* judged / allowed, when sampled */
 	double seconds;        /* not in matrix.json: runs compare byte for byte */
 	struct matrix_example *example; /* a silent failure if any, of the first workload */
+	char kernel[64]; /* a real-kernel cell's: the guest kernel release that ran */
 };
 
 /* Every row and column the runner can show, as typed ids: code that reads a cell
@@ -221,6 +222,9 @@ size_t matrix_verdicts(const struct matrix *m, struct matrix_verdict *out, size_
  * a checksum); silent = synced data kept, but something broke unreported (a bystander,
  * stale bytes, the filesystem); lost = some state lost synced data. */
 enum matrix_fate { MF_NOT_RUN, MF_SAFE, MF_REPORTED, MF_SILENT, MF_LOST };
+/* The guest kernel release column c's cells ran (the first that names one), or NULL: the
+ * real-kernel columns' headers say which kernel. */
+const char *matrix_col_kernel(const struct matrix *m, size_t c);
 enum matrix_fate matrix_cell_fate(const struct matrix_cell *c);
 
 void matrix_print_table(const struct matrix *m, FILE *f, bool color);

@@ -52,6 +52,18 @@ void vm_cut_points(uint64_t seed, uint64_t span, unsigned n, struct vm_cut_point
 
 struct app_spec;
 
+/* The guest kernel series scripts/vm-build caches (docs/kernels.md), as a usage message
+ * names them. */
+#define VM_KERNEL_SERIES "6.1 or 6.12"
+
+/* The cache directory under BUILD of kernel series `series` ("6.1" or NULL: "vm";
+ * "6.12": "vm-6.12"), or NULL when it is not a series vm-build knows. */
+const char *vm_kernel_cache(const char *series);
+
+/* The kernel release a cache holds (its kver, e.g. "6.1.0-57-cloud-amd64") into buf:
+ * 0, or -ENOENT / -EINVAL naming what is missing or malformed. */
+int vm_kernel_release(const char *vmdir, char *buf, size_t len, struct bo_err *err);
+
 /* One real-kernel exploration (docs/vmtest.md, docs/apps.md): one boot records the
  * guest's run (scripts/vmrecord; or `log` gives the recording), the explorer enumerates
  * its crash states (crash_explore with the recording), guests of the real kernel
@@ -95,6 +107,13 @@ struct vm_explore_info {
  * a file (crash_workload_load). */
 int vm_workload_load(const char *name, unsigned files, struct crash_workload **w,
                      struct bo_err *err);
+
+/* The run step a recording's guest kernel refused (its marks "error I TEXT" and
+ * "fail I"), as the result states it: "step I (OP ...): rejected by the kernel: ERRNO"
+ * ("failed in the kernel" for an error such as EIO or ENOSPC, which the filesystem
+ * could not carry out) into buf; "" when every step returned. 0, or the log's error. */
+int vm_rejected(const char *logpath, const struct crash_workload *w, char *buf, size_t len,
+                struct bo_err *err);
 
 /* md's options of a recording (scripts/vmrecord, docs/md.md): md
  * "LEVEL:N:MISSING[:POLICY]" (level 0, 1, 5 or 6; 2 to 19 members; MISSING a member

@@ -35,6 +35,7 @@ enum {
 	OPT_KEEP,
 	OPT_OUT,
 	OPT_JSON,
+	OPT_KERNEL,
 };
 
 static const struct cli_opt app_opts[] = {
@@ -60,6 +61,10 @@ static const struct cli_opt app_opts[] = {
     {OPT_KEEP, "keep", "DIR", "with --log and --state: keep the state as DIR/ID.img", 0, 0},
     {OPT_OUT, "out", "DIR", "logs, states and results (default BUILD/app/TIME-PID)", 0, 0},
     {OPT_JSON, "json", "FILE", "the explorer's JSON result also here ('-': stdout)", 0, 0},
+    {OPT_KERNEL, "kernel", "SERIES",
+     "the guest kernel series: 6.1 (default) or 6.12 (docs/kernels.md); its release is "
+     "recorded in the result",
+     0, 0},
     {0}};
 
 static const struct cli_spec app_spec = {
@@ -142,6 +147,7 @@ static int parse(struct ax *x, int argc, char **argv)
 		case OPT_OUT: x->o.out = p.arg; break;
 		case OPT_JSON: x->json = p.arg; break;
 		case OPT_KEEP: cfg->keep_dir = p.arg; break;
+		case OPT_KERNEL: x->o.kernel = p.arg; break;
 		}
 		if (rc)
 			return rc;

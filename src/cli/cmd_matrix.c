@@ -87,7 +87,8 @@ static const struct cli_opt matrix_opts[] = {
      "workloads of the real-kernel cells (default append-fsync);\nneeds --vm", G_RUN},
     {OPT_VM_APPS, "vm-apps", "IDS",
      "only these examples: sqlite-wal-full, sqlite-rollback-full,\nconfig-rename-fsync, "
-     "config-rename-nofsync, append-log; or\nnone (default: all); needs --vm",
+     "config-rename-nofsync, append-log,\nredis-always, redis-everysec, leveldb-sync, "
+     "leveldb-nosync;\nor none (default: the first five); needs --vm",
      G_RUN},
     {OPT_SHARD, "shard", "I/N",
      "run only shard I of N (0 <= I < N) of the explorations and\nwrite them as a part: to --json "

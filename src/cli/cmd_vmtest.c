@@ -63,11 +63,16 @@ static const struct cli_opt vmtest_opts[] = {
      "a recording of md members: assemble md without member K, one that did not come back "
      "after the cut (docs/md.md)",
      G_EXPL, G_CUTS},
-    {CLI_LONG + 20, "prune", NULL,
+    {CLI_LONG + 20, "kernel", "SERIES",
+     "the guest kernel series: 6.1 (default) or 6.12, each cached apart by scripts/vm-build "
+     "--kernel (build/vm, build/vm-6.12; docs/kernels.md); its release is recorded in the "
+     "result",
+     0, 0},
+    {CLI_LONG + 22, "prune", NULL,
      "judge once the states whose images agree after journal replay (ext3/ext4 with a "
      "journal blackout's jbd replays as Linux does; docs/explore.md, Pruning)",
      G_EXPL, G_CUTS},
-    {CLI_LONG + 21, "prune-check", "N",
+    {CLI_LONG + 23, "prune-check", "N",
      "with --prune: judge 1 in N pruned states anyway and compare each outcome with its "
      "representative's (1: every one)",
      G_EXPL, G_CUTS},
@@ -112,8 +117,12 @@ static const struct cli_spec vmtest_spec = {
     "cut the explorer's verdict (durable, stale, bystander, consistent, atomic; detected "
     "or silent; docs/architecture.md).\n"
     "\n"
-    "The kernel (apt-get download linux-image-cloud-amd64) and the initramfs are built "
-    "once and cached in build/vm by scripts/vm-build. Every qemu and nbdkit runs under "
+    "The kernel (apt-get download linux-image-cloud-amd64; --kernel 6.12: "
+    "linux-image-6.12-cloud-amd64) and the initramfs are built once and cached in build/vm "
+    "(build/vm-6.12) by scripts/vm-build; the release that ran is in the summary's "
+    "'kernel:' line and the JSON's \"kernel\". A run step the kernel refuses (EINVAL, "
+    "EOPNOTSUPP ...) stops the run there and is named in the 'rejected:' line and the "
+    "JSON's \"rejected\" (docs/vmtest.md). Every qemu and nbdkit runs under "
     "timeout and is killed on exit. Needs scripts/install-deps.\n"
     "\n"
     "Plumbing the harness calls (docs/vmtest.md; 'blackout vmtest ACTION --help'):\n"
@@ -149,6 +158,7 @@ static const struct cli_opt judge_opts[] = {
     {CLI_LONG + 5, "attach", "A", "virtio or nbd", 0, 0},
     {CLI_LONG + 6, "boot-s", "SECONDS", "the boot time to report", 0, 0},
     {CLI_LONG + 7, "explore-json", "FILE", "the results in the crash explorer's format", 0, 0},
+    {CLI_LONG + 8, "kver", "RELEASE", "the guest kernel's release, for the results", 0, 0},
     {0}};
 
 static const struct cli_opt record_opts[] = {
@@ -163,6 +173,7 @@ static const struct cli_opt record_opts[] = {
     {CLI_LONG + 8, "out", "DIR", "accepted (scripts/vmrecord's)", 0, 0},
     {CLI_LONG + 9, "initrd-extra", "FILE", "accepted (scripts/vmrecord's)", 0, 0},
     {CLI_LONG + 10, "integrity", NULL, "dm-integrity under the filesystem", 0, 0},
+    {CLI_LONG + 11, "kernel", "SERIES", "the guest kernel series: 6.1 or 6.12", 0, 0},
     {0}};
 
 static const char plumbing_exit[] = "0 done, 1 failed (the reason on stderr), 2 usage error.";
@@ -299,7 +310,7 @@ int cmd_vmtest(int argc, char **argv)
 		free(w);
 		return status;
 	}
-	const char *stack = NULL, *fs = NULL, *workload = NULL;
+	const char *stack = NULL, *fs = NULL, *workload = NULL, *kernel = NULL;
 	for (int i = 2; i + 1 <= n; i += 2) {
 		const char *a = args[i], *v = args[i + 1];
 		uint64_t num;
@@ -310,6 +321,8 @@ int cmd_vmtest(int argc, char **argv)
 			fs = v;
 		else if (!strcmp(a, "--workload"))
 			workload = v;
+		else if (!strcmp(a, "--kernel"))
+			kernel = v;
 		else if (!strcmp(a, "--cuts"))
 			rc = cli_num("vmtest", a, v, 0, 1, 1000, &num);
 		else if (!strcmp(a, "--files"))
@@ -325,7 +338,8 @@ int cmd_vmtest(int argc, char **argv)
 		}
 	}
 	/* checked here once: scripts/vmtest only starts and stops processes */
-	struct vm_explore_opts o = {.cfg = {.stack = stack, .fs = fs, .workload = workload}};
+	struct vm_explore_opts o = {.cfg = {.stack = stack, .fs = fs, .workload = workload},
+	                            .kernel = kernel};
 	struct bo_err err = {{0}};
 	int rc;
 	if (vm_explore_check(&o, &err)) {

@@ -79,6 +79,8 @@ static int parse(struct vx *v, int argc, char **argv)
 			o->cfg.keep_dir = val;
 		} else if (!strcmp(a, "--md")) {
 			o->md = val;
+		} else if (!strcmp(a, "--kernel")) {
+			o->kernel = val;
 		} else {
 			return cli_usage_error(CMD, "unknown argument '%s'", a);
 		}

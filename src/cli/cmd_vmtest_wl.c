@@ -30,7 +30,7 @@
 #include "cli/cli.h"
 
 struct vmargs {
-	const char *workload, *dir, *fs, *stack, *attach, *boot_s, *ejson;
+	const char *workload, *dir, *fs, *stack, *attach, *boot_s, *ejson, *kver;
 	unsigned files, cuts;
 	uint64_t seed, span;
 };
@@ -164,6 +164,8 @@ static void summary(const struct vmargs *a, const struct vm_cut_tally *t, FILE *
 	              bo_json_text(a->stack ? a->stack : ""), "fs", bo_json_text(fs),
 	              "mount_options", bo_json_text(mopt), "workload", bo_json_text(a->workload),
 	              "attachment", bo_json_text(a->attach ? a->attach : "virtio"));
+	if (j && a->kver)
+		json_object_set_new(j, "kernel", bo_json_text(a->kver));
 	json_t *n = json_pack(
 	    "{s:i,s:i,s:i,s:I,s:I,s:I,s:I,s:i,s:i,s:I,s:I,s:I,s:f,s:I}", "cuts", (int)a->cuts,
 	    "observed", (int)t->observed, "classified", (int)t->classified, "ok", (json_int_t)r->ok,
@@ -196,6 +198,7 @@ static int explore_json(const struct vmargs *a, struct vm_cut_tally *t)
 	snprintf(r->fs, sizeof r->fs, "linux-%s%s", a->fs ? a->fs : "ext4",
 	         a->fs && strchr(a->fs, ',') ? "" : ",defaults");
 	snprintf(r->workload, sizeof r->workload, "%s", a->workload);
+	snprintf(r->kernel, sizeof r->kernel, "%s", a->kver ? a->kver : "");
 	r->seed = a->seed;
 	r->max_states = r->cuts = a->cuts;
 	r->built = t->observed;
@@ -290,6 +293,8 @@ static int parse_opts(const char *cmd, int argc, char **argv, int first, struct 
 			a->boot_s = strspn(v, "0123456789.") == strlen(v) && *v ? v : "0";
 		} else if (!strcmp(o, "--explore-json")) {
 			a->ejson = v;
+		} else if (!strcmp(o, "--kver")) {
+			a->kver = v;
 		} else {
 			return cli_usage_error(cmd, "unknown argument '%s'", o);
 		}
@@ -324,6 +329,8 @@ static int check_record(int argc, char **argv)
 			o.md = v;
 		else if (!strcmp(a, "--md-fail"))
 			md_fail = v;
+		else if (!strcmp(a, "--kernel"))
+			o.kernel = v;
 		else if (!strcmp(a, "--files") && !(rc = cli_num(cmd, a, v, 0, 1, 1000, &n)))
 			o.files = (unsigned)n;
 		else if (!strcmp(a, "--md-chunk") && !(rc = cli_num(cmd, a, v, 0, 1, 1u << 20, &n)))

@@ -30,6 +30,7 @@ int cmd_df(int argc, char **argv);
 int cmd_explore(int argc, char **argv);
 int cmd_workloads(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
+int cmd_shrink(int argc, char **argv);
 int cmd_jbd(int argc, char **argv);
 int cmd_vmobs(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
@@ -59,6 +60,9 @@ const struct cli_cmd cli_cmds[] = {
     {"explore", "cut power at every point of a workload and judge what survived", cmd_explore},
     {"workloads", "list the built-in crash workloads, or print one", cmd_workloads},
     {"gen", "generate workloads: ACE-style bounded sequences, or seeded random ones", cmd_gen},
+    {"shrink",
+     "shrink a failing workload: fewest steps, fewest lost sectors, a dm-flakey reproducer",
+     cmd_shrink},
     {"jbd", "recover or write a JBD2 journal inside an image (tests, inspection)", cmd_jbd},
     {"raid", "the RAID write hole over every power-cut outcome; md's chunk layout", cmd_raid},
     {"vmtest", "real Linux (qemu) on a modelled stack: cut power, reboot, judge", cmd_vmtest},

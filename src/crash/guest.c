@@ -219,18 +219,25 @@ int crash_guest_compile(const struct crash_workload *w, const struct crash_exec 
 		rc = emit_step(f, dir, &w->setup[i], id, 0, &fds);
 		fprintf(f, " || die \"setup line %u failed\"\n", w->setup[i].line);
 	}
-	fputs("}\n# run: mark \"step i\" before step i, STEP i once it returned; the first "
+	/* a failed step's last error line ends in strerror's text: the host names the errno
+	 * from it (src/vm/reject.c); cut to fit a mark, and echoed to the console */
+	fputs("}\n# bo_fail I: step I failed; its error (the message's last field) is marked "
+	      "before \"fail I\"\nbo_fail() {\n"
+	      "\tcat /tmp/bo.err >&2\n"
+	      "\te=$(sed -n '$s/.*: //p' /tmp/bo.err | tr -d '\\r\\n' | cut -c1-120)\n"
+	      "\t[ -z \"$e\" ] || bo_mark \"error $1 $e\"\n"
+	      "\tbo_mark \"fail $1\"\n\tsay \"FAIL $1${e:+ $e}\"\n}\n",
+	      f);
+	fputs("# run: mark \"step i\" before step i, STEP i once it returned; the first "
 	      "failure\n# ends the run (mark \"fail i\"); mark \"end\" after the last\nbo_run() "
 	      "{\n\t:\n",
 	      f);
 	for (size_t i = 0; rc == 0 && i < w->nrun; i++) {
 		snprintf(id, sizeof id, "r%zu", i);
-		fprintf(f, "\tbo_mark \"step %zu\"\n\t", i);
+		fprintf(f, "\tbo_mark \"step %zu\"\n\t{ ", i);
 		rc = emit_step(f, dir, &w->run[i], id, exec[i].off, &fds);
-		fprintf(
-		    f,
-		    " && say \"STEP %zu\" || { bo_mark \"fail %zu\"; say \"FAIL %zu\"; return; }\n",
-		    i, i, i);
+		fprintf(f, " ; } 2>/tmp/bo.err && say \"STEP %zu\" || { bo_fail %zu; return; }\n",
+		        i, i);
 	}
 	fputs("\tbo_mark end\n}\n", f);
 	if (fclose(f) && rc == 0)

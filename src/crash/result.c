@@ -75,6 +75,16 @@ int crash_result_write_json(const struct crash_result *r, FILE *f)
 		top = NULL;
 	}
 	json_decref(counts);
+	/* only a real-kernel run's, so every other result keeps its bytes */
+	if (top && r->kernel[0] && json_object_set_new(top, "kernel", bo_json_text(r->kernel))) {
+		json_decref(top);
+		top = NULL;
+	}
+	if (top && r->rejected[0] &&
+	    json_object_set_new(top, "rejected", bo_json_text(r->rejected))) {
+		json_decref(top);
+		top = NULL;
+	}
 	/* only where md ran under the filesystem (docs/md.md) */
 	if (top && (r->md_started || r->md_refused) &&
 	    json_object_set_new(
@@ -171,6 +181,10 @@ void crash_result_print(const struct crash_result *r, FILE *f)
 	char cov[32];
 	crash_coverage_text(r->coverage, cov, sizeof(cov));
 	fprintf(f, "stack:    %s\nfs:       %s\nworkload: %s\n", r->stack, r->fs, r->workload);
+	if (r->kernel[0])
+		fprintf(f, "kernel:   %s\n", r->kernel);
+	if (r->rejected[0])
+		fprintf(f, "rejected: %s\n", r->rejected);
 	if (r->exhaustive)
 		fprintf(f, "states:   %" PRIu64 " built over %" PRIu64 " cut points: exhaustive\n",
 		        r->built, r->cuts);
@@ -360,6 +374,11 @@ int crash_result_read_json(const char *text, size_t len, struct crash_result **o
 	bo_jr_text(&jr, root, "stack", r->stack, sizeof(r->stack));
 	bo_jr_text(&jr, root, "fs", r->fs, sizeof(r->fs));
 	bo_jr_text(&jr, root, "workload", r->workload, sizeof(r->workload));
+	/* a real-kernel run's only */
+	if (json_object_get(root, "kernel"))
+		bo_jr_text(&jr, root, "kernel", r->kernel, sizeof(r->kernel));
+	if (json_object_get(root, "rejected"))
+		bo_jr_text(&jr, root, "rejected", r->rejected, sizeof(r->rejected));
 	r->seed = bo_jr_count(&jr, root, "seed", INT64_MAX);
 	r->max_states = bo_jr_count(&jr, root, "max_states", COUNT_MAX);
 	r->shard = (unsigned)bo_jr_count(&jr, root, "shard", 63);
@@ -454,12 +473,13 @@ int crash_result_merge(struct crash_result *const *parts, size_t n, struct crash
 	for (size_t i = 0; i < n; i++) {
 		const struct crash_result *b = parts[i];
 		if (strcmp(a->stack, b->stack) || strcmp(a->fs, b->fs) ||
-		    strcmp(a->workload, b->workload) || a->seed != b->seed ||
-		    a->max_states != b->max_states || a->built != b->built || a->cuts != b->cuts)
+		    strcmp(a->workload, b->workload) || strcmp(a->kernel, b->kernel) ||
+		    a->seed != b->seed || a->max_states != b->max_states || a->built != b->built ||
+		    a->cuts != b->cuts)
 			return bo_errf(
 			    err, -EINVAL,
-			    "part %zu is another exploration (stack, fs, workload, seed, "
-			    "budget and states must match)",
+			    "part %zu is another exploration (stack, fs, workload, kernel, "
+			    "seed, budget and states must match)",
 			    i + 1);
 		if (b->nshards != nshards || b->shard >= nshards || nshards > 64)
 			return bo_errf(err, -EINVAL, "part %zu: shard %u/%u does not fit %u shards",

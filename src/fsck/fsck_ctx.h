@@ -138,10 +138,11 @@ void ck_pass4(struct ck *c);        /* pass4.c: reference counts */
 void ck_pass5(struct ck *c);        /* pass5.c: bitmaps and summary counts */
 bool ck_claim(struct ck *c, uint64_t b, uint32_t ino, const char *what);
 
-/* repair.c */
+/* repair.c: the local fixes, and the checksum a directory block carries rewritten */
 int fsck_apply_fixes(struct ck *c);
-int fsck_rewrite_maps(struct ck *c);
-int fsck_restore_backup(struct ck *c);
+void ck_dirblk_csum(struct ck *c, uint32_t ino, uint8_t *b);
+int fsck_rewrite_maps(struct ck *c);   /* repair_global.c */
+int fsck_restore_backup(struct ck *c); /* repair_super.c */
 
 /* ---- group geometry ---- */
 static inline uint8_t *ck_gd(struct ck *c, uint32_t g)

@@ -183,10 +183,15 @@ static void table(const struct matrix *m, size_t worst, FILE *f)
 		fputs("<th class=\"col\">", f);
 		html_col_title(m, c, f);
 		fputs("<small>mkfs ", f);
+		const char *kernel = matrix_col_kernel(m, c);
 		options(m->cols[c].mkfs, f);
 		if (m->cols[c].mount[0]) {
 			fputs(", mount ", f);
 			options(m->cols[c].mount, f);
+		}
+		if (kernel) {
+			fputs(", kernel ", f);
+			html_text(f, kernel);
 		}
 		fputs("</small></th>", f);
 	}

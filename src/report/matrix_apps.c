@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* matrix_apps.c — the application section of `blackout matrix --vm`: the built-in
  * examples of docs/apps.md (columns) on the stacks the Linux cells serve (rows), each
- * cell one vm_explore run of the example (matrix_vm_start) read back from its result, and one verdict per example
- * comparing stacks that honour flushes with the one that ignores them. */
+ * cell one vm_explore run of the example (matrix_vm_start) read back from its result, and one
+ * verdict per example comparing stacks that honour flushes with the one that ignores them.
+ * An example is one entry of app_runs (how to run it) and one or more of app_cols. */
 #include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
@@ -27,27 +28,43 @@
 /* the bound of one app run: a recording boot, a judging boot, a second or two a state */
 #define APP_RUN_SECONDS(budget) (600u + 10u * (unsigned)(budget))
 
+#define MAX_WITH 3
 /* One `blackout app` run of an example; the rename example's one recording holds both
- * updates, so two columns read it. */
+ * updates, so two columns read it. with: the host executables it carries (--with), found
+ * on the host's PATH, or, named bo-*, built beside blackout (build/apps). */
 static const struct app_run {
 	const char *id, *prog, *checker;
-	bool sqlite; /* needs the host's sqlite3 carried with --with */
+	const char *with[MAX_WITH];
 	const char *args[3];
 } app_runs[] = {
-    {"sqlite-wal", "sqlite/run.sh", "sqlite/check.sh", true, {"wal", "full", "6"}},
-    {"sqlite-rollback", "sqlite/run.sh", "sqlite/check.sh", true, {"truncate", "full", "6"}},
-    {"rename", "rename/run.sh", "rename/check.sh", false, {"4", NULL, NULL}},
-    {"applog", "applog/run.sh", "applog/check.sh", false, {"8", NULL, NULL}},
+    {"sqlite-wal", "sqlite/run.sh", "sqlite/check.sh", {"sqlite3"}, {"wal", "full", "6"}},
+    {"sqlite-rollback", "sqlite/run.sh", "sqlite/check.sh", {"sqlite3"}, {"truncate", "full", "6"}},
+    {"rename", "rename/run.sh", "rename/check.sh", {NULL}, {"4", NULL, NULL}},
+    {"applog", "applog/run.sh", "applog/check.sh", {NULL}, {"8", NULL, NULL}},
+    {"redis-always",
+     "redis/run.sh",
+     "redis/check.sh",
+     {"redis-server", "redis-cli", "redis-check-aof"},
+     {"always", "6", NULL}},
+    {"redis-everysec",
+     "redis/run.sh",
+     "redis/check.sh",
+     {"redis-server", "redis-cli", "redis-check-aof"},
+     {"everysec", "6", NULL}},
+    {"leveldb-sync", "leveldb/run.sh", "leveldb/check.sh", {"bo-leveldb"}, {"sync", "8", NULL}},
+    {"leveldb-nosync", "leveldb/run.sh", "leveldb/check.sh", {"bo-leveldb"}, {"nosync", "8", NULL}},
 };
 #define NRUNS (sizeof(app_runs) / sizeof(app_runs[0]))
 
 /* file: the checker's first line names the file it judged ("config: lost ..."), so a
- * column of the rename run counts only its own file's findings */
+ * column of the rename run counts only its own file's findings. optin: a database server
+ * costs seconds a state in the guest, so its columns run only when --vm-apps names them. */
 static const struct app_col {
 	const char *id, *label, *abbr;
 	size_t run;
 	const char *file; /* the rename run: the file this column judges */
 	bool first;       /* ... which its checker judges first */
+	bool optin;
 } app_cols[] = {
     {"sqlite-wal-full", "SQLite WAL, synchronous=FULL", "SQLite WAL FULL", 0, NULL},
     {"sqlite-rollback-full", "SQLite rollback journal (truncate), synchronous=FULL",
@@ -57,6 +74,10 @@ static const struct app_col {
     {"config-rename-nofsync", "config update: write, rename (no fsync)", "rename, no fsync", 2,
      "config-nofsync"},
     {"append-log", "append-only log, fdatasync per record", "append log", 3, NULL},
+    {"redis-always", "Redis AOF, appendfsync always", "Redis always", 4, NULL, false, true},
+    {"redis-everysec", "Redis AOF, appendfsync everysec", "Redis everysec", 5, NULL, false, true},
+    {"leveldb-sync", "LevelDB, WriteOptions.sync=true", "LevelDB sync", 6, NULL, false, true},
+    {"leveldb-nosync", "LevelDB, WriteOptions.sync=false", "LevelDB nosync", 7, NULL, false, true},
 };
 #define NCOLS (sizeof(app_cols) / sizeof(app_cols[0]))
 
@@ -120,25 +141,39 @@ int matrix_apps_check(const char *ids, struct bo_err *err)
 		bool known = false;
 		for (size_t c = 0; c < NCOLS; c++)
 			known |= strlen(app_cols[c].id) == l && strncmp(p, app_cols[c].id, l) == 0;
-		if (!known)
-			return bo_errf(err, -EINVAL,
-			               "--vm-apps: no example '%.*s' (sqlite-wal-full, "
-			               "sqlite-rollback-full, config-rename-fsync, "
-			               "config-rename-nofsync, append-log or none)",
-			               (int)(l > 64 ? 64 : l), p);
+		if (!known) {
+			char ids_known[400] = "";
+			for (size_t c = 0, o = 0; c < NCOLS && o < sizeof(ids_known); c++)
+				o += (size_t)snprintf(ids_known + o, sizeof(ids_known) - o, "%s, ",
+				                      app_cols[c].id);
+			return bo_errf(err, -EINVAL, "--vm-apps: no example '%.*s' (%snone)",
+			               (int)(l > 64 ? 64 : l), p, ids_known);
+		}
 		p = e ? e + 1 : NULL;
 	}
 	return 0;
 }
 
-/* sqlite3 on this host's PATH, to carry into the guest */
-static bool find_sqlite3(char *buf, size_t len)
+/* An executable to carry into the guest: bo-* beside this blackout (build/apps, made by
+ * the Makefile), anything else on this host's PATH. */
+static bool find_exe(const char *name, char *buf, size_t len)
 {
+	if (strncmp(name, "bo-", 3) == 0) {
+		ssize_t n = readlink("/proc/self/exe", buf, len - 1);
+		if (n <= 0)
+			return false;
+		buf[n] = '\0';
+		char *slash = strrchr(buf, '/');
+		if (!slash)
+			return false;
+		snprintf(slash + 1, len - (size_t)(slash + 1 - buf), "apps/%s", name);
+		return access(buf, X_OK) == 0;
+	}
 	const char *path = getenv("PATH");
 	for (const char *p = path; p && *p;) {
 		const char *e = strchr(p, ':');
 		size_t l = e ? (size_t)(e - p) : strlen(p);
-		snprintf(buf, len, "%.*s/sqlite3", (int)l, p);
+		snprintf(buf, len, "%.*s/%s", (int)l, p, name);
 		if (l && access(buf, X_OK) == 0)
 			return true;
 		p = e ? e + 1 : NULL;
@@ -148,7 +183,7 @@ static bool find_sqlite3(char *buf, size_t len)
 
 /* Starts one app run of run `k` on `stack` with its logs in dir; returns its pid. */
 static pid_t start_run(const struct matrix_run_opts *o, size_t k, const char *stack,
-                       const char *dir, const char *sqlite3)
+                       const char *dir)
 {
 	const struct app_run *a = &app_runs[k];
 	char prog[4200], checker[4200], log[4200], json[4200];
@@ -157,7 +192,12 @@ static pid_t start_run(const struct matrix_run_opts *o, size_t k, const char *st
 	snprintf(checker, sizeof(checker), "%s/%s", top, a->checker);
 	snprintf(log, sizeof(log), "%s/app.log", dir);
 	snprintf(json, sizeof(json), "%s/app.json", dir);
-	const char *with[1] = {sqlite3};
+	char paths[MAX_WITH][4200];
+	const char *with[MAX_WITH];
+	size_t nwith = 0;
+	for (size_t i = 0; i < MAX_WITH && a->with[i]; i++)
+		if (find_exe(a->with[i], paths[nwith], sizeof(paths[nwith])))
+			with[nwith] = paths[nwith], nwith++;
 	size_t nargs = 0;
 	while (nargs < 3 && a->args[nargs])
 		nargs++;
@@ -166,7 +206,7 @@ static pid_t start_run(const struct matrix_run_opts *o, size_t k, const char *st
 	                        .nargs = nargs,
 	                        .checker = checker,
 	                        .with = with,
-	                        .nwith = a->sqlite ? 1 : 0,
+	                        .nwith = nwith,
 	                        .prog_timeout = 120,
 	                        .check_timeout = 20};
 	struct vm_explore_opts vo = {.cfg = {.stack = stack,
@@ -334,25 +374,35 @@ static void plan(const struct matrix_run_opts *o, const struct matrix *m, struct
 			a->stack[a->nrows++] = stack;
 		}
 	for (size_t c = 0; c < NCOLS; c++)
-		if (!o->vm_apps || in_list(o->vm_apps, app_cols[c].id))
+		if (o->vm_apps ? in_list(o->vm_apps, app_cols[c].id) : !app_cols[c].optin)
 			a->col[a->ncols++] = c;
 }
 
 /* Whether run k can start here; else why its cells are not applicable: an installation
- * without the source tree's examples, a host without sqlite3 to carry. */
-static bool runnable(const struct matrix_run_opts *o, size_t k, bool have_sql, char *why,
-                     size_t len)
+ * without the source tree's examples, a host without an executable to carry. */
+static bool runnable(const struct matrix_run_opts *o, size_t k, char *why, size_t len)
 {
-	char prog[4200];
+	char prog[4200], exe[4200];
 	snprintf(prog, sizeof(prog), "%s/%s", o->apps_dir ? o->apps_dir : "apps", app_runs[k].prog);
-	if (access(prog, X_OK) != 0)
+	if (access(prog, X_OK) != 0) {
 		snprintf(why, len, "the example apps/%s is not here (the source tree's)",
 		         app_runs[k].prog);
-	else if (app_runs[k].sqlite && !have_sql)
-		snprintf(why, len, "no sqlite3 on this host's PATH to carry");
-	else
-		return true;
-	return false;
+		return false;
+	}
+	for (size_t i = 0; i < MAX_WITH && app_runs[k].with[i]; i++) {
+		const char *name = app_runs[k].with[i];
+		if (find_exe(name, exe, sizeof(exe)))
+			continue;
+		if (strncmp(name, "bo-", 3) == 0)
+			snprintf(
+			    why, len,
+			    "no %s beside blackout (make builds it where its library is installed)",
+			    name);
+		else
+			snprintf(why, len, "no %s on this host's PATH to carry", name);
+		return false;
+	}
+	return true;
 }
 
 int matrix_apps_run(const struct matrix_run_opts *o, struct matrix *m, struct bo_err *err)
@@ -368,8 +418,7 @@ int matrix_apps_run(const struct matrix_run_opts *o, struct matrix *m, struct bo
 		return 0;
 	}
 	m->apps = a;
-	char sqlite3[4200], base[4200];
-	bool have_sql = find_sqlite3(sqlite3, sizeof(sqlite3));
+	char base[4200];
 	snprintf(base, sizeof(base), "%s/apps", o->vm_out ? o->vm_out : "build/vm-matrix");
 	/* the runs (row, example run) that some column needs, side by side up to --jobs */
 	struct {
@@ -385,8 +434,8 @@ int matrix_apps_run(const struct matrix_run_opts *o, struct matrix *m, struct bo
 				need |= app_cols[a->col[c]].run == k;
 			if (!need)
 				continue;
-			char why[100];
-			if (!runnable(o, k, have_sql, why, sizeof(why))) {
+			char why[160];
+			if (!runnable(o, k, why, sizeof(why))) {
 				for (size_t c = 0; c < a->ncols; c++)
 					if (app_cols[a->col[c]].run == k)
 						snprintf(a->cell[r][c].note,
@@ -406,8 +455,8 @@ int matrix_apps_run(const struct matrix_run_opts *o, struct matrix *m, struct bo
 	double t0 = bo_now();
 	while (done < nrun) {
 		while (next < nrun && running < jobs) {
-			runs[next].pid = start_run(o, runs[next].k, a->stack[runs[next].r],
-			                           runs[next].dir, sqlite3);
+			runs[next].pid =
+			    start_run(o, runs[next].k, a->stack[runs[next].r], runs[next].dir);
 			if (runs[next].pid < 0)
 				return bo_errf(err, -errno, "fork: %s", strerror(errno));
 			next++, running++;

@@ -92,16 +92,27 @@ static void label_line(const char *label, int k, char *buf, size_t len)
 	}
 }
 
+const char *matrix_col_kernel(const struct matrix *m, size_t c)
+{
+	for (size_t r = 0; r < m->nrows; r++)
+		if (matrix_cell(m, r, c)->kernel[0])
+			return matrix_cell(m, r, c)->kernel;
+	return NULL;
+}
+
 static void print_legend(const struct matrix *m, FILE *f)
 {
 	fputs("\ncolumns (filesystem configurations):\n", f);
 	for (size_t c = 0; c < m->ncols; c++) {
 		const struct matrix_col *x = &m->cols[c];
+		const char *kernel = matrix_col_kernel(m, c);
 		fprintf(f, "  %c  %-19s mkfs -t %s, mount %s%s\n", (int)('A' + c), x->label,
 		        x->mkfs, x->mount,
 		        strcmp(x->id, "ext2") == 0 ? "; fsck checks it in full after every cut"
 		        : x->vm                    ? "; Linux in qemu, media grown to 64 MiB"
 		                                   : "");
+		if (kernel) /* a line of its own: the table stays within 100 columns */
+			fprintf(f, "     %-19s kernel %s\n", "", kernel);
 	}
 	fputs("\nkey: ok N = all N crash states judged kept every invariant;"
 	      " V/N = V of N states broke one\n"
@@ -327,6 +338,8 @@ static json_t *json_cell(const struct matrix *m, size_t r, size_t c)
 		json_object_set_new(o, "silent_lost", json_integer((json_int_t)x->silent_lost));
 		json_object_set_new(o, "write_errors", json_integer((json_int_t)x->write_errors));
 	}
+	if (o && x->kernel[0]) /* a real-kernel cell's only: the others keep their bytes */
+		json_object_set_new(o, "kernel", bo_json_text(x->kernel));
 	json_t *rest =
 	    json_pack("{s:I,s:I,s:I,s:I,s:I,s:b,s:f,s:o,s:o}", "states", (json_int_t)x->states,
 	              "ok", (json_int_t)x->ok, "silent", (json_int_t)x->silent, "detected",
@@ -408,8 +421,11 @@ int matrix_write_md(const struct matrix *m, FILE *f)
 	        "judged; **bold** = some silently. Seed %" PRIu64 ", %.0f s.\n\n",
 	        m->mode, m->seed, m->seconds);
 	fputs("| stack | spec |", f);
-	for (size_t c = 0; c < m->ncols; c++)
-		fprintf(f, " %s |", m->cols[c].label);
+	for (size_t c = 0; c < m->ncols; c++) {
+		const char *kernel = matrix_col_kernel(m, c);
+		fprintf(f, " %s%s%s%s |", m->cols[c].label, kernel ? " (" : "",
+		        kernel ? kernel : "", kernel ? ")" : "");
+	}
 	fputs("\n|---|---|", f);
 	for (size_t c = 0; c < m->ncols; c++)
 		fputs("---|", f);

@@ -80,6 +80,8 @@ static json_t *result_json(size_t k, const struct matrix_tres *r)
 		json_object_set_new(o, "silent_lost", json_integer((json_int_t)r->silent_lost));
 		json_object_set_new(o, "write_errors", json_integer((json_int_t)r->write_errors));
 	}
+	if (o && r->kernel[0])
+		json_object_set_new(o, "kernel", bo_json_text(r->kernel));
 	if (o && r->rc)
 		json_object_set_new(o, "error", bo_json_text(r->err));
 	if (o)
@@ -237,6 +239,8 @@ static void read_result(struct bo_jr *jr, const json_t *v, struct matrix_part *p
 	r->allowed = bo_jr_count(jr, v, "allowed", COUNT_MAX);
 	r->silent_lost = bo_jr_count(jr, v, "silent_lost", COUNT_MAX);
 	r->write_errors = bo_jr_count(jr, v, "write_errors", COUNT_MAX);
+	if (json_object_get(v, "kernel")) /* a real-kernel run's only */
+		bo_jr_text(jr, v, "kernel", r->kernel, sizeof(r->kernel));
 	json_t *viol = bo_jr_get(jr, v, "violations", JSON_ARRAY);
 	if (viol && json_array_size(viol) != MI_N)
 		bo_jr_fail(jr, "violations", "holds %zu counts, not %d", json_array_size(viol),
@@ -448,6 +452,8 @@ static int fold_one(struct matrix *m, const struct matrix_task *tk, const struct
 	if (r->coverage < c->coverage)
 		c->coverage = r->coverage;
 	c->seconds += r->seconds;
+	if (!c->kernel[0])
+		snprintf(c->kernel, sizeof(c->kernel), "%s", r->kernel);
 	if (m->cols[tk->col].vm && !c->note[0])
 		snprintf(c->note, sizeof(c->note),
 		         "Linux %s in qemu: up to %u crash state%s per workload, enumerated "

@@ -30,6 +30,7 @@ struct task_result {
 	uint64_t states, ok, viol[MI_N], silent, detected, allowed;
 	uint64_t silent_lost, write_errors;
 	uint8_t exhaustive, has_example;
+	char kernel[64]; /* a real-kernel run's release */
 	double coverage, seconds;
 	struct matrix_example ex; /* ops/damage pointers are not sent */
 	uint32_t ndamage;         /* the example's damaged blocks, sent inline */
@@ -187,6 +188,7 @@ static void take_counts(struct task_result *t, const struct crash_result *r)
 	t->silent_lost = silent_lost(r);
 	t->write_errors = r->write_errors;
 	t->exhaustive = r->exhaustive;
+	snprintf(t->kernel, sizeof(t->kernel), "%s", r->kernel);
 	char digits[32];
 	snprintf(digits, sizeof(digits), "%.10g", r->coverage);
 	t->coverage = strtod(digits, NULL);
@@ -452,6 +454,7 @@ static int take_result(struct pool *p, const struct job *jb, const struct task_r
 	                          .coverage = t->coverage,
 	                          .seconds = t->seconds};
 	snprintf(r->err, sizeof(r->err), "%s", t->err);
+	snprintf(r->kernel, sizeof(r->kernel), "%s", t->kernel);
 	memcpy(r->viol, t->viol, sizeof(r->viol));
 	if (t->has_example && (r->example = malloc(sizeof(*r->example)))) {
 		*r->example = t->ex;

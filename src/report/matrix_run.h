@@ -32,6 +32,7 @@ struct matrix_tres {
 	char err[256];
 	uint64_t states, ok, viol[MI_N], silent, detected, allowed;
 	uint64_t silent_lost, write_errors; /* matrix_cell's */
+	char kernel[64];                    /* a real-kernel run's release, else "" */
 	bool exhaustive;
 	double coverage; /* to 10 significant digits where made, so a part carries it exactly */
 	double seconds;

@@ -171,6 +171,9 @@ int vm_explore_check(const struct vm_explore_opts *o, struct bo_err *err)
 	} else if (c->keep_dir && !c->state_id) {
 		return bo_errf(err, -EINVAL, "--keep writes one state: give --state ID");
 	}
+	if (!vm_kernel_cache(o->kernel))
+		return bo_errf(err, -EINVAL, "--kernel: %s, not '%.40s'", VM_KERNEL_SERIES,
+		               o->kernel);
 	return 0;
 }
 
@@ -236,7 +239,8 @@ static int paths(struct vx *v, struct bo_err *err)
 		return bo_errf(err, -errno, "cannot make %s: %s", outdir, strerror(errno));
 	if ((rc = path(err, v->store, sizeof(v->store), "%s/states", outdir)) ||
 	    (rc = path(err, v->pool, sizeof(v->pool), "%s/pool", outdir)) ||
-	    (rc = path(err, v->vmdir, sizeof(v->vmdir), "%s/vm", v->build)) ||
+	    (rc = path(err, v->vmdir, sizeof(v->vmdir), "%s/%s", v->build,
+	               vm_kernel_cache(o->kernel))) ||
 	    (rc = path(err, v->kernel, sizeof(v->kernel), "%s/vmlinuz", v->vmdir)) ||
 	    (rc = path(err, v->initrd, sizeof(v->initrd), "%s/initramfs.gz", v->vmdir)) ||
 	    (rc = path(err, v->stage_gz, sizeof(v->stage_gz), "%s/app.cpio.gz", outdir)) ||
@@ -248,13 +252,19 @@ static int paths(struct vx *v, struct bo_err *err)
 	return path(err, v->logpath, sizeof(v->logpath), "%s/record/io.log", outdir);
 }
 
+/* The kernel series asked for, as vm-build takes it. */
+static const char *series(const struct vm_explore_opts *o)
+{
+	return o->kernel ? o->kernel : "6.1";
+}
+
 /* The kernel and initramfs cache (built once, checked every time): only when guests
  * are about to boot, so a refused log costs no build. */
 static int vm_build(struct vx *v, struct bo_err *err)
 {
 	char tool[PATH_MAX + 32];
 	int rc = path(err, tool, sizeof(tool), "%s/vm-build", v->scripts);
-	char *argv[] = {"timeout", "1200", tool, v->vmdir, NULL};
+	char *argv[] = {"timeout", "1200", tool, "--kernel", (char *)series(v->o), v->vmdir, NULL};
 	if (rc == 0 && run(argv, true, "scripts/vm-build (the kernel and initramfs cache)", err))
 		return bo_errf(err, -EIO,
 		               "the guests' kernel and initramfs could not be built (%s)",
@@ -288,7 +298,7 @@ static int record(struct vx *v, struct bo_err *err)
 	if ((rc = path(err, tool, sizeof(tool), "%s/vmrecord", v->scripts)) ||
 	    (rc = path(err, dir, sizeof(dir), "%s/record", v->info->outdir)))
 		return rc;
-	const char *argv[24] = {
+	const char *argv[28] = {
 	    "timeout",   o->app ? "3600" : "1800", tool, "--stack", v->cfg.stack, "--fs", v->cfg.fs,
 	    "--workload"};
 	size_t k = 8;
@@ -316,6 +326,7 @@ static int record(struct vx *v, struct bo_err *err)
 	}
 	if (o->integrity)
 		argv[k++] = "--integrity";
+	argv[k++] = "--kernel", argv[k++] = series(o);
 	argv[k] = NULL;
 	say(v, "recording", 0, 0);
 	return run((char *const *)argv, false, "scripts/vmrecord (the recording boot)", err);
@@ -430,6 +441,22 @@ int vm_workload_load(const char *name, unsigned files, struct crash_workload **w
 	return rc;
 }
 
+/* What only the guest knew, into the result: the kernel release that ran (the cache's:
+ * the recording boot and the judging guests boot the same one) and a run step the
+ * kernel refused. */
+static int stamp(struct vx *v, struct crash_result *r, struct bo_err *err)
+{
+	struct bo_err kerr = {{0}};
+	int rc = vm_kernel_release(v->vmdir, r->kernel, sizeof(r->kernel), &kerr);
+	if (rc == -ENOENT) /* a given log whose states no guest judged: build it to know */
+		rc = vm_build(v, err)
+		         ? -EIO
+		         : vm_kernel_release(v->vmdir, r->kernel, sizeof(r->kernel), &kerr);
+	if (rc)
+		return bo_errf(err, rc, "the guest kernel's release: %s", kerr.msg);
+	return vm_rejected(v->logpath, v->cfg.wl, r->rejected, sizeof(r->rejected), err);
+}
+
 static int write_result(const struct crash_result *r, const char *outdir, struct bo_err *err)
 {
 	char res[PATH_MAX + 32];
@@ -499,6 +526,10 @@ int vm_explore(const struct vm_explore_opts *o, struct crash_result **out,
 	v->cfg.progress = explore_progress;
 	v->cfg.progress_ctx = v;
 	rc = crash_explore(&v->cfg, out, err);
+	if (rc == 0 && (rc = stamp(v, *out, err))) {
+		crash_result_free(*out);
+		*out = NULL;
+	}
 	if (rc == 0 && (rc = write_result(*out, info->outdir, err))) {
 		crash_result_free(*out);
 		*out = NULL;

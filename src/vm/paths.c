@@ -110,3 +110,30 @@ int vm_scripts_dir(char *dir, size_t len)
 	}
 	return 0;
 }
+
+const char *vm_kernel_cache(const char *series)
+{
+	if (!series || !strcmp(series, "6.1"))
+		return "vm";
+	if (!strcmp(series, "6.12"))
+		return "vm-6.12";
+	return NULL;
+}
+
+int vm_kernel_release(const char *vmdir, char *buf, size_t len, struct bo_err *err)
+{
+	char p[PATH_MAX + 16];
+	snprintf(p, sizeof p, "%s/kver", vmdir);
+	FILE *f = fopen(p, "r");
+	if (!f)
+		return bo_errf(err, -ENOENT, "%s: %s (scripts/vm-build writes it)", p,
+		               strerror(errno));
+	size_t n = fread(buf, 1, len - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	/* a release names a file under /lib/modules: nothing else may pass into results */
+	if (!buf[0] || strspn(buf, "abcdefghijklmnopqrstuvwxyz0123456789.+_-") != strlen(buf))
+		return bo_errf(err, -EINVAL, "%s: not a kernel release", p);
+	return 0;
+}

@@ -12,7 +12,7 @@ SOURCE_DATE_EPOCH=0 "$BLACKOUT_SRC/scripts/gen-man" "$B" "$M" 9.9 /opt/doc/black
 ok $? "scripts/gen-man writes the pages"
 
 for c in matrix corrupt log stack mkfs ls stat cat get put mkdir rm rmdir mv ln symlink \
-	truncate df explore workloads jbd raid mdhole fsck probe app vmobserve vmtest gen; do
+	truncate df explore workloads jbd raid mdhole fsck probe app vmobserve vmtest gen shrink; do
 	f=$M/blackout-$c.1
 	txt=$(MANWIDTH=80 man -l "$f" 2>&1)
 	miss=

@@ -22,7 +22,7 @@ fs     fs ext2_format
 fsck   fsck e2fsck
 md     md_view
 crash  crash
-gen    gen
+gen    gen shrink
 app    app
 vm     vm vmexplore
 report matrix

@@ -7,7 +7,8 @@
 # result whose failing states depend on the stack and the example, so the test checks
 # exactly what the matrix makes of them: which runs with which arguments, the counts per
 # column (the rename run split into its two files), the verdict per example, a broken
-# result refused in its cells (exit 1), and nothing of it without --vm.
+# result refused in its cells (exit 1), the database examples only when --vm-apps names
+# them, and nothing of it without --vm.
 . "$BLACKOUT_SRC/tests/compat/lib.sh"
 need_tool jq
 
@@ -169,6 +170,14 @@ run some -- --vm-apps append-log,config-rename-nofsync
 [ $? -eq 0 ] && jq -e '(.apps.columns | map(.id)) == ["config-rename-nofsync","append-log"]' \
 	"$SCRATCH/some/matrix.json" >/dev/null && [ "$(grep -c '^app|' "$CALLS")" -eq 6 ]
 ok $? "--vm-apps picks examples (6 runs for 2 examples on 3 rows)"
+: >"$CALLS"
+run kv -- --vm-apps redis-always,leveldb-nosync
+[ $? -eq 0 ] && jq -e '(.apps.columns | map(.id)) == ["redis-always","leveldb-nosync"] and
+  (.apps.cells | length) == 6 and all(.apps.cells[]; .ran)' "$SCRATCH/kv/matrix.json" >/dev/null &&
+	[ "$(grep -c '^app|' "$CALLS")" -eq 6 ] &&
+	[ "$(grep -c '^app|[^|]*|ext4,barrier=1|4|1|apps/redis/check.sh|redis-check-aof|apps/redis/run.sh always 6$' "$CALLS")" -eq 3 ] &&
+	[ "$(grep -c '^app|[^|]*|ext4,barrier=1|4|1|apps/leveldb/check.sh|bo-leveldb|apps/leveldb/run.sh nosync 8$' "$CALLS")" -eq 3 ]
+ok $? "the database examples are opt-in columns: --vm-apps redis-always,leveldb-nosync runs them with their executables carried (redis-check-aof last, bo-leveldb from build/apps)"
 : >"$CALLS"
 run none -- --vm-apps none
 [ $? -eq 0 ] && jq -e 'has("apps")|not' "$SCRATCH/none/matrix.json" >/dev/null &&

@@ -31,7 +31,7 @@ lost=0 by=0
 case "$fs" in *barrier=0*) lost=2 ;; esac
 case "$stack" in flash*) by=1 ;; esac
 bad=$(( lost > by ? lost : by ))
-printf '{"blackout_explore":1,"stack":"%s","fs":"linux-%s","workload":"mixed","seed":1,"max_states":%d,"shard":0,"nshards":1,"cuts":%d,"space":0,"space_log2":0,"exhaustive":false,"built":3,"coverage":0.5,"judged":3,"duplicates":0,"ok":%d,"silent":%d,"detected":0,"e2fsck_runs":3,"e2fsck_disagree":0,"violations":{"durable":%d,"stale":0,"bystander":%d,"consistent":0,"atomic":0},"allowed":{"durable":0,"stale":0,"bystander":0,"consistent":0,"atomic":0},"failures":[]}\n' \
+printf '{"blackout_explore":1,"stack":"%s","fs":"linux-%s","workload":"mixed","kernel":"6.1.0-57-cloud-amd64","seed":1,"max_states":%d,"shard":0,"nshards":1,"cuts":%d,"space":0,"space_log2":0,"exhaustive":false,"built":3,"coverage":0.5,"judged":3,"duplicates":0,"ok":%d,"silent":%d,"detected":0,"e2fsck_runs":3,"e2fsck_disagree":0,"violations":{"durable":%d,"stale":0,"bystander":%d,"consistent":0,"atomic":0},"allowed":{"durable":0,"stale":0,"bystander":0,"consistent":0,"atomic":0},"failures":[]}\n' \
 	"$stack" "$fs" "$cuts" "$cuts" $((3 - bad)) $bad $lost $by >"$json"
 EOF
 chmod +x "$fake/vmcell"
@@ -95,6 +95,15 @@ bad = [l for l in lines if len(l) > 100]
 sys.exit(1 if bad or sum(l.startswith("stack \\ filesystem") for l in lines) != 1 else 0)
 PY
 ok $? "six columns still make one block of at most 100 columns"
+
+K=6.1.0-57-cloud-amd64
+[ "$(jq -r '[.cells[] | select(.col | startswith("linux-")) | select(.ran) | .kernel] | unique | join(",")' "$J")" = $K ] &&
+	[ "$(jq '[.cells[] | select(.col | startswith("ext3-")) | select(has("kernel"))] | length' "$J")" = 0 ]
+ok $? "real-kernel cells that ran name the kernel their runs booted; the explorer's cells carry none"
+[ "$(grep -c "^ *kernel $K\$" "$SCRATCH/rep.txt")" = 4 ] &&
+	grep -q "| Linux ext4 b=1 ($K) |" "$SCRATCH/rep/matrix.md" &&
+	grep -q "kernel $K</small></th>" "$SCRATCH/rep/report.html"
+ok $? "the real-kernel columns' headers say which kernel: legend, Markdown, HTML"
 
 : >"$CALLS"
 run fail FAILFS=btrfs

@@ -25,7 +25,7 @@ is "$(head -n 1 "$T/ops")" "mark    stack $STACK" "the first record is the stack
 # the run's steps, and which of them are fsyncs, from the same compiled workload
 "$B" vmtest compile append-fsync "$T/wl" >/dev/null
 n=$(grep -c '^	bo_mark "step' "$T/wl/workload.sh")
-fsyncs=$(sed -n 's/^	sync .* && say "STEP \([0-9]*\)".*/\1/p' "$T/wl/workload.sh")
+fsyncs=$(sed -n 's/^	{ sync .* && say "STEP \([0-9]*\)".*/\1/p' "$T/wl/workload.sh")
 t "the workload has steps ($n) and fsync steps ($(echo $fsyncs))" \
 	'[ "$n" -ge 2 ] && [ -n "$fsyncs" ] && [ -z "$(echo $fsyncs | tr -d "0-9 ")" ]'
 
