@@ -239,7 +239,7 @@ static int paths(struct vx *v, struct bo_err *err)
 	    (rc = path(err, v->vmdir, sizeof(v->vmdir), "%s/vm", v->build)) ||
 	    (rc = path(err, v->kernel, sizeof(v->kernel), "%s/vmlinuz", v->vmdir)) ||
 	    (rc = path(err, v->initrd, sizeof(v->initrd), "%s/initramfs.gz", v->vmdir)) ||
-	    (rc = path(err, v->stage_gz, sizeof(v->stage_gz), "%s/app.cpio.gz", outdir)) ||
+	    (rc = path(err, v->stage_gz, sizeof(v->stage_gz), "%s/app.cpio", outdir)) ||
 	    (rc = path(err, v->judge_initrd, sizeof(v->judge_initrd), "%s/judge-initramfs.gz",
 	               outdir)))
 		return rc;
