@@ -23,8 +23,8 @@ SETPRIV=/app/bin/setpriv
 	echo "no cluster in pg/, though $(wc -l <"$acks") acknowledgements were made"
 	exit 1
 }
-grep -q '^pg:' /etc/passwd || echo "pg:x:$PGUID:$PGUID:pg:/tmp:/bin/sh" >>/etc/passwd
-grep -q '^pg:' /etc/group || echo "pg:x:$PGUID:" >>/etc/group
+grep -qs '^pg:' /etc/passwd || echo "pg:x:$PGUID:$PGUID:pg:/tmp:/bin/sh" >>/etc/passwd
+grep -qs '^pg:' /etc/group || echo "pg:x:$PGUID:" >>/etc/group
 chmod 1777 /tmp
 rm -f /tmp/.s.PGSQL.5432 /tmp/.s.PGSQL.5432.lock
 $SETPRIV --reuid=$PGUID --regid=$PGUID --clear-groups -- "$PGBIN/postgres" -D "$data" \
@@ -38,7 +38,9 @@ t=0
 until "$PGBIN/pg_isready" -q -h /tmp -U pg -d postgres; do
 	if ! kill -0 $pid 2>/dev/null; then
 		wait $pid
-		echo "the server did not start (exit $?): $(grep -E 'FATAL|PANIC' /tmp/check-pg.log | head -n 1)"
+		rc=$?
+		why=$(grep -E 'FATAL|PANIC' /tmp/check-pg.log | head -n 1)
+		echo "the server did not start (exit $rc): ${why:-$(tail -n 1 /tmp/check-pg.log)}"
 		exit 2
 	fi
 	usleep 100000

@@ -25,8 +25,8 @@ case "$sync$fpw" in onon | onoff | offon | offoff) ;; *)
 esac
 case "$n" in '' | *[!0-9]*) echo "run.sh: COMMITS is a number, not '$n'" >&2 && exit 2 ;; esac
 # postgres refuses root: a user for it, and a /tmp it can make its socket in
-grep -q '^pg:' /etc/passwd || echo "pg:x:$PGUID:$PGUID:pg:/tmp:/bin/sh" >>/etc/passwd
-grep -q '^pg:' /etc/group || echo "pg:x:$PGUID:" >>/etc/group
+grep -qs '^pg:' /etc/passwd || echo "pg:x:$PGUID:$PGUID:pg:/tmp:/bin/sh" >>/etc/passwd
+grep -qs '^pg:' /etc/group || echo "pg:x:$PGUID:" >>/etc/group
 chmod 1777 /tmp
 as_pg() { $SETPRIV --reuid=$PGUID --regid=$PGUID --clear-groups -- "$@"; }
 
