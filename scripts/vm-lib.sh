@@ -60,8 +60,11 @@ ctl() { printf '%s\n' "$@" | timeout 30 socat -t 20 - "UNIX-CONNECT:$CTL"; }
 boot() {
 	rm -f "$OUT/$2.markers" "$OUT/$2.console" "$OUT/$2.sock" "$OUT/qemu.pid"
 	: >"$OUT/$2.markers"
+	# RAM as src/vm/guest.c sizes it: the initramfs unpacks into at most half of it
+	local mem=$(($(stat -c %s "$INITRD") * 4 >> 20))
+	[ $mem -ge 256 ] || mem=256
 	timeout -s KILL "${3:-120}" qemu-system-x86_64 -pidfile "$OUT/qemu.pid" -accel tcg -cpu max \
-		-m 256 -smp 1 -nodefaults -no-reboot -display none -kernel "$VM/vmlinuz" -initrd "$INITRD" \
+		-m $mem -smp 1 -nodefaults -no-reboot -display none -kernel "$VM/vmlinuz" -initrd "$INITRD" \
 		-append "console=ttyS0 loglevel=4 panic=-1 no_timer_check bo.attach=$ATTACH bo.mode=$1 bo.fs=$FS bo.mopt=$MOPT${BOOT_EXTRA:+ $BOOT_EXTRA}" \
 		-chardev "socket,id=bo,path=$OUT/$2.sock,server=on,wait=off,logfile=$OUT/$2.markers" \
 		-serial "file:$OUT/$2.console" -serial chardev:bo \

@@ -30,15 +30,19 @@ struct app_spec {
 	const char *prog, *checker;
 	char *const *args; /* the program's arguments */
 	size_t nargs;
-	const char *const *with; /* more executables, carried to /app/bin */
+	/* more executables, carried to /app/bin, or directories whose files (not their
+	 * subdirectories) are carried at their host paths, executable ELF files with their
+	 * libraries */
+	const char *const *with;
 	size_t nwith;
 	const char *guest_sh;   /* src/guest/guest-app.sh */
 	unsigned prog_timeout;  /* seconds for the program in the recording boot */
 	unsigned check_timeout; /* seconds for the checker on one state */
 };
 
-/* Writes the per-run tree under DIR (made; must not exist) and OUT, a gzipped newc
- * cpio of it, appended by the caller after the cached initramfs: the kernel unpacks
+/* Writes the per-run tree under DIR (made; must not exist) and OUT, a newc cpio of it
+ * (not compressed: a guest under TCG copies a database server's libraries faster than
+ * it inflates them), appended by the caller after the cached initramfs: the kernel unpacks
  * concatenated archives, so the cache is never rebuilt. Every file of spec is checked
  * first (app_check_exec). */
 int app_stage(const struct app_spec *spec, const char *dir, const char *out, struct bo_err *err);

@@ -2,8 +2,11 @@
 /* prog.c — the host's side of carrying a user's program into the guest (blackout app):
  * refuse what cannot run there before any guest boots (not a regular executable file, a
  * library `ldd` cannot find, a script for another interpreter), then stage the program,
- * its checker and their libraries as a small cpio appended after the cached initramfs. */
+ * its checker and their libraries as a small cpio appended after the cached initramfs.
+ * A --with directory (part of a server's tree: bin/, lib/ and share/ found relative to
+ * each other) has its files carried at their host paths. */
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -159,6 +162,79 @@ int app_check_exec(const char *what, const char *path, struct app_files *libs, s
 	               path);
 }
 
+static bool is_elf(const char *path)
+{
+	char head[4] = {0};
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	bool elf = read(fd, head, sizeof(head)) == 4 && !memcmp(head, "\177ELF", 4);
+	close(fd);
+	return elf;
+}
+
+/* A symbolic link to a name in its own directory (postmaster -> postgres) stays a link,
+ * not a second copy. */
+static bool same_dir_link(const char *path)
+{
+	char t[256];
+	ssize_t n = readlink(path, t, sizeof(t) - 1);
+	if (n <= 0)
+		return false;
+	t[n] = '\0';
+	return !strchr(t, '/') && strcmp(t, ".") && strcmp(t, "..");
+}
+
+/* The regular files of DIR into files (at their host paths, followed through symbolic
+ * links), not its subdirectories: each is named with its own --with, so that a tree's
+ * bulk nobody runs (a JIT's bitcode) stays out of every guest. An executable ELF among
+ * them brings its libraries into libs; other ELF files (a server's plugins) go without
+ * theirs, or an unused plugin would drag in what it links (a compiler library). */
+static int dir_files(const char *dir, struct app_files *files, struct app_files *libs,
+                     struct bo_err *err)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return bo_errf(err, -errno, "--with %s: %s", dir, strerror(errno));
+	int rc = 0;
+	struct dirent *e;
+	while (rc == 0 && (e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		char p[4096];
+		struct stat sb;
+		if (snprintf(p, sizeof(p), "%s/%s", dir, e->d_name) >= (int)sizeof(p))
+			rc = bo_errf(err, -ENAMETOOLONG, "--with %s: a path is too long", dir);
+		else if (same_dir_link(p))
+			rc = files_add(files, p, strlen(p));
+		else if (stat(p, &sb))
+			rc = bo_errf(err, -errno, "--with %s: %s", p, strerror(errno));
+		else if (!S_ISREG(sb.st_mode))
+			continue;
+		else if ((rc = files_add(files, p, strlen(p))) == 0 && (sb.st_mode & 0111) &&
+		         is_elf(p))
+			rc = ldd_libs("--with", p, libs, err);
+	}
+	closedir(d);
+	return rc;
+}
+
+/* A --with: a directory's files, or an executable (checked like the program). */
+static int with_check(const char *path, struct app_files *tree, struct app_files *libs,
+                      struct bo_err *err)
+{
+	struct stat sb;
+	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+		if (path[0] != '/')
+			return bo_errf(err, -EINVAL,
+			               "--with %s: a directory is carried at its host path, so "
+			               "give it as an absolute path",
+			               path);
+		return dir_files(path, tree, libs, err);
+	}
+	return app_check_exec("--with", path, libs, err);
+}
+
 /* Copies SRC to DST (made with mode). */
 static int copy_file(const char *src, const char *dst, mode_t mode, struct bo_err *err)
 {
@@ -248,9 +324,22 @@ static int args_sh(const struct app_spec *s, const char *dir, struct bo_err *err
 	return rc;
 }
 
-/* The files of the per-run tree: program, checker, --with executables, libraries. */
+/* SRC into the per-run tree DIR at its own path, with MODE. */
+static int put_at_path(const char *dir, const char *src, mode_t mode, struct bo_err *err)
+{
+	char p[4096];
+	int rc;
+	if (snprintf(p, sizeof(p), "%s%s", dir, src) >= (int)sizeof(p))
+		return bo_errf(err, -ENAMETOOLONG, "a path is too long: %s", src);
+	if ((rc = bo_mkdir_parent(p)))
+		return bo_errf(err, rc, "cannot make the directory of %s", p);
+	return copy_file(src, p, mode, err);
+}
+
+/* The files of the per-run tree: program, checker, --with executables, libraries,
+ * the files of --with directories (their modes kept). */
 static int stage_files(const struct app_spec *s, const char *dir, const struct app_files *libs,
-                       struct bo_err *err)
+                       const struct app_files *tree, struct bo_err *err)
 {
 	char p[4096];
 	int rc = 0;
@@ -267,33 +356,50 @@ static int stage_files(const struct app_spec *s, const char *dir, const struct a
 	if ((rc = copy_file(s->guest_sh, p, 0644, err)))
 		return rc;
 	for (size_t i = 0; i < s->nwith && rc == 0; i++) {
+		struct stat sb;
+		if (stat(s->with[i], &sb) == 0 && S_ISDIR(sb.st_mode))
+			continue; /* its files are in tree */
 		const char *b = strrchr(s->with[i], '/');
 		snprintf(p, sizeof(p), "%s/app/bin/%s", dir, b ? b + 1 : s->with[i]);
 		rc = copy_file(s->with[i], p, 0755, err);
 	}
-	for (size_t i = 0; i < libs->n && rc == 0; i++) {
-		if (snprintf(p, sizeof(p), "%s%s", dir, libs->path[i]) >= (int)sizeof(p))
-			return bo_errf(err, -ENAMETOOLONG, "a path is too long: %s", libs->path[i]);
-		if ((rc = bo_mkdir_parent(p)))
-			return bo_errf(err, rc, "cannot make the directory of %s", p);
-		rc = copy_file(libs->path[i], p, 0755, err);
+	for (size_t i = 0; i < libs->n && rc == 0; i++)
+		rc = put_at_path(dir, libs->path[i], 0755, err);
+	for (size_t i = 0; i < tree->n && rc == 0; i++) {
+		struct stat sb;
+		char t[256];
+		if (same_dir_link(tree->path[i])) {
+			ssize_t n = readlink(tree->path[i], t, sizeof(t) - 1);
+			t[n > 0 ? n : 0] = '\0';
+			snprintf(p, sizeof(p), "%s%s", dir, tree->path[i]);
+			if ((rc = bo_mkdir_parent(p)))
+				return bo_errf(err, rc, "cannot make the directory of %s", p);
+			if (symlink(t, p) && errno != EEXIST)
+				return bo_errf(err, -errno, "cannot make %s: %s", p,
+				               strerror(errno));
+			continue;
+		}
+		if (stat(tree->path[i], &sb))
+			return bo_errf(err, -errno, "%s: %s", tree->path[i], strerror(errno));
+		rc = put_at_path(dir, tree->path[i], sb.st_mode & 07777, err);
 	}
 	return rc;
 }
 
 int app_stage(const struct app_spec *s, const char *dir, const char *out, struct bo_err *err)
 {
-	struct app_files libs = {0};
+	struct app_files libs = {0}, tree = {0};
 	int rc = app_check_exec("program", s->prog, &libs, err);
 	if (rc == 0)
 		rc = app_check_exec("checker", s->checker, &libs, err);
 	for (size_t i = 0; rc == 0 && i < s->nwith; i++)
-		rc = app_check_exec("--with", s->with[i], &libs, err);
+		rc = with_check(s->with[i], &tree, &libs, err);
 	if (rc == 0 && mkdir(dir, 0755))
 		rc = bo_errf(err, -errno, "cannot make %s: %s", dir, strerror(errno));
 	if (rc == 0)
-		rc = stage_files(s, dir, &libs, err);
+		rc = stage_files(s, dir, &libs, &tree, err);
 	app_files_free(&libs);
+	app_files_free(&tree);
 	char env[128];
 	snprintf(env, sizeof(env), "BO_APP_TIMEOUT=%u\nBO_APP_CHECK_TIMEOUT=%u\n", s->prog_timeout,
 	         s->check_timeout);
@@ -303,7 +409,7 @@ int app_stage(const struct app_spec *s, const char *dir, const char *out, struct
 		rc = args_sh(s, dir, err);
 	if (rc == 0)
 		rc = app_sh("cd \"$1\" && find . -mindepth 1 | sed 's|^\\./||' | "
-		            "cpio -o -H newc --quiet | gzip -1 >\"$2\"",
+		            "cpio -o -H newc --quiet >\"$2\"",
 		            (char *const[]){(char *)dir, (char *)out, NULL}, err);
 	return rc;
 }

@@ -17,7 +17,7 @@
 #include "cli/cli_opts.h"
 
 #define CMD      "app"
-#define MAX_WITH 8
+#define MAX_WITH 16
 
 enum {
 	OPT_CHECKER = CLI_LONG,
@@ -40,9 +40,10 @@ enum {
 
 static const struct cli_opt app_opts[] = {
     {OPT_CHECKER, "checker", "PROG", "the application's checker (required)", 0, 0},
-    {OPT_WITH, "with", "EXE",
+    {OPT_WITH, "with", "EXE|DIR",
      "another executable the program or checker runs, carried with its libraries to "
-     "/app/bin (on PATH); repeatable (at most 8)",
+     "/app/bin (on PATH), or a directory (absolute) whose files, not subdirectories, are "
+     "carried at their host paths; repeatable (at most 16)",
      0, 0},
     {OPT_STACK, "stack", "SPEC",
      "device stack (default 'cache(size=1M,flush=honor) > mem(size=64M)')", 0, 0},

@@ -243,7 +243,7 @@ static int paths(struct vx *v, struct bo_err *err)
 	               vm_kernel_cache(o->kernel))) ||
 	    (rc = path(err, v->kernel, sizeof(v->kernel), "%s/vmlinuz", v->vmdir)) ||
 	    (rc = path(err, v->initrd, sizeof(v->initrd), "%s/initramfs.gz", v->vmdir)) ||
-	    (rc = path(err, v->stage_gz, sizeof(v->stage_gz), "%s/app.cpio.gz", outdir)) ||
+	    (rc = path(err, v->stage_gz, sizeof(v->stage_gz), "%s/app.cpio", outdir)) ||
 	    (rc = path(err, v->judge_initrd, sizeof(v->judge_initrd), "%s/judge-initramfs.gz",
 	               outdir)))
 		return rc;
@@ -368,8 +368,8 @@ static void explore_progress(void *ctx, const struct crash_progress *p)
 	say(ctx, "enumerated", p->done, p->total);
 }
 
-/* An app's judging initramfs: the cached one, the program's cpio and the
- * acknowledgements each state's checker is held to. */
+/* An app's judging initramfs: the cached one, the acknowledgements each state's
+ * checker is held to and the program's cpio (not compressed, app_stage). */
 static int app_initrd(struct vx *v, const char *store, size_t n, struct bo_err *err)
 {
 	char dir[PATH_MAX + 16], gz[PATH_MAX + 32];
@@ -378,8 +378,12 @@ static int app_initrd(struct vx *v, const char *store, size_t n, struct bo_err *
 	    (rc = path(err, gz, sizeof(gz), "%s/judge.cpio.gz", v->info->outdir)) ||
 	    (rc = app_judge_stage(&v->acks, store, n, dir, gz, err)))
 		return rc;
-	return app_sh("cat \"$1\" \"$2\" \"$3\" >\"$4\"",
-	              (char *const[]){v->initrd, v->stage_gz, gz, v->judge_initrd, NULL}, err);
+	/* zeros up to a multiple of 4 before it: the kernel takes an uncompressed archive
+	 * only at such an offset, and skips zeros between archives */
+	return app_sh("cat \"$1\" \"$2\" >\"$4\" && "
+	              "head -c $(((4 - $(stat -c %s \"$4\") % 4) % 4)) /dev/zero >>\"$4\" && "
+	              "cat \"$3\" >>\"$4\"",
+	              (char *const[]){v->initrd, gz, v->stage_gz, v->judge_initrd, NULL}, err);
 }
 
 /* The outside observer: the pool of guests on the state store. */

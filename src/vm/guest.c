@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -16,8 +17,21 @@
 
 /* The guest's RAM: the initramfs (busybox, the fs tools) unpacks into it; ext4,
  * e2fsck, the page cache of a small state and the RAM disk holding a state's writes
- * (its delta and the fs's recovery: a few MiB for the states seen) fit in the rest. */
-#define GUEST_MEM "256"
+ * (its delta and the fs's recovery: a few MiB for the states seen) fit in the rest.
+ * An application's archive (blackout app: a database server and its libraries) may be
+ * larger than all that, and the initramfs gets at most half the RAM (rootfs is a
+ * tmpfs): 4 MiB per MiB of initramfs keeps it inside with room to run, the app's
+ * archive being uncompressed (app_stage). scripts/vm-lib.sh sizes the recording boot
+ * the same way. */
+#define GUEST_MEM_MIN 256u
+
+static unsigned guest_mem_mib(const char *initrd)
+{
+	struct stat sb;
+	unsigned long long need =
+	    stat(initrd, &sb) ? 0 : ((unsigned long long)sb.st_size * 4) >> 20;
+	return need > GUEST_MEM_MIN ? (unsigned)need : GUEST_MEM_MIN;
+}
 
 static int listen_on(const char *path, int *fd, struct bo_err *err)
 {
@@ -95,7 +109,8 @@ int vm_guest_boot(const struct vm_pool_cfg *cfg, const char *deltas, struct vm_g
 	int rc = listen_on(g->sock, &g->lfd, err);
 	if (rc)
 		return rc;
-	char append[1024], chardev[600], serial[600], base[1200], dimg[1200], members[512];
+	char append[1024], chardev[600], serial[600], base[1200], dimg[1200], members[512], mem[16];
+	snprintf(mem, sizeof mem, "%u", guest_mem_mib(cfg->initrd));
 	if ((rc = members_arg(cfg->statedir, cfg->md_drop_set, cfg->md_drop, members,
 	                      sizeof members, err))) {
 		close(g->lfd);
@@ -123,7 +138,7 @@ int vm_guest_boot(const struct vm_pool_cfg *cfg, const char *deltas, struct vm_g
 	                "-cpu",
 	                "max",
 	                "-m",
-	                GUEST_MEM,
+	                mem,
 	                "-smp",
 	                "1",
 	                "-nodefaults",

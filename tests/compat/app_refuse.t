@@ -5,7 +5,9 @@
 # script for an interpreter the guest lacks is refused with a message naming it, before
 # any guest boots (a fake qemu and nbdkit on PATH say if one started); a good program is
 # staged as a cpio holding it, its checker, the --with executables, their libraries and
-# its arguments quoted for sh.
+# its arguments quoted for sh; a --with directory's files (not its subdirectories) are
+# carried at their host paths, its executables' libraries with them, a link to a
+# neighbour kept as a link, and a relative directory is refused.
 . "$(dirname "$0")/../test-lib.sh"
 need_tool cc cpio
 mkdir -p "$T/bin" "$T/src/scripts" "$T/src/src/guest" "$T/build"
@@ -77,7 +79,7 @@ ok $? "--state without --keep and --log: a usage error"
 rc=$?
 [ $rc -eq 1 ] && [ -s "$T/extra.gz" ] && [ ! -e "$T/booted" ]
 ok $? "a good program reaches the recording boot with its cpio (exit $rc)"
-mkdir "$T/x" && (cd "$T/x" && zcat "$T/extra.gz" | cpio -id --quiet)
+mkdir "$T/x" && (cd "$T/x" && zcat -f "$T/extra.gz" | cpio -id --quiet)
 lib=$(ldd /bin/true | awk '/libc\.so/ { print $3 }')
 [ -x "$T/x/app/prog" ] && [ -x "$T/x/app/checker" ] && [ -x "$T/x/app/bin/true" ] &&
 	[ -f "$T/x/app/guest-app.sh" ] && [ -n "$lib" ] && cmp -s "$lib" "$T/x$lib"
@@ -86,4 +88,18 @@ ok $? "the cpio holds the program, checker, --with and their libraries at their 
 ok $? "the arguments reach the guest quoted for sh: $(cat "$T/x/app/args.sh")"
 grep -qx 'BO_APP_TIMEOUT=7' "$T/x/app/env.sh" && grep -qx 'BO_APP_CHECK_TIMEOUT=3' "$T/x/app/env.sh"
 ok $? "the timeouts reach the guest"
+# a --with directory: a server's tree carried at its own path
+D="$T/tree/bin"
+mkdir -p "$D/sub" && cp /bin/true "$D/srv" && echo data >"$D/conf" && echo deep >"$D/sub/x" &&
+	ln -s srv "$D/alias"
+"$BLACKOUT" app --out "$T/dir" --checker "$T/ok.sh" --with "$D" "$T/ok.sh" \
+	>"$T/dir.out" 2>"$T/dir.err"
+rm -rf "$T/y" && mkdir "$T/y" && (cd "$T/y" && zcat -f "$T/extra.gz" | cpio -id --quiet)
+[ -x "$T/y$D/srv" ] && cmp -s "$D/conf" "$T/y$D/conf" && [ "$(readlink "$T/y$D/alias")" = srv ] &&
+	[ ! -e "$T/y$D/sub" ] && [ ! -e "$T/y/app/bin/bin" ] && cmp -s "$lib" "$T/y$lib"
+ok $? "--with DIR: its files at their host paths, a link kept, no subdirectory, the executables' libraries"
+(cd "$T/tree" && "$BLACKOUT" app --checker "$T/ok.sh" --with bin "$T/ok.sh") >"$T/rel.out" 2>"$T/rel.err"
+[ $? -eq 1 ] && grep -q "with bin: a directory is carried at its host path" "$T/rel.err" &&
+	[ ! -e "$T/booted" ]
+ok $? "--with a relative directory: refused before any boot ($(head -n 1 "$T/rel.err"))"
 done_testing
