@@ -25,6 +25,9 @@ struct vm_pool_cfg {
 	double boot_timeout;  /* seconds from qemu start to the guest's READY; 0: 120 */
 	double state_timeout; /* seconds for one state's CHECK to END; 0: 60 */
 	bool integrity;       /* dm-integrity under the fs: guests open it (docs/integrity.md) */
+	/* an application's checker runs on every mounted state (blackout app): a state
+	 * whose guest reported no checker verdict is the checker failing, never ok */
+	bool app;
 	/* a store of several members: md is assembled without member md_drop (a member
 	 * that did not come back after the cut, docs/md.md); needs md_drop_set */
 	bool md_drop_set;

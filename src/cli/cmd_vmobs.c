@@ -25,6 +25,7 @@ enum {
 	OPT_PLUGIN,
 	OPT_INTEGRITY,
 	OPT_MD_DROP,
+	OPT_APP,
 };
 
 static const struct cli_opt vmobs_opts[] = {
@@ -44,6 +45,10 @@ static const struct cli_opt vmobs_opts[] = {
      "docs/integrity.md)",
      0, 0},
     {OPT_MD_DROP, "md-drop", "K", "a store of md members: md assembled without member K", 0, 0},
+    {OPT_APP, "app", NULL,
+     "the states are an application's (blackout app): a mounted state whose guest gives no "
+     "checker verdict is the checker failing",
+     0, 0},
     {0}};
 
 static const char vmobs_exit[] =
@@ -101,6 +106,9 @@ static json_t *summary(const struct crash_observation *o, size_t i)
 	json_object_set_new(j, "fsck_ran", json_boolean(c->ran));
 	json_object_set_new(j, "fsck_clean", json_boolean(c->ran && c->rc == 0 && c->clean));
 	json_object_set_new(j, "fsck_why", json_string(c->why));
+	if (o->app.ran)
+		json_object_set_new(j, "app",
+		                    json_pack("{si ss}", "exit", o->app.exit, "line", o->app.line));
 	/* the files at the top of the tree with their first chunk's digest: enough for a
 	 * person or a test to see what a state holds */
 	json_t *files = json_object();
@@ -166,6 +174,7 @@ int cmd_vmobs(int argc, char **argv)
 		const char *a = cli_opt_label(&vmobs_spec, k, l, sizeof(l)), *val = p.arg;
 		switch (k) {
 		case OPT_INTEGRITY: cfg.integrity = true; break;
+		case OPT_APP: cfg.app = true; break;
 		case OPT_FS: {
 			snprintf(fsbuf, sizeof fsbuf, "%s", val);
 			char *comma = strchr(fsbuf, ',');

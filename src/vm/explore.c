@@ -408,6 +408,7 @@ static int observe(void *ctx, const char *store, size_t n, struct crash_observat
 	                         .jobs = o->jobs,
 	                         .state_timeout = o->state_timeout,
 	                         .integrity = o->integrity,
+	                         .app = o->app != NULL,
 	                         .md_drop_set = o->md_drop_set,
 	                         .md_drop = o->md_drop,
 	                         .progress = pool_progress,

@@ -176,6 +176,14 @@ static int state_end(struct pool *p, struct vm_guest *g, const char *name, struc
 	int rc = crash_obs_parse_lines(g->obs, g->obs_len, o, &why);
 	if (rc)
 		return bo_errf(err, rc, "guest %u, state %s: %s", g->slot, want, why.msg);
+	if (p->cfg->app && !o->guest_hung && o->mount_rc == 0 && !o->app.ran) {
+		/* the checker's verdict never reached us (it could not be started, or its
+		 * archive was not unpacked): a failing checker, never an ok state */
+		o->app.ran = true;
+		o->app.exit = -1;
+		snprintf(o->app.line, sizeof o->app.line,
+		         "no verdict: the guest reported no result from the checker");
+	}
 	struct vm_pool_stats *s = p->stats;
 	double total = vm_now() - g->t0, phases = 0;
 	if (g->timed) {

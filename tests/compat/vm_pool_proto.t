@@ -59,6 +59,7 @@ while read -r cmd name off sum; do
 	longline:*) printf 'BO:OBS '; yes x | tr -d '\n'; exit ;;
 	wrongend:*) echo "BO:END s99" ;;
 	badobs:*) printf 'BO:OBS chunk 4096\nBO:OBS mount zero\nBO:OBS end\nBO:END %s\n' "$name" ;;
+	mounted:*) printf 'BO:OBS chunk 4096\nBO:OBS mount 0\nBO:OBS end\nBO:END %s\n' "$name" ;;
 	*)
 		printf 'kernel noise\nBO:OBS chunk 4096\nBO:OBS mount 32 no fs\nBO:OBS end\n'
 		printf 'BO:TIME 100 200 300 400 500\nBO:END %s\n' "$name"
@@ -190,6 +191,15 @@ if [ -x "$A" ]; then
 else
 	skip "bo-observe apply" "no $A (make)"
 fi
+
+# an application's states (blackout app): a state that mounted but whose guest gave no
+# checker verdict (the checker never ran) is the checker failing, never an ok state
+pool mounted 2 --jobs 1 --app
+is "$(jq -s '[.[] | select(.app.exit == -1 and (.app.line | test("no verdict")))] | length' \
+	"$T/mounted.out")" 2 "--app: a mounted state without the checker's verdict is a failing checker"
+pool mounted 2 --jobs 1
+is "$(jq -s '[.[] | select(.app)] | length' "$T/mounted.out")" 0 \
+	"... and without --app no checker verdict is expected"
 
 sleep 0.2
 is "$(leftovers)" 0 "no fake qemu, socat or nbdkit left running"
