@@ -71,7 +71,8 @@ struct campaign_opts {
 	uint64_t seed;
 	const char *stack;       /* NULL: each filesystem's default */
 	uint64_t max_states;     /* per unit; 0: 100 */
-	unsigned jobs;           /* guests per real-kernel unit; 0: vm_explore's default */
+	unsigned jobs;           /* units run at once (worker processes, at most 64), each
+	                          * real-kernel unit judged by one guest; 0, 1: one */
 	unsigned shard, nshards; /* 0,0: all */
 	const char *out;         /* DIR: units.txt, report.txt, report.json, workloads/, runs/ */
 	/* after each unit of this shard: done of total */

@@ -63,7 +63,8 @@ static const struct cli_opt gen_opts[] = {
      G_CAMP, G_LIST | G_MERGE},
     {OPT_MAX_STATES, "max-states", "N", "budget of crash states per unit (default 100)", G_CAMP,
      G_LIST | G_MERGE},
-    {OPT_JOBS, "jobs", "N", "guests judging a real-kernel unit's states at once", G_CAMP,
+    {OPT_JOBS, "jobs", "N",
+     "units run at once (each a recording boot, then one guest\njudging its states)", G_CAMP,
      G_LIST | G_MERGE},
     {OPT_SHARD, "shard", "I/N",
      "run only the units whose index is I modulo N (0 <= I < N),\n"

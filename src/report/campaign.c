@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "blackout/campaign.h"
 #include "blackout/gen.h"
@@ -290,8 +292,7 @@ static int run_unit(const struct campaign_opts *o, const struct wl *w, const cha
 	} else if (rc == 0) {
 		char full[PATH_MAX];
 		struct vm_explore_info info;
-		struct vm_explore_opts vo = {
-		    .cfg = cfg, .jobs = o->jobs, .out = res, .kernel = kernel};
+		struct vm_explore_opts vo = {.cfg = cfg, .jobs = 1, .out = res, .kernel = kernel};
 		vo.cfg.workload = realpath(abs, full) ? full : abs;
 		rc = vm_explore(&vo, &r, &info, &e);
 	}
@@ -325,6 +326,83 @@ static int generate(const struct campaign_opts *o, struct wls *w, struct campaig
 	return gen_random(o->seed, o->count, o->rlen, collect, w, &st, err);
 }
 
+/* Runs units j of p with j % step == first, in order. */
+static int run_some(const struct campaign_opts *o, struct campaign_part *p, const struct wls *w,
+                    const size_t *wix, size_t first, size_t step)
+{
+	for (size_t j = first; j < p->n; j += step) {
+		struct campaign_unit *u = &p->u[j];
+		int rc = run_unit(o, &w->v[wix[j]], u->fs, u->kernel, u);
+		if (rc)
+			return rc;
+		if (o->progress)
+			o->progress(o->progress_ctx, u, j + 1, p->n);
+	}
+	return 0;
+}
+
+/* --jobs N: N worker processes, worker i running units i, i+N, ...; each writes its
+ * units as a part (OUT/.worker-I.txt, the format a merge reads) and the parent reads
+ * them back into p, so workers share nothing but the output directory. */
+static int run_workers(const struct campaign_opts *o, struct campaign_part *p, const struct wls *w,
+                       const size_t *wix, struct bo_err *err)
+{
+	size_t n = o->jobs < p->n ? o->jobs : p->n;
+	pid_t pid[64];
+	char path[PATH_MAX + 32];
+	int rc = 0;
+	fflush(NULL);
+	for (size_t i = 0; i < n; i++) {
+		if ((pid[i] = fork()) < 0) {
+			rc = bo_errf(err, -errno, "fork: %s", strerror(errno));
+			n = i;
+			break;
+		}
+		if (pid[i] == 0) {
+			struct campaign_part mine = *p;
+			int c = run_some(o, p, w, wix, i, n);
+			/* only this worker's units go back */
+			mine.u = calloc(p->n, sizeof(*mine.u));
+			mine.n = 0;
+			for (size_t j = i; c == 0 && mine.u && j < p->n; j += n)
+				mine.u[mine.n++] = p->u[j];
+			snprintf(path, sizeof path, "%s/.worker-%zu.txt", o->out, i);
+			FILE *f = c == 0 && mine.u ? fopen(path, "w") : NULL;
+			c = f && campaign_part_write(&mine, f) == 0;
+			c = f && fclose(f) == 0 && c;
+			_exit(c ? 0 : 1);
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		int st;
+		while (waitpid(pid[i], &st, 0) < 0 && errno == EINTR)
+			;
+		snprintf(path, sizeof path, "%s/.worker-%zu.txt", o->out, i);
+		char *text = NULL;
+		size_t len;
+		struct campaign_part *q = NULL;
+		struct bo_err e = {{0}};
+		int r = !WIFEXITED(st) || WEXITSTATUS(st)
+		            ? bo_errf(&e, -EIO, "worker %zu failed", i)
+		            : bo_read_file(path, 1u << 30, &text, &len, &e);
+		if (r == 0)
+			r = campaign_part_read(text, len, &q, &e);
+		for (size_t j = i, k = 0; r == 0 && j < p->n; j += n, k++) {
+			if (k >= q->n || q->u[k].idx != p->u[j].idx) {
+				r = bo_errf(&e, -EIO, "worker %zu's units disagree", i);
+				break;
+			}
+			p->u[j] = q->u[k];
+		}
+		if (r && !rc)
+			rc = bo_errf(err, r, "%s", e.msg);
+		campaign_part_free(q);
+		free(text);
+		unlink(path);
+	}
+	return rc;
+}
+
 int campaign_run(const struct campaign_opts *o, struct campaign_part **out, struct bo_err *err)
 {
 	struct plan pl;
@@ -353,9 +431,8 @@ int campaign_run(const struct campaign_opts *o, struct campaign_part **out, stru
 			goto fail;
 		}
 	}
-	size_t mine = 0, done = 0;
-	for (uint64_t i = p->shard; i < p->total; i += p->nshards)
-		mine++;
+	/* this shard's units, in index order, and each one's workload */
+	size_t *wix = NULL, wcap = 0;
 	for (size_t wi = 0; wi < w.n; wi++) {
 		uint64_t first = (uint64_t)wi * pl.per;
 		bool written = false;
@@ -373,26 +450,33 @@ int campaign_run(const struct campaign_opts *o, struct campaign_part **out, stru
 						goto fail;
 					written = true;
 				}
+				size_t wc = wcap;
 				struct campaign_unit *u =
 				    bo_grow(p->u, &p->cap, p->n + 1, sizeof(*u), 64);
-				if (!u) {
+				size_t *x = u ? bo_grow(wix, &wc, p->n + 1, sizeof(*x), 64) : NULL;
+				if (u)
+					p->u = u;
+				if (!x) {
 					rc = -ENOMEM;
 					goto fail;
 				}
-				p->u = u;
+				wix = x;
+				wcap = wc;
+				wix[p->n] = wi;
 				u = &p->u[p->n++];
 				memset(u, 0, sizeof(*u));
 				u->idx = idx;
 				snprintf(u->workload, sizeof u->workload, "%s", w.v[wi].name);
 				snprintf(u->fs, sizeof u->fs, "%s", pl.fs[f]);
 				snprintf(u->kernel, sizeof u->kernel, "%s", model ? "-" : pl.k[k]);
-				if ((rc = run_unit(o, &w.v[wi], pl.fs[f], u->kernel, u)))
-					goto fail;
-				if (o->progress)
-					o->progress(o->progress_ctx, u, ++done, mine);
 			}
 		}
 	}
+	rc = o->jobs > 1 && p->n > 1 ? run_workers(o, p, &w, wix, err)
+	                             : run_some(o, p, &w, wix, 0, 1);
+	free(wix);
+	if (rc)
+		goto fail;
 	if ((rc = campaign_write_dir(p, o->out, err)))
 		goto fail;
 	wls_free(&w);

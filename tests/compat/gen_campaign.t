@@ -4,7 +4,8 @@
 # cache that ignores flushes (so failures exist), no guest: every unit ran or was not
 # supported by the model (counted); the failures are deduplicated by signature and
 # counted; the same campaign as 3 shards through GNU parallel merges byte-identical to
-# the unsharded run; a merge refuses a missing shard and a damaged part. TAP.
+# the unsharded run, and so does the run with two worker processes (--jobs 2); a merge
+# refuses a missing shard and a damaged part. TAP.
 . "$(dirname "$0")/../test-lib.sh"
 need_tool parallel jq
 
@@ -61,6 +62,10 @@ for f in units.txt report.txt report.json; do
 	t "merged $f is byte-identical to the unsharded run's" 'cmp "$T/all/$f" "$T/merged/$f"'
 done
 t "and so is the whole directory (workloads, results)" 'diff -r "$T/all" "$T/merged" >/dev/null'
+
+"$B" gen --fs model --len 1 --stack "$LIAR" --max-states 100 --jobs 2 --out "$T/j2" \
+	>/dev/null 2>&1
+t "--jobs 2 (two worker processes) writes the same files" 'diff -r "$T/all" "$T/j2" >/dev/null'
 
 err=$("$B" gen --merge --out "$T/m2" "$T/s0" "$T/s1" 2>&1)
 rc=$?
