@@ -259,6 +259,9 @@ int cmd_gen(int argc, char **argv)
 		                       p.args[0]);
 	if (!len == !random)
 		return cli_usage_error("gen", "give one of --len N or --random COUNT");
+	if (!c.fs && (c.kernels || c.stack || c.max_states || c.jobs || c.nshards))
+		return cli_usage_error("gen", "--kernel, --stack, --max-states, --jobs and --shard "
+		                              "go with --fs (a campaign)");
 	if (c.fs) {
 		c.len = (unsigned)len;
 		c.count = (unsigned)count;

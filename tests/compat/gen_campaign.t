@@ -88,4 +88,7 @@ t "a campaign needs --out" '[ $rc -eq 2 ] && echo "$err" | grep -q -- "--out"'
 err=$("$B" gen --fs model --len 1 --kernel 5.10 --out "$T/x" 2>&1)
 rc=$?
 t "an unknown kernel is a usage error" '[ $rc -eq 2 ] && echo "$err" | grep -q "5.10"'
+err=$("$B" gen --len 1 --shard 0/2 2>&1)
+rc=$?
+t "--shard without --fs is a usage error" '[ $rc -eq 2 ] && echo "$err" | grep -q "go with --fs"'
 done_testing
