@@ -43,8 +43,11 @@ struct campaign_unit {
 	char workload[32], fs[16], kernel[16]; /* kernel "-" for the model */
 	enum campaign_outcome outcome;
 	uint64_t judged, ok, failing; /* distinct states judged; ok; breaking an invariant */
-	char ops[256];                /* the run's step kinds in order, comma-separated */
-	char msg[256];                /* why not supported, or the error */
+	uint64_t refused; /* steps the guest kernel refused (EINVAL, EOPNOTSUPP from a falloc
+	                   * mode): recorded as failed, the oracle expects their failure;
+	                   * msg names them */
+	char ops[256];    /* the run's step kinds in order, comma-separated */
+	char msg[256];    /* why not supported, or the error */
 	struct campaign_hit hit[CRASH_INV_N];
 	unsigned nhit;
 };

@@ -248,6 +248,28 @@ static void save_result(const struct crash_result *r, const char *path)
 	}
 }
 
+/* The steps the guest kernel refused in the recording boot (its markers say "BO:FAIL I"
+ * for run step I): counted and named, e.g. "the kernel refused step 1 (falloc)". */
+static void refused(struct campaign_unit *u, const struct crash_workload *w, const char *out)
+{
+	char path[PATH_MAX + 32], line[128];
+	snprintf(path, sizeof path, "%s/record/guest.markers", out);
+	FILE *f = fopen(path, "r");
+	size_t o = 0;
+	while (f && fgets(line, sizeof line, f)) {
+		unsigned i;
+		if (sscanf(line, "BO:FAIL %u", &i) != 1)
+			continue;
+		u->refused++;
+		const char *op = i < w->nrun ? crash_op_name(w->run[i].op) : "?";
+		if (o < sizeof u->msg)
+			o += (size_t)snprintf(u->msg + o, sizeof u->msg - o, "%s%u (%s)",
+			                      o ? ", " : "the kernel refused step ", i + 1, op);
+	}
+	if (f)
+		fclose(f);
+}
+
 /* One unit: its outcome in u (an error is an outcome too); only what stops the whole
  * campaign (no memory) is returned. */
 static int run_unit(const struct campaign_opts *o, const struct wl *w, const char *fs,
@@ -305,6 +327,8 @@ static int run_unit(const struct campaign_opts *o, const struct wl *w, const cha
 		set_msg(u, e.msg[0] ? e.msg : strerror(-rc));
 	} else {
 		fill(u, r, &cfg, !model, kernel);
+		if (!model)
+			refused(u, cw, res);
 	}
 	crash_result_free(r);
 	crash_workload_free(cw);

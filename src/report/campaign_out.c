@@ -35,9 +35,9 @@ int campaign_part_write(const struct campaign_part *p, FILE *f)
 		const struct campaign_unit *u = &p->u[i];
 		fprintf(f,
 		        "unit\t%" PRIu64 "\t%s\t%s\t%s\t%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64
-		        "\t%s\t%s\n",
+		        "\t%" PRIu64 "\t%s\t%s\n",
 		        u->idx, u->workload, u->fs, u->kernel, outcome_tok[u->outcome], u->judged,
-		        u->ok, u->failing, u->ops, u->msg);
+		        u->ok, u->failing, u->refused, u->ops, u->msg);
 		for (unsigned h = 0; h < u->nhit; h++)
 			fprintf(f, "hit\t%s\t%" PRIu64 "\t%s\t%s\n",
 			        crash_inv_name((enum crash_inv)u->hit[h].inv), u->hit[h].states,
@@ -136,8 +136,9 @@ static int read_unit(struct rd *r, const struct campaign_part *p, struct campaig
 	if ((rc = num(r, 6, UINT64_MAX, &u->judged, "judged")) ||
 	    (rc = num(r, 7, u->judged, &u->ok, "ok")) ||
 	    (rc = num(r, 8, u->judged - u->ok, &u->failing, "failing")) ||
-	    (rc = text(r, 9, u->ops, sizeof u->ops, "ops")) ||
-	    (rc = text(r, 10, u->msg, sizeof u->msg, "message")))
+	    (rc = num(r, 9, CRASH_WL_MAX_STEPS, &u->refused, "refused")) ||
+	    (rc = text(r, 10, u->ops, sizeof u->ops, "ops")) ||
+	    (rc = text(r, 11, u->msg, sizeof u->msg, "message")))
 		return rc;
 	if (!u->workload[0])
 		return bad(r, "an empty workload name");
@@ -208,7 +209,7 @@ static int read_all(struct rd *r, char *pos, char *end, struct campaign_part *p)
 	p->nshards = (unsigned)w;
 	while (pos < end) {
 		bool hit = !strncmp(pos, "hit\t", 4);
-		if ((rc = next(r, &pos, end, hit ? "hit" : "unit", hit ? 5 : 11)))
+		if ((rc = next(r, &pos, end, hit ? "hit" : "unit", hit ? 5 : 12)))
 			return rc;
 		if (hit) {
 			if (!p->n)
@@ -344,6 +345,7 @@ struct sig {
 struct col {
 	const char *fs, *kernel;
 	uint64_t units, out[CAMPAIGN_OUTCOME_N], judged, failing, failing_units, sigs;
+	uint64_t refused; /* units with a step the kernel refused */
 };
 
 struct tally {
@@ -351,7 +353,7 @@ struct tally {
 	size_t ns, cap;
 	struct col c[CAMPAIGN_MAX_FS * CAMPAIGN_MAX_KERNELS];
 	size_t nc;
-	uint64_t out[CAMPAIGN_OUTCOME_N], judged, failing;
+	uint64_t out[CAMPAIGN_OUTCOME_N], judged, failing, refused;
 };
 
 static int tally(const struct campaign_part *p, struct tally *t)
@@ -375,6 +377,8 @@ static int tally(const struct campaign_part *p, struct tally *t)
 		c->judged += u->judged;
 		c->failing += u->failing;
 		c->failing_units += u->failing > 0;
+		c->refused += u->refused > 0;
+		t->refused += u->refused > 0;
 		t->out[u->outcome]++;
 		t->judged += u->judged;
 		t->failing += u->failing;
@@ -433,11 +437,11 @@ int campaign_report_text(const struct campaign_part *p, FILE *f)
 		fprintf(f,
 		        "  %s %s: %" PRIu64 " workloads: ran %" PRIu64
 		        ", not supported by the model %" PRIu64 ", errors %" PRIu64 "; %" PRIu64
-		        " states judged, %" PRIu64 " failing in %" PRIu64 " workloads; %" PRIu64
-		        " distinct failures\n",
+		        " with a step the kernel refused; %" PRIu64 " states judged, %" PRIu64
+		        " failing in %" PRIu64 " workloads; %" PRIu64 " distinct failures\n",
 		        c->fs, c->kernel, c->units, c->out[CAMPAIGN_RAN],
-		        c->out[CAMPAIGN_UNSUPPORTED], c->out[CAMPAIGN_ERROR], c->judged, c->failing,
-		        c->failing_units, c->sigs);
+		        c->out[CAMPAIGN_UNSUPPORTED], c->out[CAMPAIGN_ERROR], c->refused, c->judged,
+		        c->failing, c->failing_units, c->sigs);
 	}
 	if (t.ns)
 		fprintf(f, "distinct failures (filesystem, kernel, invariant, operations); rebuild "
@@ -482,14 +486,15 @@ int campaign_report_json(const struct campaign_part *p, FILE *f)
 	for (size_t i = 0; i < t.nc; i++) {
 		const struct col *c = &t.c[i];
 		json_array_append_new(
-		    cols, json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "fs",
+		    cols, json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "fs",
 		                    c->fs, "kernel", c->kernel, "workloads", (json_int_t)c->units,
 		                    "ran", (json_int_t)c->out[CAMPAIGN_RAN], "not_supported",
 		                    (json_int_t)c->out[CAMPAIGN_UNSUPPORTED], "errors",
-		                    (json_int_t)c->out[CAMPAIGN_ERROR], "states_judged",
-		                    (json_int_t)c->judged, "states_failing", (json_int_t)c->failing,
-		                    "workloads_failing", (json_int_t)c->failing_units,
-		                    "distinct_failures", (json_int_t)c->sigs));
+		                    (json_int_t)c->out[CAMPAIGN_ERROR], "kernel_refused",
+		                    (json_int_t)c->refused, "states_judged", (json_int_t)c->judged,
+		                    "states_failing", (json_int_t)c->failing, "workloads_failing",
+		                    (json_int_t)c->failing_units, "distinct_failures",
+		                    (json_int_t)c->sigs));
 	}
 	for (size_t i = 0; i < t.ns; i++) {
 		const struct sig *s = &t.s[i];
@@ -508,7 +513,8 @@ int campaign_report_json(const struct campaign_part *p, FILE *f)
 			                                      "kernel", p->u[i].kernel, "message",
 			                                      bo_json_text(p->u[i].msg)));
 	json_t *v = json_pack(
-	    "{s:s, s:s, s:s, s:o, s:I, s:I, s:i, s:i, s:{s:I, s:I, s:I, s:I, s:I, s:I}, s:o, s:o, "
+	    "{s:s, s:s, s:s, s:o, s:I, s:I, s:i, s:i, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I}, s:o, "
+	    "s:o, "
 	    "s:o}",
 	    "workloads", p->what, "fs", p->fs, "kernels", p->kernels, "stack",
 	    p->stack[0] ? bo_json_text(p->stack) : json_null(), "max_states",
@@ -516,8 +522,9 @@ int campaign_report_json(const struct campaign_part *p, FILE *f)
 	    "shards", (int)p->nshards, "totals", "workloads", (json_int_t)p->n, "ran",
 	    (json_int_t)t.out[CAMPAIGN_RAN], "not_supported",
 	    (json_int_t)t.out[CAMPAIGN_UNSUPPORTED], "errors", (json_int_t)t.out[CAMPAIGN_ERROR],
-	    "states_judged", (json_int_t)t.judged, "states_failing", (json_int_t)t.failing,
-	    "per_fs", cols, "failures", sigs, "errors", errs);
+	    "kernel_refused", (json_int_t)t.refused, "states_judged", (json_int_t)t.judged,
+	    "states_failing", (json_int_t)t.failing, "per_fs", cols, "failures", sigs, "errors",
+	    errs);
 	free(t.s);
 	return bo_json_write(v, f, 2);
 }

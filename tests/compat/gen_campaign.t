@@ -32,7 +32,7 @@ t "fewer distinct failures than failing workloads, and some" \
 	'[ "${distinct:-0}" -gt 0 ] && [ "$distinct" -lt "$failing" ]'
 t "the JSON lists each signature once" \
 	'jq -e "[.failures[]|[.fs,.kernel,.invariant,(.ops|join(\",\"))]] | length == (unique|length) and length == $distinct" "$T/all/report.json" >/dev/null'
-awk -F'\t' '$1 == "unit" { fs = $4; k = $5; ops = $10 }
+awk -F'\t' '$1 == "unit" { fs = $4; k = $5; ops = $11 }
 	$1 == "hit" { n[fs " " k " " $2 " " ops]++ }
 	END { for (s in n) print s, n[s] }' "$T/all/units.txt" | sort >"$T/want"
 jq -r '.failures[] | "\(.fs) \(.kernel) \(.invariant) \(.ops|join(",")) \(.workloads)"' \
