@@ -5,7 +5,8 @@
 # fsync, on ext4 in a guest; seq1-000089 on the model) under a cache that ignores
 # flushes, 8 states a unit. The ext4 unit runs through vm_explore and judges its
 # states; the report counts both columns from units.txt; a failure's rebuild line is a
-# vmtest line. About 55 s on a loaded 2-core machine.
+# vmtest line. Then seq1-000022 (falloc collapse + fsync) alone on btrfs, which has no
+# collapse range: the unit runs, counts the step the kernel refused and names it.
 . "$(dirname "$0")/vm_lib.sh"
 
 LIAR='cache(size=1M,flush=ignore) > mem(size=64M)'
@@ -30,4 +31,13 @@ t "report.json has both columns" \
 bad=$(jq -r '.failures[] | select(.fs == "ext4") | .rebuild' "$T/c/report.json" |
 	grep -vc "^blackout vmtest --stack .* --fs 'ext4' --workload workloads/seq1-000002.wl .* --state ")
 t "every ext4 failure's rebuild line is a vmtest line naming its state" '[ "$bad" = 0 ]'
+
+timeout "${VM_TIMEOUT:-600}" "$BLACKOUT" gen --fs btrfs --len 1 --shard 21/175 --max-states 2 \
+	--out "$T/b" >"$T/b.out" 2>"$T/b.err"
+rc=$?
+grep -hv '^/' "$T/b.out" "$T/b.err" | sed 's/^/# /'
+t "btrfs: falloc collapse ran with the step the kernel refused, named" \
+	'[ $rc -eq 0 ] && grep -q "^unit	21	seq1-000022	btrfs	6.1	ran	[0-9]*	[0-9]*	0	1	falloc,fsync	the kernel refused step 1 (falloc)$" "$T/b/units.txt"'
+t "and the report counts it" \
+	'grep -q "^  btrfs 6.1: 1 workloads: ran 1, not supported by the model 0, errors 0; 1 with a step the kernel refused;" "$T/b/report.txt"'
 done_testing
