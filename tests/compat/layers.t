@@ -25,7 +25,7 @@ crash  crash
 gen    gen shrink
 app    app
 vm     vm vmexplore
-report matrix
+report matrix campaign
 nbd
 guest
 cli
