@@ -291,6 +291,24 @@ int main(void)
 	ok(out.broken == 0, "before the second append returned: allowed (%s)", out.detail);
 	free(txt);
 
+	/* the device keeps a write sector by sector: a chunk holding, per sector, different
+	 * versions of the file is old-or-new data, not data from elsewhere */
+	struct tree torn = t;
+	memset(torn.log + 3584, 0, 512);  /* the second append's second sector not yet */
+	memset(torn.log + 4096, 0, 1024); /* nor its chunk past 4 KiB */
+	p.completed = 4;
+	is_int(judge_text(&p, txt = lines(&torn, NULL), &out), 0, "judged");
+	ok(out.broken == 0, "a chunk torn between two versions while the append ran: ok (%s)",
+	   out.detail);
+	free(txt);
+	torn = t;
+	memset(torn.log, 0, 512); /* the synced first append's first sector lost */
+	p.completed = w->nrun;
+	is_int(judge_text(&p, txt = lines(&torn, NULL), &out), 0, "judged");
+	ok(out.broken == B(CRASH_INV_DURABLE),
+	   "a synced sector lost inside a chunk: durable, not stale (%s)", out.detail);
+	free(txt);
+
 	/* bytes nobody wrote to /log, and the bystander's chunk */
 	struct tree foreign = t;
 	memset(foreign.log + 4096, 0x5a, 1024);
