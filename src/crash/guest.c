@@ -131,7 +131,7 @@ static int emit_step(FILE *f, const char *dir, const struct crash_step *s, const
 		qpath(f, s->path);
 		break;
 	case CRASH_OP_RENAME:
-		fputs("mv -f ", f), qpath(f, s->path), fputc(' ', f), qpath(f, s->path2);
+		fputs("mv -fT ", f), qpath(f, s->path), fputc(' ', f), qpath(f, s->path2);
 		break;
 	case CRASH_OP_LINK:
 		fputs("ln ", f), qpath(f, s->path), fputc(' ', f), qpath(f, s->path2);

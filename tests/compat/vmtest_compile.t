@@ -18,6 +18,13 @@ t "compile a workload file" '[ $rc -eq 0 ] && [ "$(stat -c %s "$T/b/wl/r1")" = 4
 printf "run\ncreate /it'\''s\n" > "$T/q.txt"
 "$B" vmtest compile "$T/q.txt" "$T/q" && sh -n "$T/q/workload.sh"; rc=$?
 t "a quote in a path stays quoted (the script parses)" '[ $rc -eq 0 ]'
+# rename(2), not mv's "move into": renaming /B over the empty directory /A/C replaces it
+mkdir -p "$T/mnt/A/C" "$T/mnt/B"
+printf "setup\nmkdir /A\nmkdir /A/C\nmkdir /B\nrun\nrename /B /A/C\n" >"$T/r.txt"
+"$B" vmtest compile "$T/r.txt" "$T/r"
+(cd "$T" && eval "$(grep -o "mv -[a-zA-Z]* '/mnt/B' '/mnt/A/C'" r/workload.sh | sed "s#'/mnt#'$T/mnt#g")")
+t "a rename over an empty directory replaces it (rename(2)), never moves into it" \
+	'[ -d "$T/mnt/A/C" ] && [ ! -e "$T/mnt/B" ] && [ ! -e "$T/mnt/A/C/B" ]'
 err=$("$B" vmtest compile fill-enospc "$T/c" 2>&1); rc=$?
 t "fill is refused (exit 1), naming its line" '[ $rc -eq 1 ] && echo "$err" | grep -q "line 11: fill"'
 err=$("$B" vmtest compile no-such-workload "$T/d" 2>&1); rc=$?
