@@ -55,8 +55,8 @@ printf '#!/bin/sh\necho "vm-build: stand-in" >&2\nexit 1\n' >"$fake/scripts/vm-b
 chmod +x "$fake/scripts/"*
 out=$(BLACKOUT_SRC=$fake "$B" vmtest --out "$T/full" --stack "$S" --fs "$F" --workload wal \
 	--max-states 300 2>&1); rc=$?
-t "vmtest records through scripts/vmrecord with the run's names" \
-	'grep -qxF -- "--stack $S --fs $F --workload wal --files 24 --out $T/full/record" "$T/vmrecord.args"'
+t "vmtest records through scripts/vmrecord with the run's names and kernel series" \
+	'grep -qxF -- "--stack $S --fs $F --workload wal --files 24 --out $T/full/record --kernel 6.1" "$T/vmrecord.args"'
 t "enumerates the recording into the state store (base.img of the device's 8 MiB)" \
 	'[ "$(stat -c %s "$T/full/states/base.img")" = 8388608 ] && [ -s "$T/full/states/index" ]'
 judged=$(sed 's/.*"judged":\([0-9]*\).*/\1/' "$T/b.json")
