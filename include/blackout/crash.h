@@ -145,6 +145,7 @@ enum crash_inv {
 	CRASH_INV_BYSTANDER,  /* setup files the workload never touched are byte-identical */
 	CRASH_INV_CONSISTENT, /* mount and fsck find nothing wrong */
 	CRASH_INV_ATOMIC,     /* rename over a file after fsync of the new one: old or new */
+	CRASH_INV_PROMISE,    /* "fs-promise": POSIX kept, the filesystem's own promise not */
 	CRASH_INV_N
 };
 const char *crash_inv_name(enum crash_inv i); /* "durable", "stale", ... */
@@ -182,7 +183,12 @@ void crash_oracle_free(struct crash_oracle *o);
 
 enum {
 	CRASH_ORACLE_WRITEBACK = 1u << 0, /* data=writeback: stale data allowed, reported */
+	/* also judge the filesystem's own stronger promise of names (docs/oracle.md) */
+	CRASH_ORACLE_FS_PROMISE = 1u << 1,
 };
+/* Whether fs ("ext4", "linux-btrfs,defaults", ...) makes the stronger promise of names
+ * the oracle judges with CRASH_ORACLE_FS_PROMISE: Linux's ext4, xfs and btrfs. */
+bool crash_oracle_fs_promises(const char *fs);
 struct crash_verdict {
 	unsigned broken;      /* bit i: crash_inv i broken */
 	unsigned allowed;     /* bit i: broken but the configuration allows it */

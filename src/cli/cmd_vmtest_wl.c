@@ -241,7 +241,9 @@ static int judge(const struct vmargs *a)
 	struct crash_promises base = {
 	    .oracle = o,
 	    .completed = w->nrun,
-	    .flags = strstr(mo, "data=writeback") ? CRASH_ORACLE_WRITEBACK : 0,
+	    .flags =
+	        (strstr(mo, "data=writeback") ? CRASH_ORACLE_WRITEBACK : 0) |
+	        (crash_oracle_fs_promises(a->fs ? a->fs : "ext4") ? CRASH_ORACLE_FS_PROMISE : 0),
 	    .boot = CRASH_BOOT_TRUST,
 	    .fsck_judges = false,
 	};

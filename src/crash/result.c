@@ -288,7 +288,9 @@ static void read_counts(struct bo_jr *jr, const json_t *o, const char *key, uint
 		return;
 	snprintf(jr->where, sizeof(jr->where), "%s", key);
 	for (int i = 0; i < CRASH_INV_N; i++)
-		out[i] = bo_jr_count(jr, v, crash_inv_name((enum crash_inv)i), COUNT_MAX);
+		/* results written before fs-promise was judged have no count for it */
+		if (i != CRASH_INV_PROMISE || json_object_get(v, crash_inv_name(CRASH_INV_PROMISE)))
+			out[i] = bo_jr_count(jr, v, crash_inv_name((enum crash_inv)i), COUNT_MAX);
 	jr->where[0] = 0;
 }
 
