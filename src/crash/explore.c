@@ -182,7 +182,9 @@ static int judge_stored(struct explorer *ex)
 		struct crash_promises p = {
 		    .oracle = ex->oracle,
 		    .completed = s->completed,
-		    .flags = ex->fsc.writeback ? CRASH_ORACLE_WRITEBACK : 0,
+		    /* a kernel's filesystem is also held to its own stronger promise */
+		    .flags = (ex->fsc.writeback ? CRASH_ORACLE_WRITEBACK : 0) |
+		             (crash_oracle_fs_promises(ex->cfg->fs) ? CRASH_ORACLE_FS_PROMISE : 0),
 		    .boot = ex->fsc.boot,
 		    .fsck_judges = false,
 		};
