@@ -252,7 +252,7 @@ static void save_result(const struct crash_result *r, const char *path)
  * for run step I): counted and named, e.g. "the kernel refused step 1 (falloc)". */
 static void refused(struct campaign_unit *u, const struct crash_workload *w, const char *out)
 {
-	char path[PATH_MAX + 32], line[128];
+	char path[PATH_MAX + 128], line[128];
 	snprintf(path, sizeof path, "%s/record/guest.markers", out);
 	FILE *f = fopen(path, "r");
 	size_t o = 0;
