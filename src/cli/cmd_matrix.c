@@ -75,9 +75,10 @@ static const struct cli_opt matrix_opts[] = {
      "Linux (docs/vmtest.md); logs under DIR/vm.\n"
      "It also adds the application section: the built-in examples\n"
      "of docs/apps.md on Linux ext4 barrier=1 over the run's rows\n"
-     "among nocache, cache, cache-lying and flash-cheap-128k, one\n"
-     "`blackout app` run per row and example (the two config updates\n"
-     "share one), --vm-states states each; not in --shard runs",
+     "among nocache, cache, cache-lying and flash-cheap-128k (and\n"
+     "torn-4k, a drive tearing 8 KiB pages at 4 KiB, for PostgreSQL),\n"
+     "one `blackout app` run per row and example (the two config\n"
+     "updates share one), --vm-states states each; not in --shard runs",
      G_RUN},
     {OPT_VM_STATES, "vm-states", "N",
      "crash states per real-kernel run (default 20 quick, 300 full;\nabout a second each under "
@@ -88,7 +89,8 @@ static const struct cli_opt matrix_opts[] = {
     {OPT_VM_APPS, "vm-apps", "IDS",
      "only these examples: sqlite-wal-full, sqlite-rollback-full,\nconfig-rename-fsync, "
      "config-rename-nofsync, append-log,\nredis-always, redis-everysec, leveldb-sync, "
-     "leveldb-nosync;\nor none (default: the first five); needs --vm",
+     "leveldb-nosync,\npg-durable, pg-async, pg-fpw-off; or none (default: the\nfirst "
+     "five); needs --vm",
      G_RUN},
     {OPT_SHARD, "shard", "I/N",
      "run only shard I of N (0 <= I < N) of the explorations and\nwrite them as a part: to --json "

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,17 +26,47 @@
 
 /* Linux ext4 barrier=1: the configuration the examples' promises are meant for */
 #define APP_FS "ext4,barrier=1"
-/* the bound of one app run: a recording boot, a judging boot, a second or two a state */
-#define APP_RUN_SECONDS(budget) (600u + 10u * (unsigned)(budget))
+/* the bound of one app run: a recording boot, a judging boot, a second or two a state
+ * (a database server's start and recovery: up to 30) */
+#define APP_RUN_SECONDS(k, budget)                                                                 \
+	(600u + (app_runs[k].state_timeout ? 30u : 10u) * (unsigned)(budget))
 
-#define MAX_WITH 3
+#define MAX_WITH 9
+#define MAX_ARGS 4
+/* PostgreSQL 15 as Debian installs it (postgresql-15): the server's programs, libraries
+ * and shared files find each other by path, so the runs carry the directories */
+#define PG_BIN   "/usr/lib/postgresql/15/bin"
+#define PG_LIB   "/usr/lib/postgresql/15/lib"
+#define PG_SHARE "/usr/share/postgresql/15"
+/* in with[] and args[]: the directory template.sh left a fresh cluster in */
+#define TEMPLATE   "@template"
+#define PG_COMMITS "4"
+#define PG_RUN(id, sync, fpw)                                                                      \
+	{                                                                                          \
+		id, "postgres/run.sh", "postgres/check.sh",                                        \
+		    {"setpriv",                                                                    \
+		     PG_BIN,                                                                       \
+		     PG_LIB,                                                                       \
+		     PG_SHARE,                                                                     \
+		     PG_SHARE "/extension",                                                        \
+		     PG_SHARE "/timezonesets",                                                     \
+		     PG_SHARE "/tsearch_data",                                                     \
+		     TEMPLATE},                                                                    \
+		    {sync, fpw, PG_COMMITS, TEMPLATE "/cluster.tar"}, 300, 60, 120, true           \
+	}
 /* One `blackout app` run of an example; the rename example's one recording holds both
  * updates, so two columns read it. with: the host executables it carries (--with), found
- * on the host's PATH, or, named bo-*, built beside blackout (build/apps). */
+ * on the host's PATH, or, named bo-*, built beside blackout (build/apps), or absolute
+ * directories; TEMPLATE in with or args: the cluster template.sh made (template). The
+ * timeouts, when not 0, replace the section's 120 s for the program, 20 s for the
+ * checker and the pool's 60 s for a state: a database server's start and recovery take
+ * seconds under TCG. */
 static const struct app_run {
 	const char *id, *prog, *checker;
 	const char *with[MAX_WITH];
-	const char *args[3];
+	const char *args[MAX_ARGS];
+	unsigned prog_timeout, check_timeout, state_timeout;
+	bool template;
 } app_runs[] = {
     {"sqlite-wal", "sqlite/run.sh", "sqlite/check.sh", {"sqlite3"}, {"wal", "full", "6"}},
     {"sqlite-rollback", "sqlite/run.sh", "sqlite/check.sh", {"sqlite3"}, {"truncate", "full", "6"}},
@@ -53,8 +84,15 @@ static const struct app_run {
      {"everysec", "6", NULL}},
     {"leveldb-sync", "leveldb/run.sh", "leveldb/check.sh", {"bo-leveldb"}, {"sync", "8", NULL}},
     {"leveldb-nosync", "leveldb/run.sh", "leveldb/check.sh", {"bo-leveldb"}, {"nosync", "8", NULL}},
+    PG_RUN("pg-durable", "on", "on"),
+    PG_RUN("pg-async", "off", "on"),
+    PG_RUN("pg-fpw-off", "on", "off"),
 };
 #define NRUNS (sizeof(app_runs) / sizeof(app_runs[0]))
+
+/* Where a column runs: on the matrix's rows the section keeps, on the section's own
+ * torn-page row (TORN_ROW), or on both. */
+enum app_where { ON_ROWS = 1, ON_TORN = 2, ON_BOTH = 3 };
 
 /* file: the checker's first line names the file it judged ("config: lost ..."), so a
  * column of the rename run counts only its own file's findings. optin: a database server
@@ -65,6 +103,7 @@ static const struct app_col {
 	const char *file; /* the rename run: the file this column judges */
 	bool first;       /* ... which its checker judges first */
 	bool optin;
+	enum app_where where; /* 0: ON_ROWS */
 } app_cols[] = {
     {"sqlite-wal-full", "SQLite WAL, synchronous=FULL", "SQLite WAL FULL", 0, NULL},
     {"sqlite-rollback-full", "SQLite rollback journal (truncate), synchronous=FULL",
@@ -78,25 +117,35 @@ static const struct app_col {
     {"redis-everysec", "Redis AOF, appendfsync everysec", "Redis everysec", 5, NULL, false, true},
     {"leveldb-sync", "LevelDB, WriteOptions.sync=true", "LevelDB sync", 6, NULL, false, true},
     {"leveldb-nosync", "LevelDB, WriteOptions.sync=false", "LevelDB nosync", 7, NULL, false, true},
+    {"pg-durable", "PostgreSQL, synchronous_commit=on, full_page_writes=on", "PG durable", 8, NULL,
+     false, true, ON_BOTH},
+    {"pg-async", "PostgreSQL, synchronous_commit=off", "PG async", 9, NULL, false, true},
+    {"pg-fpw-off", "PostgreSQL, full_page_writes=off", "PG fpw=off", 10, NULL, false, true,
+     ON_TORN},
 };
 #define NCOLS (sizeof(app_cols) / sizeof(app_cols[0]))
 
 /* The rows it runs: flushes honoured (no cache, an honest cache), ignored (a lying
- * cache), and cheap flash; the other rows' faults are the filesystem's question. */
-enum app_class { HONEST, LYING, OTHER };
+ * cache), and cheap flash; the other rows' faults are the filesystem's question. One row
+ * is the section's own, for the columns that ask about it (ON_TORN): a drive whose
+ * atomic unit is 4 KiB under PostgreSQL's 8 KiB page, a write in flight at the cut
+ * persisting as any subset of its 4 KiB sectors (docs/apps.md, "Torn pages"). */
+enum app_class { HONEST, LYING, FLASH, TORN };
+#define TORN_ROW   "torn-4k"
+#define TORN_STACK "disk(sector=4096,tear=sector) > mem(size=128M,sector=4096)"
+#define TORN_WHAT  "8 KiB pages on 4 KiB atomic sectors"
 static const struct {
-	enum matrix_row_key key;
+	enum matrix_row_key key; /* the matrix's row; unused for TORN */
 	enum app_class cls;
 } app_rows[] = {
-    {MR_NOCACHE, HONEST},
-    {MR_CACHE, HONEST},
-    {MR_CACHE_LYING, LYING},
-    {MR_FLASH_CHEAP_128K, OTHER},
+    {MR_NOCACHE, HONEST},         {MR_CACHE, HONEST}, {MR_CACHE_LYING, LYING},
+    {MR_FLASH_CHEAP_128K, FLASH}, {MR_NOCACHE, TORN},
 };
 #define MAX_ROWS (sizeof(app_rows) / sizeof(app_rows[0]))
 
 struct app_cell {
 	bool ran, failed;
+	bool skip; /* the column does not run on this row (app_where) */
 	char note[200];
 	/* every judged state in exactly one of ok, lost, detected, crash, hang, other */
 	uint64_t states, ok, lost, detected, crash, hang, other;
@@ -106,11 +155,15 @@ struct app_cell {
 
 struct matrix_apps {
 	size_t nrows, ncols;
-	size_t row[MAX_ROWS]; /* the matrix's row index */
+	const char *id[MAX_ROWS]; /* the row's id: the matrix's, or TORN_ROW */
 	enum app_class cls[MAX_ROWS];
 	const char *stack[MAX_ROWS];
 	size_t col[NCOLS]; /* index into app_cols */
 	struct app_cell cell[MAX_ROWS][NCOLS];
+	/* each cell that ran as the matrix's cells read (matrix_apps_find), for the
+	 * verdicts that rest on them (matrix_apps_verdicts) */
+	struct matrix_cell view[MAX_ROWS][NCOLS];
+	char template[4200]; /* where template.sh left its cluster, if a run needs it */
 };
 
 static const char *col_run_id(size_t c)
@@ -158,6 +211,10 @@ int matrix_apps_check(const char *ids, struct bo_err *err)
  * the Makefile), anything else on this host's PATH. */
 static bool find_exe(const char *name, char *buf, size_t len)
 {
+	if (name[0] == '/') {
+		snprintf(buf, len, "%s", name);
+		return access(buf, F_OK) == 0;
+	}
 	if (strncmp(name, "bo-", 3) == 0) {
 		ssize_t n = readlink("/proc/self/exe", buf, len - 1);
 		if (n <= 0)
@@ -181,12 +238,22 @@ static bool find_exe(const char *name, char *buf, size_t len)
 	return false;
 }
 
+/* s with TEMPLATE at its start replaced by the template's directory */
+static void expand(const char *s, const char *template, char *buf, size_t len)
+{
+	size_t n = strlen(TEMPLATE);
+	if (strncmp(s, TEMPLATE, n) == 0)
+		snprintf(buf, len, "%s%s", template, s + n);
+	else
+		snprintf(buf, len, "%s", s);
+}
+
 /* Starts one app run of run `k` on `stack` with its logs in dir; returns its pid. */
-static pid_t start_run(const struct matrix_run_opts *o, size_t k, const char *stack,
-                       const char *dir)
+static pid_t start_run(const struct matrix_run_opts *o, const struct matrix_apps *m, size_t k,
+                       const char *stack, const char *dir)
 {
 	const struct app_run *a = &app_runs[k];
-	char prog[4200], checker[4200], log[4200], json[4200];
+	char prog[4200], checker[4200], log[4200], json[4200], exp[4200];
 	const char *top = o->apps_dir ? o->apps_dir : "apps";
 	snprintf(prog, sizeof(prog), "%s/%s", top, a->prog);
 	snprintf(checker, sizeof(checker), "%s/%s", top, a->checker);
@@ -195,20 +262,26 @@ static pid_t start_run(const struct matrix_run_opts *o, size_t k, const char *st
 	char paths[MAX_WITH][4200];
 	const char *with[MAX_WITH];
 	size_t nwith = 0;
-	for (size_t i = 0; i < MAX_WITH && a->with[i]; i++)
-		if (find_exe(a->with[i], paths[nwith], sizeof(paths[nwith])))
+	for (size_t i = 0; i < MAX_WITH && a->with[i]; i++) {
+		expand(a->with[i], m->template, exp, sizeof(exp));
+		if (find_exe(exp, paths[nwith], sizeof(paths[nwith])))
 			with[nwith] = paths[nwith], nwith++;
+	}
+	char argbuf[MAX_ARGS][4200];
+	char *args[MAX_ARGS];
 	size_t nargs = 0;
-	while (nargs < 3 && a->args[nargs])
-		nargs++;
+	for (; nargs < MAX_ARGS && a->args[nargs]; nargs++) {
+		expand(a->args[nargs], m->template, argbuf[nargs], sizeof(argbuf[nargs]));
+		args[nargs] = argbuf[nargs];
+	}
 	struct app_spec spec = {.prog = prog,
-	                        .args = (char *const *)a->args,
+	                        .args = args,
 	                        .nargs = nargs,
 	                        .checker = checker,
 	                        .with = with,
 	                        .nwith = nwith,
-	                        .prog_timeout = 120,
-	                        .check_timeout = 20};
+	                        .prog_timeout = a->prog_timeout ? a->prog_timeout : 120,
+	                        .check_timeout = a->check_timeout ? a->check_timeout : 20};
 	struct vm_explore_opts vo = {.cfg = {.stack = stack,
 	                                     .fs = APP_FS,
 	                                     .max_states = o->vm_states,
@@ -216,8 +289,9 @@ static pid_t start_run(const struct matrix_run_opts *o, size_t k, const char *st
 	                                     .nshards = 1},
 	                             .jobs = 1,
 	                             .out = dir,
-	                             .app = &spec};
-	return matrix_vm_start(o, &vo, log, json, APP_RUN_SECONDS(o->vm_states));
+	                             .app = &spec,
+	                             .state_timeout = a->state_timeout};
+	return matrix_vm_start(o, &vo, log, json, APP_RUN_SECONDS(k, o->vm_states));
 }
 
 /* The checker's finding in a failing state's detail: "app: lost acknowledged work:
@@ -351,6 +425,16 @@ static void take_run(struct matrix_apps *a, size_t r, size_t k, const char *dir,
 		}
 		x->ran = true;
 		count_col(res, &app_cols[a->col[c]], x);
+		/* as a matrix cell: every state the checker or the filesystem failed broke
+		 * something (MP_ANY), the lost ones silently */
+		a->view[r][c] = (struct matrix_cell){.ran = true,
+		                                     .states = x->states,
+		                                     .ok = x->ok,
+		                                     .silent = x->lost,
+		                                     .silent_lost = x->lost,
+		                                     .detected = x->detected,
+		                                     .exhaustive = x->exhaustive,
+		                                     .coverage = x->coverage};
 		snprintf(x->note, sizeof(x->note), "blackout app %s on Linux %s", app_runs[k].id,
 		         APP_FS);
 	}
@@ -358,24 +442,51 @@ static void take_run(struct matrix_apps *a, size_t r, size_t k, const char *dir,
 }
 
 /* The section's rows and columns from the run's rows and --vm-apps. */
+static enum app_where where(size_t c)
+{
+	return app_cols[c].where ? app_cols[c].where : ON_ROWS;
+}
+
 static void plan(const struct matrix_run_opts *o, const struct matrix *m, struct matrix_apps *a)
 {
 	const struct matrix_plan *p = matrix_plan_of(m);
-	for (size_t i = 0; i < MAX_ROWS; i++)
-		for (size_t r = 0; r < m->nrows; r++) {
+	unsigned on = 0;
+	for (size_t c = 0; c < NCOLS; c++)
+		if (o->vm_apps ? in_list(o->vm_apps, app_cols[c].id) : !app_cols[c].optin) {
+			a->col[a->ncols++] = c;
+			on |= where(c);
+		}
+	for (size_t i = 0; i < MAX_ROWS; i++) {
+		if (app_rows[i].cls == TORN) {
+			if (on & ON_TORN) {
+				a->id[a->nrows] = TORN_ROW;
+				a->cls[a->nrows] = TORN;
+				a->stack[a->nrows++] = TORN_STACK;
+			}
+			continue;
+		}
+		for (size_t r = 0; r < m->nrows && (on & ON_ROWS); r++) {
 			if (m->rows[r].key != app_rows[i].key)
 				continue;
 			char why[128];
 			const char *stack = matrix_vm_stack(p->spec[r], why, sizeof(why));
 			if (!stack)
 				continue;
-			a->row[a->nrows] = r;
+			a->id[a->nrows] = m->rows[r].id;
 			a->cls[a->nrows] = app_rows[i].cls;
 			a->stack[a->nrows++] = stack;
 		}
-	for (size_t c = 0; c < NCOLS; c++)
-		if (o->vm_apps ? in_list(o->vm_apps, app_cols[c].id) : !app_cols[c].optin)
-			a->col[a->ncols++] = c;
+	}
+	for (size_t r = 0; r < a->nrows; r++)
+		for (size_t c = 0; c < a->ncols; c++) {
+			unsigned w = where(a->col[c]), mine = a->cls[r] == TORN ? ON_TORN : ON_ROWS;
+			if (w & mine)
+				continue;
+			a->cell[r][c].skip = true;
+			snprintf(a->cell[r][c].note, sizeof(a->cell[r][c].note), "%s",
+			         mine == ON_TORN ? "runs on the matrix's rows, not " TORN_ROW
+			                         : "runs on " TORN_ROW " only");
+		}
 }
 
 /* Whether run k can start here; else why its cells are not applicable: an installation
@@ -391,9 +502,12 @@ static bool runnable(const struct matrix_run_opts *o, size_t k, char *why, size_
 	}
 	for (size_t i = 0; i < MAX_WITH && app_runs[k].with[i]; i++) {
 		const char *name = app_runs[k].with[i];
-		if (find_exe(name, exe, sizeof(exe)))
+		if (!strcmp(name, TEMPLATE) || find_exe(name, exe, sizeof(exe)))
 			continue;
-		if (strncmp(name, "bo-", 3) == 0)
+		if (name[0] == '/')
+			snprintf(why, len, "no %s on this host to carry (its Debian package)",
+			         name);
+		else if (strncmp(name, "bo-", 3) == 0)
 			snprintf(
 			    why, len,
 			    "no %s beside blackout (make builds it where its library is installed)",
@@ -403,6 +517,41 @@ static bool runnable(const struct matrix_run_opts *o, size_t k, char *why, size_
 		return false;
 	}
 	return true;
+}
+
+/* The fresh PostgreSQL cluster the runs unpack (initdb under TCG takes minutes):
+ * apps/postgres/template.sh into BASE/pg-template, bounded, its output in
+ * BASE/pg-template.log. On failure why says so. */
+static bool make_template(const struct matrix_run_opts *o, const char *base, char *dir, size_t len,
+                          char *why, size_t wlen)
+{
+	char script[4200], log[4200 + 16], abs[PATH_MAX];
+	snprintf(script, sizeof(script), "%s/postgres/template.sh",
+	         o->apps_dir ? o->apps_dir : "apps");
+	if (!realpath(base, abs)) {
+		snprintf(why, wlen, "template.sh: %.100s: %s", base, strerror(errno));
+		return false;
+	}
+	snprintf(dir, len, "%s/pg-template", abs);
+	snprintf(log, sizeof(log), "%s.log", dir);
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		if (!freopen(log, "w", stdout) || dup2(fileno(stdout), 2) < 0)
+			_exit(127);
+		alarm(300);
+		execl(script, script, dir, (char *)NULL);
+		_exit(127);
+	}
+	int st = 0;
+	while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		return true;
+	char last[120];
+	matrix_vm_last_line(log, last, sizeof(last));
+	snprintf(why, wlen, "the cluster template failed (apps/postgres/template.sh): %s", last);
+	return false;
 }
 
 int matrix_apps_run(const struct matrix_run_opts *o, struct matrix *m, struct bo_err *err)
@@ -427,36 +576,50 @@ int matrix_apps_run(const struct matrix_run_opts *o, struct matrix *m, struct bo
 		char dir[4200 + 64];
 	} runs[MAX_ROWS * NRUNS];
 	size_t nrun = 0, running = 0, next = 0, done = 0;
-	for (size_t r = 0; r < a->nrows; r++)
-		for (size_t k = 0; k < NRUNS; k++) {
-			bool need = false;
-			for (size_t c = 0; c < a->ncols; c++)
-				need |= app_cols[a->col[c]].run == k;
-			if (!need)
-				continue;
-			char why[160];
-			if (!runnable(o, k, why, sizeof(why))) {
+	bool template = false, made = false;
+	char why[200];
+	for (int pass = 0; pass < 2; pass++) /* pass 1: the runs that need the template */
+		for (size_t r = 0; r < a->nrows; r++)
+			for (size_t k = 0; k < NRUNS; k++) {
+				bool need = false;
 				for (size_t c = 0; c < a->ncols; c++)
-					if (app_cols[a->col[c]].run == k)
-						snprintf(a->cell[r][c].note,
-						         sizeof(a->cell[r][c].note), "%s", why);
-				continue;
+					need |= app_cols[a->col[c]].run == k && !a->cell[r][c].skip;
+				if (!need || app_runs[k].template != (pass == 1))
+					continue;
+				bool can = runnable(o, k, why, sizeof(why));
+				if (can && pass == 1 && !template) {
+					template = true;
+					int rc = bo_mkdir_p(base);
+					if (rc)
+						return bo_errf(err, rc, "cannot create %s: %s",
+						               base, strerror(-rc));
+					made = make_template(o, base, a->template,
+					                     sizeof(a->template), why, sizeof(why));
+				}
+				if (!can || (pass == 1 && !made)) {
+					for (size_t c = 0; c < a->ncols; c++)
+						if (app_cols[a->col[c]].run == k &&
+						    !a->cell[r][c].skip)
+							snprintf(a->cell[r][c].note,
+							         sizeof(a->cell[r][c].note), "%s",
+							         why);
+					continue;
+				}
+				runs[nrun].r = r, runs[nrun].k = k, runs[nrun].pid = 0;
+				snprintf(runs[nrun].dir, sizeof(runs[nrun].dir), "%s/%s-%s", base,
+				         a->id[r], app_runs[k].id);
+				int rc = bo_mkdir_p(runs[nrun].dir);
+				if (rc)
+					return bo_errf(err, rc, "cannot create %s: %s",
+					               runs[nrun].dir, strerror(-rc));
+				nrun++;
 			}
-			runs[nrun].r = r, runs[nrun].k = k, runs[nrun].pid = 0;
-			snprintf(runs[nrun].dir, sizeof(runs[nrun].dir), "%s/%s-%s", base,
-			         m->rows[a->row[r]].id, app_runs[k].id);
-			int rc = bo_mkdir_p(runs[nrun].dir);
-			if (rc)
-				return bo_errf(err, rc, "cannot create %s: %s", runs[nrun].dir,
-				               strerror(-rc));
-			nrun++;
-		}
 	unsigned jobs = o->jobs ? o->jobs : 1;
 	double t0 = bo_now();
 	while (done < nrun) {
 		while (next < nrun && running < jobs) {
 			runs[next].pid =
-			    start_run(o, runs[next].k, a->stack[runs[next].r], runs[next].dir);
+			    start_run(o, a, runs[next].k, a->stack[runs[next].r], runs[next].dir);
 			if (runs[next].pid < 0)
 				return bo_errf(err, -errno, "fork: %s", strerror(errno));
 			next++, running++;
@@ -471,7 +634,7 @@ int matrix_apps_run(const struct matrix_run_opts *o, struct matrix *m, struct bo
 			if (runs[i].pid == pid) {
 				runs[i].pid = 0;
 				take_run(a, runs[i].r, runs[i].k, runs[i].dir, base, st,
-				         APP_RUN_SECONDS(o->vm_states));
+				         APP_RUN_SECONDS(runs[i].k, o->vm_states));
 				running--, done++;
 				fprintf(stderr,
 				        "matrix: application section: %zu of %zu app runs done, "
@@ -538,11 +701,15 @@ static size_t tally_say(const struct tally *t, const char *what, char *buf, size
 static void verdict(const struct matrix *m, size_t c, char *buf, size_t len)
 {
 	const struct matrix_apps *a = m->apps;
-	struct tally t[3] = {{0}};
+	struct tally t[4] = {{0}};
 	for (size_t r = 0; r < a->nrows; r++)
-		tally_add(&t[a->cls[r]], &a->cell[r][c], m->rows[a->row[r]].id);
+		tally_add(&t[a->cls[r]], &a->cell[r][c], a->id[r]);
 	size_t o =
 	    (size_t)snprintf(buf, len, "%s on Linux %s: ", app_cols[a->col[c]].label, APP_FS);
+	if (!(where(a->col[c]) & ON_ROWS)) {
+		tally_say(&t[TORN], TORN_WHAT, buf + o, o < len ? len - o : 0);
+		return;
+	}
 	o += tally_say(&t[HONEST], "flushes honoured", buf + o, o < len ? len - o : 0);
 	if (o < len)
 		o += (size_t)snprintf(buf + o, len - o, "; ");
@@ -559,10 +726,15 @@ static void verdict(const struct matrix *m, size_t c, char *buf, size_t len)
 	}
 	if (o < len && sum)
 		o += (size_t)snprintf(buf + o, len - o, " — %s", sum);
-	if (o < len && t[OTHER].cells) {
+	if (o < len && t[FLASH].cells) {
 		o += (size_t)snprintf(buf + o, len - o, "; elsewhere ");
 		if (o < len)
-			tally_say(&t[OTHER], "cheap flash", buf + o, len - o);
+			o += tally_say(&t[FLASH], "cheap flash", buf + o, len - o);
+	}
+	if (o < len && t[TORN].cells) {
+		o += (size_t)snprintf(buf + o, len - o, "; ");
+		if (o < len)
+			tally_say(&t[TORN], TORN_WHAT, buf + o, len - o);
 	}
 }
 
@@ -571,7 +743,9 @@ static void verdict(const struct matrix *m, size_t c, char *buf, size_t len)
 static void cell_text(const struct app_cell *x, char *buf, size_t len)
 {
 	const char *s = x->exhaustive ? "" : "~";
-	if (!x->ran)
+	if (x->skip)
+		snprintf(buf, len, "-");
+	else if (!x->ran)
 		snprintf(buf, len, x->failed ? "failed" : "n/a");
 	else if (x->ok == x->states)
 		snprintf(buf, len, "ok %" PRIu64 "%s", x->states, s);
@@ -615,7 +789,7 @@ void matrix_apps_print(const struct matrix *m, FILE *f)
 		fprintf(f, " %-14c", (int)('A' + c));
 	fputc('\n', f);
 	for (size_t r = 0; r < a->nrows; r++) {
-		fprintf(f, "%-20.20s", m->rows[a->row[r]].id);
+		fprintf(f, "%-20.20s", a->id[r]);
 		for (size_t c = 0; c < a->ncols; c++) {
 			char t[48];
 			cell_text(&a->cell[r][c], t, sizeof(t));
@@ -627,12 +801,16 @@ void matrix_apps_print(const struct matrix *m, FILE *f)
 		fprintf(f, "  %c = %s\n", (int)('A' + c), app_cols[a->col[c]].label);
 	fputs("  ok N: N states judged, all ok; L lost acknowledged work (silent), D damaged\n"
 	      "  (the checker's corruption, mount or fsck), C the checker crashed or hung, of\n"
-	      "  N states; ~ sampled; a failed run's cell: see matrix.json\n",
+	      "  N states; ~ sampled; - not run on that row; a failed run's cell: see\n"
+	      "  matrix.json\n",
 	      f);
 	for (size_t r = 0; r < a->nrows; r++)
+		if (a->cls[r] == TORN)
+			fprintf(f, "  %s: %s, Linux %s\n", TORN_ROW, TORN_STACK, APP_FS);
+	for (size_t r = 0; r < a->nrows; r++)
 		for (size_t c = 0; c < a->ncols; c++)
-			if (!a->cell[r][c].ran && a->cell[r][c].note[0])
-				fprintf(f, "  %s %c: %s\n", m->rows[a->row[r]].id, (int)('A' + c),
+			if (!a->cell[r][c].ran && !a->cell[r][c].skip && a->cell[r][c].note[0])
+				fprintf(f, "  %s %c: %s\n", a->id[r], (int)('A' + c),
 				        a->cell[r][c].note);
 	fputs("application verdicts:\n", f);
 	for (size_t c = 0; c < a->ncols; c++) {
@@ -647,11 +825,12 @@ void *matrix_apps_json(const struct matrix *m)
 	const struct matrix_apps *a = m->apps;
 	json_t *rows = json_array(), *cols = json_array(), *cells = json_array(),
 	       *verd = json_array();
-	static const char *const cls[] = {"flushes honoured", "flushes ignored", "other"};
+	static const char *const cls[] = {"flushes honoured", "flushes ignored", "other",
+	                                  "torn pages"};
 	for (size_t r = 0; r < a->nrows; r++)
-		json_array_append_new(
-		    rows, json_pack("{s:o,s:o,s:s}", "id", bo_json_text(m->rows[a->row[r]].id),
-		                    "stack", bo_json_text(a->stack[r]), "class", cls[a->cls[r]]));
+		json_array_append_new(rows, json_pack("{s:o,s:o,s:s}", "id", bo_json_text(a->id[r]),
+		                                      "stack", bo_json_text(a->stack[r]), "class",
+		                                      cls[a->cls[r]]));
 	for (size_t c = 0; c < a->ncols; c++) {
 		const struct app_col *k = &app_cols[a->col[c]];
 		json_array_append_new(cols, json_pack("{s:s,s:s,s:s}", "id", k->id, "label",
@@ -664,9 +843,9 @@ void *matrix_apps_json(const struct matrix *m)
 	for (size_t r = 0; r < a->nrows; r++)
 		for (size_t c = 0; c < a->ncols; c++) {
 			const struct app_cell *x = &a->cell[r][c];
-			json_t *o = json_pack(
-			    "{s:o,s:s,s:b,s:o}", "row", bo_json_text(m->rows[a->row[r]].id), "col",
-			    app_cols[a->col[c]].id, "ran", x->ran, "note", bo_json_text(x->note));
+			json_t *o = json_pack("{s:o,s:s,s:b,s:o}", "row", bo_json_text(a->id[r]),
+			                      "col", app_cols[a->col[c]].id, "ran", x->ran, "note",
+			                      bo_json_text(x->note));
 			if (x->ran)
 				json_object_update_new(
 				    o, json_pack(
@@ -699,10 +878,12 @@ void matrix_apps_md(const struct matrix *m, FILE *f)
 		fputs("---|", f);
 	fputc('\n', f);
 	for (size_t r = 0; r < a->nrows; r++) {
-		fprintf(f, "| %s |", m->rows[a->row[r]].id);
+		fprintf(f, "| %s |", a->id[r]);
 		for (size_t c = 0; c < a->ncols; c++) {
 			const struct app_cell *x = &a->cell[r][c];
-			if (!x->ran)
+			if (x->skip)
+				fputs(" - |", f);
+			else if (!x->ran)
 				fprintf(f, " n/a: %s |", x->note);
 			else
 				fprintf(f,
@@ -742,18 +923,21 @@ void matrix_apps_html(const struct matrix *m, FILE *f)
 	fputs("</tr>\n", f);
 	for (size_t r = 0; r < a->nrows; r++) {
 		fputs("<tr><th class=\"row\">", f);
-		html_text(f, m->rows[a->row[r]].id);
+		html_text(f, a->id[r]);
 		fputs("<br><code>", f);
 		html_text(f, a->stack[r]);
 		fputs("</code></th>", f);
 		for (size_t c = 0; c < a->ncols; c++) {
 			const struct app_cell *x = &a->cell[r][c];
-			const char *bg = !x->ran              ? "#bbb"
+			const char *bg = x->skip              ? "#eee"
+			                 : !x->ran            ? "#bbb"
 			                 : x->lost            ? "rgb(160,20,20)"
 			                 : x->ok != x->states ? "#e0a030"
 			                                      : "#3a8f3a";
 			fprintf(f, "<td class=\"cell\" style=\"background:%s\">", bg);
-			if (!x->ran)
+			if (x->skip)
+				html_text(f, "-");
+			else if (!x->ran)
 				html_text(f, x->note[0] ? x->note : "n/a");
 			else
 				fprintf(f,
@@ -775,4 +959,91 @@ void matrix_apps_html(const struct matrix *m, FILE *f)
 		fputs("</li>\n", f);
 	}
 	fputs("</ul>\n", f);
+}
+
+/* ---- the cells as the matrix's verdicts read them ------------------------------ */
+
+const struct matrix_cell *matrix_apps_find(const struct matrix *m, const char *row, const char *col)
+{
+	const struct matrix_apps *a = m->apps;
+	for (size_t r = 0; a && r < a->nrows; r++)
+		for (size_t c = 0; c < a->ncols; c++)
+			if (a->cell[r][c].ran && strcmp(a->id[r], row) == 0 &&
+			    strcmp(app_cols[a->col[c]].id, col) == 0)
+				return &a->view[r][c];
+	return NULL;
+}
+
+/* "full_page_writes=off: 1 of 118 states (sampled) broke: 0 lost acknowledged commits,
+ * 1 damaged" or "...: not in this run (--vm-apps ID)" */
+static size_t torn_say(const struct matrix_apps *a, size_t r, const char *id, const char *what,
+                       char *buf, size_t len)
+{
+	for (size_t c = 0; c < a->ncols; c++) {
+		const struct app_cell *x = &a->cell[r][c];
+		if (strcmp(app_cols[a->col[c]].id, id) != 0 || !x->ran)
+			continue;
+		int n =
+		    snprintf(buf, len,
+		             "%s: %" PRIu64 " of %" PRIu64 " states%s broke (%" PRIu64
+		             " lost acknowledged commits, %" PRIu64 " damaged%s)",
+		             what, x->states - x->ok, x->states, x->exhaustive ? "" : " (sampled)",
+		             x->lost, x->detected + x->other,
+		             x->crash + x->hang ? ", the checker crashed or hung on the rest" : "");
+		return n > 0 ? (size_t)n : 0;
+	}
+	int n = snprintf(buf, len, "%s: not in this run (--vm-apps %s)", what, id);
+	return n > 0 ? (size_t)n : 0;
+}
+
+size_t matrix_apps_verdicts(const struct matrix *m, struct matrix_verdict *out, size_t max)
+{
+	const struct matrix_apps *a = m->apps;
+	size_t r = 0;
+	while (a && r < a->nrows && a->cls[r] != TORN)
+		r++;
+	if (!a || r == a->nrows || max == 0)
+		return 0;
+	static const char *const ids[2] = {"pg-fpw-off", "pg-durable"};
+	const struct matrix_cell *x[2];
+	struct matrix_verdict *v = out;
+	*v = (struct matrix_verdict){.prop = MP_ANY};
+	for (int i = 0; i < 2; i++) {
+		x[i] = matrix_apps_find(m, TORN_ROW, ids[i]);
+		bool planned = false;
+		for (size_t c = 0; c < a->ncols; c++)
+			planned |= strcmp(app_cols[a->col[c]].id, ids[i]) == 0;
+		if (x[i])
+			v->cells[v->ncells].row = TORN_ROW, v->cells[v->ncells++].col = ids[i];
+		else if (planned)
+			v->unmeasured[v->nunmeasured].row = TORN_ROW,
+			v->unmeasured[v->nunmeasured++].col = ids[i];
+	}
+	if (!x[0] && !x[1])
+		return 0;
+	snprintf(v->expectation, sizeof(v->expectation), "ATOMIC-SECTORS");
+	size_t o = (size_t)snprintf(v->text, sizeof(v->text),
+	                            "PostgreSQL's 8 KiB pages on a drive whose atomic unit is "
+	                            "4 KiB (%s, Linux %s, " PG_COMMITS " commits): ",
+	                            TORN_ROW, APP_FS);
+	o += torn_say(a, r, ids[0], "full_page_writes=off", v->text + o, sizeof(v->text) - o);
+	if (o < sizeof(v->text))
+		o += (size_t)snprintf(v->text + o, sizeof(v->text) - o, "; ");
+	if (o < sizeof(v->text))
+		o +=
+		    torn_say(a, r, ids[1], "full_page_writes=on", v->text + o, sizeof(v->text) - o);
+	bool off = x[0] && x[0]->ok < x[0]->states, on = x[1] && x[1]->ok < x[1]->states;
+	const char *sum =
+	    on            ? "full_page_writes=on broke too: its states say how"
+	    : !x[0]       ? NULL
+	    : off && x[1] ? "the full-page images in the WAL are what repairs a page the drive "
+	                    "tore"
+	    : off         ? "a torn page broke the database"
+	    : !off        ? "no torn page broke it in the states judged: a torn heap page at a "
+	                    "checkpoint is rare among sampled cuts, a larger --vm-states finds more"
+	                  : NULL;
+	if (o < sizeof(v->text))
+		snprintf(v->text + o, sizeof(v->text) - o, "%s%s.", sum ? " — " : "",
+		         sum ? sum : "");
+	return 1;
 }

@@ -27,7 +27,7 @@ const struct matrix_cell *matrix_find(const struct matrix *m, const char *row, c
 		for (size_t c = 0; c < m->ncols; c++)
 			if (strcmp(m->rows[r].id, row) == 0 && strcmp(m->cols[c].id, col) == 0)
 				return matrix_cell(m, r, c);
-	return NULL;
+	return matrix_apps_find(m, row, col);
 }
 
 static uint64_t violating(const struct matrix_cell *c)

@@ -145,6 +145,15 @@ void *matrix_apps_json(const struct matrix *m); /* json_t * */
 void matrix_apps_md(const struct matrix *m, FILE *f);
 void matrix_apps_html(const struct matrix *m, FILE *f);
 void matrix_apps_free(struct matrix_apps *a);
+/* A cell of the section that ran, as the matrix's cells read (row TORN_ROW or a matrix
+ * row's id, column an example's id), or NULL: matrix_find's fallback, so a verdict may
+ * rest on it. */
+const struct matrix_cell *matrix_apps_find(const struct matrix *m, const char *row,
+                                           const char *col);
+/* The ATOMIC-SECTORS line of the section's torn-page row: PostgreSQL's full_page_writes
+ * off against on under 8 KiB pages torn at 4 KiB (0 or 1 verdict; matrix_verdicts puts
+ * it after the seed's ATOMIC-SECTORS lines). */
+size_t matrix_apps_verdicts(const struct matrix *m, struct matrix_verdict *out, size_t max);
 
 /* matrix_part.c */
 struct matrix_part {

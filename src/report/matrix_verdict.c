@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "blackout/matrix.h"
+#include "report/matrix_run.h"
 
 const struct matrix_cell *matrix_cell_at(const struct matrix *m, enum matrix_row_key row,
                                          enum matrix_col_key col)
@@ -864,8 +865,16 @@ static size_t say_real_md(const struct matrix *m, struct matrix_verdict *out, si
 size_t matrix_verdicts(const struct matrix *m, struct matrix_verdict *out, size_t max)
 {
 	size_t n = 0;
+	bool apps = false;
 	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]) && n < max; i++) {
 		const struct verdict_rule *r = &rules[i];
+		/* the application section's torn pages, after the seed's first ATOMIC-SECTORS
+		 * lines (torn sectors, cheap flash, unreadable, garbage) */
+		if (!apps && i > 0 && !strcmp(rules[i - 1].expectation, "ATOMIC-SECTORS") &&
+		    strcmp(r->expectation, "ATOMIC-SECTORS") != 0) {
+			n += matrix_apps_verdicts(m, out + n, max - n);
+			apps = true;
+		}
 		const struct matrix_cell *c[RULE_CELLS] = {NULL}, *idle[RULE_CELLS] = {NULL};
 		bool usable = true;
 		for (unsigned k = 0; k < r->ncells; k++) {

@@ -246,6 +246,16 @@ static void standin_args(const struct vm_explore_opts *vo, unsigned jobs, const 
 	}
 	if (vo->integrity)
 		argv[k++] = "--integrity";
+	if (vo->app) {
+		snprintf(num[4], 24, "%u", vo->app->prog_timeout);
+		snprintf(num[5], 24, "%u", vo->app->check_timeout);
+		argv[k++] = "--timeout", argv[k++] = num[4];
+		argv[k++] = "--check-timeout", argv[k++] = num[5];
+	}
+	if (vo->app && vo->state_timeout) {
+		snprintf(num[6], 24, "%u", vo->state_timeout);
+		argv[k++] = "--state-timeout", argv[k++] = num[6];
+	}
 	for (size_t i = 0; vo->app && i < vo->app->nwith && k + 4 < max; i++)
 		argv[k++] = "--with", argv[k++] = vo->app->with[i];
 	if (vo->app) {
@@ -271,7 +281,7 @@ pid_t matrix_vm_start(const struct matrix_run_opts *o, const struct vm_explore_o
 	 * alarm the whole run (its scripts get SIGTERM and its guests SIGKILL as it ends) */
 	alarm(seconds);
 	if (o->vm_cmd) {
-		char num[4][24];
+		char num[7][24];
 		const char *argv[64] = {o->vm_cmd};
 		standin_args(vo, vo->jobs, json, num, argv + 1, 62);
 		execvp(o->vm_cmd, (char *const *)argv);

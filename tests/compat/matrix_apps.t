@@ -30,6 +30,7 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--stack) stack=$2 ;; --fs) fs=$2 ;; --json) json=$2 ;; --max-states) n=$2 ;;
 	--checker) checker=$2 ;; --with) with=$2 ;; --seed) seed=$2 ;; --out | --jobs | --workload) ;;
+	--timeout) to=$2 ;; --check-timeout) to="$to $2" ;; --state-timeout) to="$to $2" ;;
 	*) break ;;
 	esac
 	shift 2
@@ -40,7 +41,19 @@ if [ "$cmd" = vmtest ]; then
 fi
 [ "$cmd" = app ] || exit 2
 echo "app|$stack|$fs|$n|$seed|${checker#$BLACKOUT_SRC/}|${with##*/}|${*#$BLACKOUT_SRC/}" >>"$CALLS"
+echo "${1##*/apps/}|$to" >>"$CALLS.timeouts"
 F=() # failures: "broken detected detected_by detail"
+# PostgreSQL: full_page_writes=off on the 4 KiB tearing drive has a damaged table in one
+# state; synchronous_commit=off loses the last commit where the cache is honest; the
+# durable setting only on the lying cache
+case "$1|$2$3|$stack" in
+*postgres*\|onoff\|*sector=4096,tear=sector*)
+	F+=("consistent true app app: corruption detected: corrupt: damaged u: 54 rows, 54 keys") ;;
+*postgres*\|offon\|*flush=honor*)
+	F+=("durable false - app: lost acknowledged work: acknowledged commits missing: 1") ;;
+*postgres*\|onon\|*flush=ignore*)
+	F+=("durable false - app: lost acknowledged work: acknowledged commits missing: 2") ;;
+esac
 case "$1|$stack" in
 *sqlite*flush=ignore*)
 	F+=("durable false - app: lost acknowledged work: commit 4 missing")
@@ -200,6 +213,71 @@ rc2=$?
 [ $rc1 -eq 2 ] && grep -q "no example 'sqlite-wall'" "$SCRATCH/u1.err" && [ $rc2 -eq 2 ] &&
 	grep -q -- '--vm-apps needs --vm' "$SCRATCH/u2.err"
 ok $? "an unknown example or --vm-apps without --vm is bad usage (rc $rc1, $rc2)"
+
+# PostgreSQL: the durable setting on every row and the torn-page row, synchronous_commit=off
+# on the matrix's rows, full_page_writes=off on the torn-page row only; one cluster made
+# on the host by the real template.sh and carried to every run
+: >"$CALLS"
+: >"$CALLS.timeouts"
+run pg -- --vm-apps pg-durable,pg-async,pg-fpw-off
+rc=$?
+J="$SCRATCH/pg/matrix.json"
+tpl=$(grep -o '[^ ]*/pg-template/cluster.tar' "$CALLS" | sort -u)
+[ $rc -eq 0 ] && [ "$(grep -c '^app|' "$CALLS")" -eq 8 ] &&
+	[ "$(grep -c '|ext4,barrier=1|4|1|apps/postgres/check.sh|pg-template|apps/postgres/run.sh on on 4 /[^ ]*/pg-template/cluster.tar$' "$CALLS")" -eq 4 ] &&
+	[ "$(grep -c '|apps/postgres/check.sh|pg-template|apps/postgres/run.sh off on 4 /' "$CALLS")" -eq 3 ] &&
+	[ "$(grep -c '^app|disk(sector=4096,tear=sector) > mem(size=128M,sector=4096)|ext4,barrier=1|4|1|apps/postgres/check.sh|pg-template|apps/postgres/run.sh on off 4 /' "$CALLS")" -eq 1 ] &&
+	[ "$(grep -c '^postgres/run.sh|300 60 120$' "$CALLS.timeouts")" -eq 8 ] &&
+	[ "$(grep -c '^sqlite\|^rename\|^applog' "$CALLS.timeouts")" -eq 0 ] &&
+	[ "$(echo "$tpl" | wc -l)" -eq 1 ] && tar -tf "$tpl" | grep -q '^pg/PG_VERSION$'
+ok $? "PostgreSQL columns: 8 runs (durable on 3 rows and torn-4k, async on 3, full_page_writes=off on torn-4k), one host-made cluster carried, 300/60/120 s bounds (rc $rc)"
+grep '^app|.*postgres' "$CALLS" | tail -n 1 | sed "s|$SCRATCH|SCRATCH|g; s/^/#   /"
+cell() { jq -c --arg r "$1" --arg c "$2" '.apps.cells[] | select(.row==$r and .col==$c) |
+  [.ran,.states,.ok,.lost,.detected]' "$J"; }
+jq -e '(.apps.rows | map(.id)) == ["cache","cache-lying","flash-cheap-128k","torn-4k"] and
+  .apps.rows[3].class == "torn pages" and
+  .apps.rows[3].stack == "disk(sector=4096,tear=sector) > mem(size=128M,sector=4096)" and
+  (.apps.columns | map(.id)) == ["pg-durable","pg-async","pg-fpw-off"]' "$J" >/dev/null &&
+	[ "$(cell torn-4k pg-fpw-off)" = "[true,4,3,0,1]" ] &&
+	[ "$(cell torn-4k pg-durable)" = "[true,4,4,0,0]" ] && [ "$(cell cache pg-async)" = "[true,4,3,1,0]" ] && [ "$(cell cache-lying pg-durable)" = "[true,4,3,1,0]" ] &&
+	[ "$(cell cache pg-fpw-off)" = "[false,null,null,null,null]" ] &&
+	[ "$(cell torn-4k pg-async)" = "[false,null,null,null,null]" ] &&
+	jq -e '.apps.cells[] | select(.row=="cache" and .col=="pg-fpw-off") | .note == "runs on torn-4k only"' "$J" >/dev/null
+ok $? "the torn-page row, its cells, and the cells a column does not run on"
+grep -q '^torn-4k  *ok 4~  *-  *L0 D1 C0/4~ *$' "$SCRATCH/pg.txt" &&
+	grep -q '^  torn-4k: disk(sector=4096,tear=sector) > mem(size=128M,sector=4096), Linux ext4,barrier=1$' "$SCRATCH/pg.txt"
+ok $? "the terminal table: - where a column does not run, the torn-page row's stack below"
+TV="PostgreSQL's 8 KiB pages on a drive whose atomic unit is 4 KiB (torn-4k, Linux ext4,barrier=1, 4 commits): full_page_writes=off: 1 of 4 states (sampled) broke (0 lost acknowledged commits, 1 damaged); full_page_writes=on: 0 of 4 states (sampled) broke (0 lost acknowledged commits, 0 damaged) — the full-page images in the WAL are what repairs a page the drive tore."
+jq -e --arg t "$TV" '.verdicts[] | select(.text | startswith("PostgreSQL")) | .expectation == "ATOMIC-SECTORS" and
+  .text == $t and .result == "broken" and .property == "any" and .states == 8 and .count == 1 and
+  (.results | map([.row, .col, .result, .count])) == [["torn-4k","pg-fpw-off","broken",1],["torn-4k","pg-durable","holds",0]]' "$J" >/dev/null
+ok $? "the torn-page verdict: an ATOMIC-SECTORS line of matrix.json, broken, resting on the two torn-4k cells"
+jq -r '.verdicts[] | select(.text | startswith("PostgreSQL")) | .text' "$J" | sed 's/^/#   /'
+awk '/^What the measurements say:/ { on = 1; next } on && /^  \[/ { print }' "$SCRATCH/pg.txt" >"$SCRATCH/pg.v"
+n=$(grep -n "^  \[ATOMIC-SECTORS\] PostgreSQL's 8 KiB pages" "$SCRATCH/pg.v" | cut -d: -f1)
+[ -n "$n" ] && sed -n "$((n - 1))p" "$SCRATCH/pg.v" | grep -q '^  \[ATOMIC-SECTORS\]' &&
+	! sed -n "$((n + 1))p" "$SCRATCH/pg.v" | grep -q '^  \[ATOMIC-SECTORS\]' &&
+	grep -q "ATOMIC-SECTORS.*PostgreSQL's 8 KiB pages" "$SCRATCH/pg/matrix.md" &&
+	grep -q "PostgreSQL&#39;s 8 KiB pages\|PostgreSQL's 8 KiB pages" "$SCRATCH/pg/report.html"
+ok $? "in the terminal, matrix.md and report.html, after the seed's ATOMIC-SECTORS lines"
+jq -r '.apps.verdicts[] | select(.example=="pg-fpw-off") | .text' "$J" |
+	grep -qx 'PostgreSQL, full_page_writes=off on Linux ext4,barrier=1: 8 KiB pages on 4 KiB atomic sectors (torn-4k): 0 of 4 states (sampled) lost acknowledged work, 1 were damaged or did not mount'
+ok $? "the APP verdict of a column that runs only on the torn-page row"
+
+# a host whose template fails: the PostgreSQL cells say so, the rest run
+mkdir -p "$SCRATCH/tree2/scripts"
+cp -r "$BLACKOUT_SRC/apps" "$SCRATCH/tree2/"
+printf '#!/bin/sh\necho "template.sh: no /usr/lib/postgresql/15/bin/initdb" >&2\nexit 1\n' \
+	>"$SCRATCH/tree2/apps/postgres/template.sh"
+: >"$CALLS"
+run pgbad BLACKOUT_SRC="$SCRATCH/tree2" -- --vm-apps pg-durable,append-log
+rc=$?
+[ $rc -eq 0 ] && [ "$(grep -c '^app|' "$CALLS")" -eq 3 ] && ! grep -q postgres "$CALLS" &&
+	jq -e '[.apps.cells[] | select(.col=="pg-durable")] | length == 4 and
+  all(.[]; (.ran|not) and .note == "the cluster template failed (apps/postgres/template.sh): template.sh: no /usr/lib/postgresql/15/bin/initdb")' \
+		"$SCRATCH/pgbad/matrix.json" >/dev/null &&
+	! jq -e '.verdicts[] | select(.text | startswith("PostgreSQL"))' "$SCRATCH/pgbad/matrix.json" >/dev/null
+ok $? "a cluster template that fails: every PostgreSQL cell says why, no torn-page verdict, the other example runs (rc $rc)"
 
 "$BLACKOUT" matrix --rows cache --columns ext3-ordered-b1 --workloads append-fsync \
 	--max-states 10 --json "$SCRATCH/novm.json" --out "$SCRATCH/novm" >/dev/null 2>&1 &&
