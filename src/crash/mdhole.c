@@ -430,6 +430,18 @@ static void epoch(const struct hole *h, size_t cut, bool inflight, size_t *s, si
 		(*e)++;
 }
 
+/* The blocks every write of the run touches, counted once per write: what
+ * epoch_writes may collect before it sorts them and drops repeats (more than the
+ * distinct blocks nt, as a journal's blocks are written again and again). */
+static size_t written_blocks(const struct hole *h)
+{
+	size_t n = 1;
+	for (size_t i = 0; i < h->nw; i++)
+		for (uint64_t b = h->w[i].off / BLK; b * BLK < h->w[i].off + h->w[i].len; b++)
+			n++;
+	return n;
+}
+
 /* The blocks the writes [s, to) touched: a present member's block written in the
  * epoch is not "unchanged" even when it ends as it began. */
 static void epoch_writes(struct hole *h, size_t s, size_t to)
@@ -632,7 +644,7 @@ static int hole_open(struct hole *h, const char *dir, const struct rec_log *log,
 	if (rc == 0)
 		rc = array_of_base(h, err);
 	if (rc == 0 && (ref_init(&h->rs, h->nt) || ref_init(&h->re, h->nt) ||
-	                !(h->wrote = malloc((h->nt ? h->nt : 1) * sizeof(*h->wrote)))))
+	                !(h->wrote = malloc(written_blocks(h) * sizeof(*h->wrote)))))
 		rc = -ENOMEM;
 	if (rc == 0)
 		rc = candidates(h);
