@@ -41,7 +41,7 @@ ok $rc_hea "healthy md RAID5 over 4 members: the same recorded"
 
 for d in deg jou hea; do
 	timeout 120 "$BLACKOUT" mdhole --log "$T/$d/io.log" --stack "$(stack $d)" \
-		--fs ext4,barrier=1 --workload append-fsync --max-states 300 --store "$T/$d.states" \
+		--fs ext4,barrier=1 --workload append-fsync --max-states 400 --store "$T/$d.states" \
 		--list "$T/$d.list" --array-image "$T/$d.img" >"$T/$d.out" 2>&1 &
 	eval "pid_$d=\$!"
 done
