@@ -370,10 +370,10 @@ static void write_delta(size_t n, const uint64_t *idx, uint8_t *const *data, uns
 	free(b);
 }
 
-static void test_hole(void)
+/* The degraded array (member 0 zeros) as a store's base.img and members in a new
+ * scratch dir; returns the base image (the caller frees it). */
+static uint8_t *degraded_store(void)
 {
-	/* base: the degraded array (member 0 zeros); the run rewrites chunk 1's block 4
-	 * (role 1, stripe 0) and stripe 0's P, then flushes every member */
 	build_array();
 	memset(mem[0], 0, MBYTES);
 	uint8_t *base = malloc((size_t)NDEV * MBYTES);
@@ -386,6 +386,14 @@ static void test_hole(void)
 	int ml = snprintf(members, sizeof(members), "m0 0 %u\nm1 %u %u\nm2 %u %u\nm3 %u %u\n",
 	                  MBYTES, MBYTES, MBYTES, 2 * MBYTES, MBYTES, 3 * MBYTES, MBYTES);
 	write_file("members", members, (size_t)ml);
+	return base;
+}
+
+static void test_hole(void)
+{
+	/* base: the degraded array (member 0 zeros); the run rewrites chunk 1's block 4
+	 * (role 1, stripe 0) and stripe 0's P, then flushes every member */
+	uint8_t *base = degraded_store();
 
 	uint64_t mb = DOFF / 8 + 4; /* the row */
 	uint8_t *d1 = malloc(MD_BLOCK), *p1 = malloc(MD_BLOCK), *d2 = malloc(MD_BLOCK);
@@ -556,18 +564,7 @@ static void test_hole(void)
 static void test_hole_rewrites(void)
 {
 	enum { NREWRITE = 12 };
-	build_array();
-	memset(mem[0], 0, MBYTES);
-	uint8_t *base = malloc((size_t)NDEV * MBYTES);
-	for (unsigned d = 0; d < NDEV; d++)
-		memcpy(base + (size_t)d * MBYTES, mem[d], MBYTES);
-	snprintf(dir, sizeof(dir), "/tmp/bo-mdview.XXXXXX");
-	tap_require(mkdtemp(dir) != NULL, "a scratch directory");
-	write_file("base.img", base, (size_t)NDEV * MBYTES);
-	char members[200];
-	int ml = snprintf(members, sizeof(members), "m0 0 %u\nm1 %u %u\nm2 %u %u\nm3 %u %u\n",
-	                  MBYTES, MBYTES, MBYTES, 2 * MBYTES, MBYTES, 3 * MBYTES, MBYTES);
-	write_file("members", members, (size_t)ml);
+	uint8_t *base = degraded_store();
 	uint64_t mb = DOFF / 8 + 4;
 	uint8_t *d1 = malloc(MD_BLOCK);
 	memcpy(d1, at(1, 0, 4), MD_BLOCK);
