@@ -13,9 +13,9 @@
 #include <unistd.h>
 
 #include "blackout/crash.h"
-#include "blackout/endian.h"
 #include "crash/crash_int.h"
 #include "tap.h"
+#include "test_store.h"
 
 #define MEM    "mem(size=8M)"
 #define LYING  "cache(size=1M,flush=ignore) > " MEM
@@ -23,40 +23,6 @@
 #define WL     "append-fsync"
 
 static char tmp[256];
-
-/* base.img with s<n>.delta applied (the store's format, read here on its own) */
-static uint8_t *store_image(const char *dir, size_t n, size_t *size)
-{
-	char p[512];
-	snprintf(p, sizeof(p), "%s/base.img", dir);
-	FILE *f = fopen(p, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	*size = (size_t)ftell(f);
-	rewind(f);
-	uint8_t *img = malloc(*size);
-	bool ok = img && fread(img, 1, *size, f) == *size;
-	fclose(f);
-	snprintf(p, sizeof(p), "%s/s%zu.delta", dir, n);
-	f = fopen(p, "rb");
-	uint8_t hdr[16];
-	ok = ok && f && fread(hdr, 1, 16, f) == 16 && memcmp(hdr, "BOSTATE1", 8) == 0;
-	uint32_t count = ok ? get_le32(hdr + 12) : 0;
-	for (uint32_t i = 0; ok && i < count; i++) {
-		uint8_t idx[8];
-		ok = fread(idx, 1, 8, f) == 8;
-		uint64_t b = ok ? get_le64(idx) : 0;
-		ok = ok && (b + 1) * 4096 <= *size && fread(img + b * 4096, 1, 4096, f) == 4096;
-	}
-	if (f)
-		fclose(f);
-	if (!ok) {
-		free(img);
-		return NULL;
-	}
-	return img;
-}
 
 struct tobs {
 	struct crash_fscfg fsc;
@@ -71,20 +37,13 @@ static int observe(void *ctx, const char *store, size_t n, struct crash_observat
 	struct tobs *t = ctx;
 	for (size_t i = 0; i < n; i++) {
 		memset(&obs[i], 0, sizeof(obs[i]));
-		size_t size;
-		uint8_t *img = store_image(store, i, &size);
-		struct bdev *d = NULL;
-		if (!img || blk_mem_open(512, size / 512, &d) || blk_pwrite(d, 0, size, img, 0)) {
-			free(img);
-			blk_close(d);
+		struct bdev *d = store_device(store, i);
+		if (!d)
 			return bo_errf(err, -EIO, "test observer: state s%zu unreadable", i);
-		}
-		free(img);
 		int rc = crash_observe_fs(d, &t->fsc.mo, &obs[i], NULL);
 		if (rc == 0 && !obs[i].mount_rc && !obs[i].unmount_rc)
 			crash_observe_check(crash_fsck_own, NULL, d,
 			                    &obs[i].check[CRASH_CHECK_E2FSCK]);
-		blk_close(d);
 		if (rc)
 			return rc;
 		t->seen++;
@@ -327,5 +286,6 @@ int main(void)
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmp);
 	if (system(cmd) != 0)
 		diag("could not remove %s", tmp);
+	store_device_close();
 	return tap_done();
 }

@@ -2,7 +2,12 @@
 /* test_dev_probe_hole.c — `stack probe` and the write-hole experiment (`blackout raid
  * hole`) agree on whether each stack the matrix uses destroys data nobody wrote, and
  * the probe names the mechanism (stripe, erase block) with its unit size. The stacks
- * are the rows of src/report/matrix_plan.c (keep them in step). */
+ * are the rows of src/report/matrix_plan.c (keep them in step), with RAID members of
+ * 1 MiB instead of the matrix's 6 MiB: the verdict and the unit follow the chunk, not
+ * the member's size, and the hole experiment reads the whole array for each of its
+ * hundreds of outcomes (6 MiB members made this the unit suite's longest test). The
+ * flash rows keep their size: a 4 MiB erase block needs the 16 MiB to be measured
+ * whole. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +16,7 @@
 #include "blackout/raid.h"
 #include "tap.h"
 
-#define DM        "disk > mem(size=6M)"
+#define DM        "disk > mem(size=1M)"
 #define R5(extra) "raid5(chunk=4k" extra ") > [" DM "] x4"
 
 enum expect { NONE, NOT_MEASURED, STRIPE, ERASE_BLOCK };
@@ -34,7 +39,7 @@ static const struct row rows[] = {
     {"flash(ftl=careful,eb=128k,size=16M)", NONE, 0, false},
     {R5(""), NONE, 0, true},
     {R5(",missing=1"), STRIPE, 4096, true},
-    {"raid5(chunk=4k,missing=1,journal=true) > [" DM " ; " DM " ; " DM " ; " DM " ; mem(size=4M)]",
+    {"raid5(chunk=4k,missing=1,journal=true) > [" DM " ; " DM " ; " DM " ; " DM " ; mem(size=1M)]",
      NONE, 0, true},
     {"raid6(chunk=4k,missing=1:2) > [" DM "] x5", STRIPE, 4096, true},
     {"fault > disk(tear=none) > mem(size=16M)", NONE, 0, false},
@@ -47,13 +52,13 @@ static const struct row rows[] = {
     {"disk(tear=none,garbage=true) > mem(size=16M)", NONE, 0, false},
     {"integrity(mode=journal) > flash(ftl=cheap,eb=128k,size=16M)", ERASE_BLOCK, 128 << 10, false,
      true},
-    {"raid5(chunk=4k) > [cache(size=64k,flush=honor) > disk > mem(size=6M)] x4", NONE, 0, false},
-    {"raid5(chunk=4k) > [cache(size=64k,flush=ignore) > disk > mem(size=6M)] x4", NOT_MEASURED, 0,
+    {"raid5(chunk=4k) > [cache(size=64k,flush=honor) > disk > mem(size=1M)] x4", NONE, 0, false},
+    {"raid5(chunk=4k) > [cache(size=64k,flush=ignore) > disk > mem(size=1M)] x4", NOT_MEASURED, 0,
      false},
-    {"raid5(chunk=4k,flush=drop) > [cache(size=64k,flush=honor) > disk > mem(size=6M)] x4",
+    {"raid5(chunk=4k,flush=drop) > [cache(size=64k,flush=honor) > disk > mem(size=1M)] x4",
      NOT_MEASURED, 0, false},
     /* not a matrix row: a bigger chunk, to see the unit follow it */
-    {"raid5(chunk=64k,missing=1) > [mem(size=6M)] x4", STRIPE, 64 << 10, true},
+    {"raid5(chunk=64k,missing=1) > [mem(size=1M)] x4", STRIPE, 64 << 10, true},
 };
 
 /* the write-hole experiment (raid_hole_probe, what `blackout raid hole` runs) at
@@ -86,8 +91,16 @@ static bool hole_seen(const char *spec, uint64_t *outcomes)
 
 int main(void)
 {
+	/* Under the sanitizers the 4 MiB erase block's thousand-odd outcomes, each a
+	 * read-modify-write of the whole block, took 94 of the test's 131 s; the 128 KiB
+	 * rows run the same code, and the plain build runs this row too. */
+	bool sanitized = getenv("BLACKOUT_ASAN") != NULL;
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		const struct row *w = &rows[i];
+		if (sanitized && w->want == ERASE_BLOCK && w->unit >= (4u << 20)) {
+			diag("%s: left to the plain build (BLACKOUT_ASAN)", w->stack);
+			continue;
+		}
 		struct dev_spec *s;
 		struct bo_err err = {{0}};
 		struct dev_probe_result r;
