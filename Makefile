@@ -49,6 +49,19 @@ CLI := $(BUILD)/blackout
 
 PROVE ?= prove
 PROVE_FLAGS ?= -j2 --timer
+# The suites run as if make were not around them: a make a test starts (install.t,
+# debian/rules) builds on its own terms, not inside this one's jobserver.
+TEST_ENV := env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL
+
+# Every build uses every core without -j on the command line: `.ci/run` is a bare
+# `make check`, which compiled the library five times over (plain, PIC, ASan, fuzz and
+# the unit tests' links) on one core. Only the top-level make sets it; sub-makes share
+# its jobserver; `make -j1` still wins. Targets that install packages first (check,
+# demo, bench) do so in their recipe, before any build starts.
+NPROC := $(shell nproc 2>/dev/null || echo 1)
+ifeq ($(MAKELEVEL),0)
+MAKEFLAGS += -j$(NPROC)
+endif
 
 .PHONY: all deps check check-unit check-compat check-vm check-asan check-format check-fuzz check-long \
 	bench fuzz demo clean format unit man install uninstall
@@ -97,7 +110,9 @@ $(GUEST_PROBE): $(GUEST_PROBE_SRCS)
 	$(CC) $(CPPFLAGS) $(CFLAGS_WARN) -O2 -static -o $@ $(GUEST_PROBE_SRCS) -lm
 
 # ---- tests -------------------------------------------------------------------
-check: deps all unit
+check:
+	@scripts/install-deps
+	$(MAKE) all unit
 	$(MAKE) check-format
 	$(MAKE) check-unit
 	$(MAKE) check-compat
@@ -107,11 +122,11 @@ check: deps all unit
 	@echo "make check: all suites passed"
 
 check-unit: unit
-	BLACKOUT_SRC=$(CURDIR) $(PROVE) $(PROVE_FLAGS) --exec '' $(UNIT_BINS)
+	$(TEST_ENV) BLACKOUT_SRC=$(CURDIR) $(PROVE) $(PROVE_FLAGS) --exec '' $(UNIT_BINS)
 
 check-compat: all
 	@if ls tests/compat/*.t >/dev/null 2>&1; then \
-	  BLACKOUT=$(CURDIR)/$(CLI) BLACKOUT_SRC=$(CURDIR) BUILD=$(CURDIR)/$(BUILD) \
+	  $(TEST_ENV) BLACKOUT=$(CURDIR)/$(CLI) BLACKOUT_SRC=$(CURDIR) BUILD=$(CURDIR)/$(BUILD) \
 	  $(PROVE) $(PROVE_FLAGS) tests/compat/*.t; \
 	else echo "check-compat: no compat tests yet"; fi
 
@@ -122,7 +137,7 @@ check-compat: all
 VM_JOBS ?= 2
 check-vm: all
 	@if ls tests/vm/*.t >/dev/null 2>&1; then \
-	  BLACKOUT=$(CURDIR)/$(CLI) BLACKOUT_SRC=$(CURDIR) BUILD=$(CURDIR)/$(BUILD) \
+	  $(TEST_ENV) BLACKOUT=$(CURDIR)/$(CLI) BLACKOUT_SRC=$(CURDIR) BUILD=$(CURDIR)/$(BUILD) \
 	  $(PROVE) --timer -j$(VM_JOBS) tests/vm/*.t; \
 	else echo "check-vm: no vm tests"; fi
 
@@ -131,7 +146,7 @@ check-vm: all
 # run on demand, two scripts at a time as the vm suite.
 check-long: all
 	@if ls tests/long/*.t >/dev/null 2>&1; then \
-	  BLACKOUT=$(CURDIR)/$(CLI) BLACKOUT_SRC=$(CURDIR) BUILD=$(CURDIR)/$(BUILD) \
+	  $(TEST_ENV) BLACKOUT=$(CURDIR)/$(CLI) BLACKOUT_SRC=$(CURDIR) BUILD=$(CURDIR)/$(BUILD) \
 	  $(PROVE) --timer -j$(VM_JOBS) tests/long/*.t; \
 	else echo "check-long: no long tests"; fi
 
@@ -143,10 +158,10 @@ check-asan:
 	$(MAKE) BUILD=build/asan OPT=-O1 \
 	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
 	  unit build/asan/blackout
-	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	$(TEST_ENV) ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  BLACKOUT_SRC=$(CURDIR) BLACKOUT_ASAN=1 \
 	  $(PROVE) $(PROVE_FLAGS) --exec '' $(patsubst $(BUILD)/%,build/asan/%,$(UNIT_BINS))
-	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	$(TEST_ENV) ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  BLACKOUT=$(CURDIR)/build/asan/blackout BLACKOUT_SRC=$(CURDIR) BUILD=$(CURDIR)/build/asan \
 	  FS_DAMAGE_SEEDS=1 $(PROVE) $(PROVE_FLAGS) tests/compat/fsck_damage.t tests/compat/fsck_journal.t \
 	  tests/compat/fsck_backup_sb.t tests/compat/jbd_recover_fs.t tests/compat/fs_damage.t \
@@ -228,14 +243,18 @@ BENCH_LIBS_bench_fs = -lext2fs -lcom_err
 BENCH_LIBS_bench_nbd = -lnbd
 # Each benchmark prints its figures beside their goals ("goal: ... met|MISSED",
 # bench/bench_goal.h); the misses are listed again at the end. Speed never fails it.
-bench: deps all $(BENCH_BINS)
+bench:
+	@scripts/install-deps
+	$(MAKE) all $(BENCH_BINS)
 	@out=$$(mktemp) && for b in $(BENCH_BINS); do echo "== $$(basename $$b)"; \
 	  { BLACKOUT=$(CURDIR)/$(CLI) $$b; echo $$? >$$out.rc; } | tee -a $$out; \
 	  [ "$$(cat $$out.rc)" = 0 ] || { rm -f $$out $$out.rc; exit 1; }; echo; done; \
 	echo "== goals: $$(grep -c '^goal:.* met$$' $$out) met, $$(grep -c '^goal:.*MISSED$$' $$out) missed"; \
 	grep '^goal:.*MISSED$$' $$out; rm -f $$out $$out.rc; true
 
-demo: deps all
+demo:
+	@scripts/install-deps
+	$(MAKE) all
 	scripts/demo
 
 # ---- install (docs/install.md) ---------------------------------------------------
