@@ -43,10 +43,13 @@ struct campaign_unit {
 	char workload[32], fs[16], kernel[16]; /* kernel "-" for the model */
 	enum campaign_outcome outcome;
 	uint64_t judged, ok, failing; /* distinct states judged; ok; breaking an invariant */
+	uint64_t pruned;  /* with prune: states equal after journal replay to a judged one,
+	                   * left unjudged (docs/explore.md, "Pruning") */
 	uint64_t refused; /* steps the guest kernel refused (EINVAL, EOPNOTSUPP from a falloc
 	                   * mode): recorded as failed, the oracle expects their failure;
 	                   * msg names them */
 	char ops[256];    /* the run's step kinds in order, comma-separated */
+	bool resumed;     /* --resume took an earlier run's result (not in units.txt) */
 	char msg[256];    /* why not supported, or the error */
 	struct campaign_hit hit[CRASH_INV_N];
 	unsigned nhit;
@@ -60,6 +63,7 @@ struct campaign_part {
 	char kernels[64]; /* "6.1,6.12" */
 	char stack[512];  /* "" = each filesystem's default stack */
 	uint64_t max_states;
+	bool prune;     /* the real-kernel units pruned journal-equivalent states */
 	uint64_t total; /* units of the whole campaign */
 	unsigned shard, nshards;
 	struct campaign_unit *u;
@@ -74,6 +78,11 @@ struct campaign_opts {
 	uint64_t seed;
 	const char *stack;       /* NULL: each filesystem's default */
 	uint64_t max_states;     /* per unit; 0: 100 */
+	bool resume;             /* a unit whose result an earlier run left in OUT/runs (the same
+	              * workload, stack, fs, kernel, budget, pruning) is read, not run */
+	bool prune;              /* real-kernel units judge journal-replay-equivalent states
+	                          * once (crash_config.prune; ext3/ext4 only, the others
+	                          * say why not in their result) */
 	unsigned jobs;           /* units run at once (worker processes, at most 64), each
 	                          * real-kernel unit judged by one guest; 0, 1: one */
 	unsigned shard, nshards; /* 0,0: all */

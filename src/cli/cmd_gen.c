@@ -28,6 +28,8 @@ enum {
 	OPT_KERNEL,
 	OPT_STACK,
 	OPT_MAX_STATES,
+	OPT_PRUNE,
+	OPT_RESUME,
 	OPT_JOBS,
 	OPT_SHARD,
 	OPT_MERGE
@@ -63,6 +65,16 @@ static const struct cli_opt gen_opts[] = {
      G_CAMP, G_LIST | G_MERGE},
     {OPT_MAX_STATES, "max-states", "N", "budget of crash states per unit (default 100)", G_CAMP,
      G_LIST | G_MERGE},
+    {OPT_PRUNE, "prune", NULL,
+     "judge once the states of a real-kernel unit that agree after\n"
+     "journal replay (ext3, ext4; vmtest --prune); the report\n"
+     "counts the ones left out",
+     G_CAMP, G_LIST | G_MERGE},
+    {OPT_RESUME, "resume", NULL,
+     "take each unit's result an earlier run of the same campaign\n"
+     "left in --out DIR (killed, or a shard re-run), and run only\n"
+     "the units without one",
+     G_CAMP, G_LIST | G_MERGE},
     {OPT_JOBS, "jobs", "N",
      "units run at once (each a recording boot, then one guest\njudging its states)", G_CAMP,
      G_LIST | G_MERGE},
@@ -81,7 +93,7 @@ static const struct cli_spec gen_spec = {
     "generate workloads: ACE-style bounded sequences, or seeded random ones",
     "--len N [--out DIR] [--list]\n--random COUNT [--seed S] [--length L] [--out DIR] [--list]\n"
     "--fs FS[,FS...] [--kernel K[,K...]] (--len N | --random COUNT ...) [--stack SPEC]\n"
-    "    [--max-states N] [--jobs N] [--shard I/N] --out DIR\n"
+    "    [--max-states N] [--prune] [--resume] [--jobs N] [--shard I/N] --out DIR\n"
     "--merge --out DIR SHARD-DIR...",
     "Workloads in the workload language (docs/workloads.md) over a fixed tree (/A, /B,\n"
     "/A/C; /foo and /A/foo of 16 KiB; /bar, /A/bar to create), ACE-style (docs/gen.md).\n"
@@ -153,12 +165,17 @@ static int parse_shard(const char *v, unsigned *i, unsigned *n)
 static void progress(void *ctx, const struct campaign_unit *u, size_t done, size_t total)
 {
 	(void)ctx;
-	fprintf(stderr, "gen: [%zu/%zu] %s on %s %s: %s", done, total, u->workload, u->fs,
-	        u->kernel, campaign_outcome_name(u->outcome));
-	if (u->outcome == CAMPAIGN_RAN)
-		fprintf(stderr, ", %llu states, %llu failing", (unsigned long long)u->judged,
-		        (unsigned long long)u->failing);
-	fputc('\n', stderr);
+	/* one write a line: --jobs workers share stderr, and a line printed in pieces
+	 * interleaves with another worker's */
+	char line[512];
+	int n = snprintf(line, sizeof line, "gen: [%zu/%zu] %s on %s %s: %s", done, total,
+	                 u->workload, u->fs, u->kernel, campaign_outcome_name(u->outcome));
+	if (n >= 0 && (size_t)n < sizeof line && u->outcome == CAMPAIGN_RAN)
+		n += snprintf(line + n, sizeof line - (size_t)n, ", %llu states, %llu failing%s",
+		              (unsigned long long)u->judged, (unsigned long long)u->failing,
+		              u->resumed ? " (an earlier run's result, --resume)" : "");
+	if (n >= 0 && (size_t)n < sizeof line - 1)
+		fprintf(stderr, "%s\n", line);
 }
 
 /* The report on stdout; the exit status from what the campaign found. */
@@ -235,6 +252,8 @@ int cmd_gen(int argc, char **argv)
 		case OPT_MAX_STATES:
 			rc = cli_num("gen", "--max-states", p.arg, 0, 1, 100000000, &c.max_states);
 			break;
+		case OPT_PRUNE: c.prune = true; break;
+		case OPT_RESUME: c.resume = true; break;
 		case OPT_JOBS:
 			rc = cli_num("gen", "--jobs", p.arg, 0, 1, 64, &n);
 			c.jobs = (unsigned)n;
@@ -259,9 +278,10 @@ int cmd_gen(int argc, char **argv)
 		                       p.args[0]);
 	if (!len == !random)
 		return cli_usage_error("gen", "give one of --len N or --random COUNT");
-	if (!c.fs && (c.kernels || c.stack || c.max_states || c.jobs || c.nshards))
-		return cli_usage_error("gen", "--kernel, --stack, --max-states, --jobs and --shard "
-		                              "go with --fs (a campaign)");
+	if (!c.fs &&
+	    (c.kernels || c.stack || c.max_states || c.prune || c.resume || c.jobs || c.nshards))
+		return cli_usage_error("gen", "--kernel, --stack, --max-states, --prune, --resume, "
+		                              "--jobs and --shard go with --fs (a campaign)");
 	if (c.fs) {
 		c.len = (unsigned)len;
 		c.count = (unsigned)count;

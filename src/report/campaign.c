@@ -6,9 +6,11 @@
  * deduplicate and a merge needs no rerun (campaign_out.c). */
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -178,6 +180,7 @@ static void fill(struct campaign_unit *u, const struct crash_result *r,
 	u->outcome = CAMPAIGN_RAN;
 	u->judged = r->judged;
 	u->ok = r->ok;
+	u->pruned = r->pruned;
 	for (size_t i = 0; i < r->nfail; i++) {
 		const struct crash_state *s = &r->fail[i];
 		if (!s->broken)
@@ -270,6 +273,32 @@ static void refused(struct campaign_unit *u, const struct crash_workload *w, con
 		fclose(f);
 }
 
+/* --resume: the result an earlier run of this unit left at path (res), when it is this
+ * unit's: the same workload, stack, filesystem, kernel series, budget and pruning.
+ * 1 and *out, or 0 (none, unreadable or another's: the unit runs again). */
+static int kept(const struct campaign_opts *o, const char *path, const struct crash_config *cfg,
+                bool model, const char *fs, const char *kernel, const char *name,
+                struct crash_result **out)
+{
+	struct bo_err e = {{0}};
+	struct crash_result *r = NULL;
+	if (access(path, R_OK) || crash_result_load(path, &r, &e))
+		return 0;
+	size_t fl = strlen(fs), kl = strlen(kernel);
+	bool same = !strcmp(r->stack, cfg->stack) && r->max_states == cfg->max_states &&
+	            !strcmp(r->workload, name) && r->nshards <= 1 &&
+	            (model ? !strcmp(r->fs, cfg->fs) && !r->kernel[0]
+	                   : !strncmp(r->fs, "linux-", 6) && !strncmp(r->fs + 6, fs, fl) &&
+	                         r->fs[6 + fl] == ',' && !strncmp(r->kernel, kernel, kl) &&
+	                         r->kernel[kl] == '.' && r->prune_asked == o->prune);
+	if (!same) {
+		crash_result_free(r);
+		return 0;
+	}
+	*out = r;
+	return 1;
+}
+
 /* One unit: its outcome in u (an error is an outcome too); only what stops the whole
  * campaign (no memory) is returned. */
 static int run_unit(const struct campaign_opts *o, const struct wl *w, const char *fs,
@@ -298,23 +327,28 @@ static int run_unit(const struct campaign_opts *o, const struct wl *w, const cha
 		return rc;
 	if (rc == 0)
 		ops_of(cw, u->ops, sizeof u->ops);
-	if (rc == 0 && model && (rc = crash_workload_model_check(cw, &e)) == -ENOTSUP) {
+	char json[sizeof res + 16];
+	snprintf(json, sizeof json, "%s%s", res, model ? ".json" : "/result.json");
+	u->resumed = rc == 0 && o->resume && kept(o, json, &cfg, model, fs, kernel, w->name, &r);
+	if (!u->resumed && rc == 0 && model &&
+	    (rc = crash_workload_model_check(cw, &e)) == -ENOTSUP) {
 		u->outcome = CAMPAIGN_UNSUPPORTED;
 		set_msg(u, e.msg);
 		crash_workload_free(cw);
 		return 0;
 	}
-	if (rc == 0 && model) {
+	if (u->resumed) {
+		/* its result is r */
+	} else if (rc == 0 && model) {
 		cfg.wl = cw;
 		rc = crash_explore(&cfg, &r, &e);
-		if (rc == 0) {
-			strcat(res, ".json");
-			save_result(r, res);
-		}
+		if (rc == 0)
+			save_result(r, json);
 	} else if (rc == 0) {
 		char full[PATH_MAX];
 		struct vm_explore_info info;
 		struct vm_explore_opts vo = {.cfg = cfg, .jobs = 1, .out = res, .kernel = kernel};
+		vo.cfg.prune = o->prune;
 		vo.cfg.workload = realpath(abs, full) ? full : abs;
 		rc = vm_explore(&vo, &r, &info, &e);
 	}
@@ -350,24 +384,38 @@ static int generate(const struct campaign_opts *o, struct wls *w, struct campaig
 	return gen_random(o->seed, o->count, o->rlen, collect, w, &st, err);
 }
 
-/* Runs units j of p with j % step == first, in order. */
+/* Runs the units of p not yet taken, in order: each one the next of *next, a counter
+ * the workers of --jobs share (MAP_SHARED), so a worker whose units are slow (xfs's
+ * beside btrfs's, a workload with many states) does not hold the others back. ran[j]
+ * (when ran is not NULL): this process ran unit j. */
 static int run_some(const struct campaign_opts *o, struct campaign_part *p, const struct wls *w,
-                    const size_t *wix, size_t first, size_t step)
+                    const size_t *wix, size_t *next, bool *ran)
 {
-	for (size_t j = first; j < p->n; j += step) {
+	for (;;) {
+		size_t j = __atomic_fetch_add(next, 1, __ATOMIC_RELAXED);
+		if (j >= p->n)
+			return 0;
 		struct campaign_unit *u = &p->u[j];
 		int rc = run_unit(o, &w->v[wix[j]], u->fs, u->kernel, u);
 		if (rc)
 			return rc;
+		if (ran)
+			ran[j] = true;
 		if (o->progress)
 			o->progress(o->progress_ctx, u, j + 1, p->n);
 	}
-	return 0;
 }
 
-/* --jobs N: N worker processes, worker i running units i, i+N, ...; each writes its
- * units as a part (OUT/.worker-I.txt, the format a merge reads) and the parent reads
- * them back into p, so workers share nothing but the output directory. */
+static int cmp_idx(const void *key, const void *elem)
+{
+	uint64_t k = *(const uint64_t *)key, e = ((const struct campaign_unit *)elem)->idx;
+	return k < e ? -1 : k > e;
+}
+
+/* --jobs N: N worker processes taking units from one shared counter; each writes the
+ * units it ran as a part (OUT/.worker-I.txt, the format a merge reads) and the parent
+ * reads them back into p by index, every unit exactly once, so the output is --jobs 1's
+ * whatever the order they ran in. */
 static int run_workers(const struct campaign_opts *o, struct campaign_part *p, const struct wls *w,
                        const size_t *wix, struct bo_err *err)
 {
@@ -375,6 +423,16 @@ static int run_workers(const struct campaign_opts *o, struct campaign_part *p, c
 	pid_t pid[64];
 	char path[PATH_MAX + 32];
 	int rc = 0;
+	size_t *next =
+	    mmap(NULL, sizeof *next, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	bool *got = calloc(p->n, sizeof *got);
+	if (next == MAP_FAILED || !got) {
+		free(got);
+		if (next != MAP_FAILED)
+			munmap(next, sizeof *next);
+		return bo_errf(err, -ENOMEM, "out of memory");
+	}
+	*next = 0;
 	fflush(NULL);
 	for (size_t i = 0; i < n; i++) {
 		if ((pid[i] = fork()) < 0) {
@@ -384,12 +442,14 @@ static int run_workers(const struct campaign_opts *o, struct campaign_part *p, c
 		}
 		if (pid[i] == 0) {
 			struct campaign_part mine = *p;
-			int c = run_some(o, p, w, wix, i, n);
+			bool *ran = calloc(p->n, sizeof *ran);
+			int c = ran ? run_some(o, p, w, wix, next, ran) : -ENOMEM;
 			/* only this worker's units go back */
 			mine.u = calloc(p->n, sizeof(*mine.u));
 			mine.n = 0;
-			for (size_t j = i; c == 0 && mine.u && j < p->n; j += n)
-				mine.u[mine.n++] = p->u[j];
+			for (size_t j = 0; c == 0 && mine.u && j < p->n; j++)
+				if (ran[j])
+					mine.u[mine.n++] = p->u[j];
 			snprintf(path, sizeof path, "%s/.worker-%zu.txt", o->out, i);
 			FILE *f = c == 0 && mine.u ? fopen(path, "w") : NULL;
 			c = f && campaign_part_write(&mine, f) == 0;
@@ -411,12 +471,15 @@ static int run_workers(const struct campaign_opts *o, struct campaign_part *p, c
 		            : bo_read_file(path, 1u << 30, &text, &len, &e);
 		if (r == 0)
 			r = campaign_part_read(text, len, &q, &e);
-		for (size_t j = i, k = 0; r == 0 && j < p->n; j += n, k++) {
-			if (k >= q->n || q->u[k].idx != p->u[j].idx) {
+		for (size_t k = 0; r == 0 && k < q->n; k++) {
+			struct campaign_unit *u =
+			    bsearch(&q->u[k].idx, p->u, p->n, sizeof *p->u, cmp_idx);
+			if (!u || got[u - p->u]) {
 				r = bo_errf(&e, -EIO, "worker %zu's units disagree", i);
 				break;
 			}
-			p->u[j] = q->u[k];
+			got[u - p->u] = true;
+			*u = q->u[k];
 		}
 		if (r && !rc)
 			rc = bo_errf(err, r, "%s", e.msg);
@@ -424,6 +487,12 @@ static int run_workers(const struct campaign_opts *o, struct campaign_part *p, c
 		free(text);
 		unlink(path);
 	}
+	for (size_t j = 0; rc == 0 && j < p->n; j++)
+		if (!got[j])
+			rc = bo_errf(err, -EIO, "unit %" PRIu64 " was run by no worker",
+			             p->u[j].idx);
+	free(got);
+	munmap(next, sizeof *next);
 	return rc;
 }
 
@@ -444,6 +513,7 @@ int campaign_run(const struct campaign_opts *o, struct campaign_part **out, stru
 	snprintf(p->kernels, sizeof p->kernels, "%s", o->kernels ? o->kernels : "6.1");
 	snprintf(p->stack, sizeof p->stack, "%s", o->stack ? o->stack : "");
 	p->max_states = o->max_states ? o->max_states : DEFAULT_MAX_STATES;
+	p->prune = o->prune;
 	p->total = (uint64_t)w.n * pl.per;
 	p->shard = o->nshards ? o->shard : 0;
 	p->nshards = o->nshards ? o->nshards : 1;
@@ -496,8 +566,12 @@ int campaign_run(const struct campaign_opts *o, struct campaign_part **out, stru
 			}
 		}
 	}
-	rc = o->jobs > 1 && p->n > 1 ? run_workers(o, p, &w, wix, err)
-	                             : run_some(o, p, &w, wix, 0, 1);
+	if (o->jobs > 1 && p->n > 1) {
+		rc = run_workers(o, p, &w, wix, err);
+	} else {
+		size_t next = 0;
+		rc = run_some(o, p, &w, wix, &next, NULL);
+	}
 	free(wix);
 	if (rc)
 		goto fail;

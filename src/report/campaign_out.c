@@ -12,7 +12,7 @@
 #include "blackout/json.h"
 #include "blackout/util.h"
 
-#define PART_MAGIC "blackout campaign part 1"
+#define PART_MAGIC "blackout campaign part 2"
 #define MAX_TOTAL  (1ull << 40)
 
 static const char *const outcome_tok[] = {"ran", "unsupported", "error"};
@@ -28,16 +28,16 @@ int campaign_part_write(const struct campaign_part *p, FILE *f)
 {
 	fprintf(f,
 	        PART_MAGIC "\nwhat\t%s\nfs\t%s\nkernels\t%s\nstack\t%s\nmax-states\t%" PRIu64
-	                   "\nunits\t%" PRIu64 "\nshard\t%u/%u\n",
-	        p->what, p->fs, p->kernels, p->stack, p->max_states, p->total, p->shard,
-	        p->nshards);
+	                   "\nprune\t%s\nunits\t%" PRIu64 "\nshard\t%u/%u\n",
+	        p->what, p->fs, p->kernels, p->stack, p->max_states, p->prune ? "yes" : "no",
+	        p->total, p->shard, p->nshards);
 	for (size_t i = 0; i < p->n; i++) {
 		const struct campaign_unit *u = &p->u[i];
 		fprintf(f,
 		        "unit\t%" PRIu64 "\t%s\t%s\t%s\t%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64
-		        "\t%" PRIu64 "\t%s\t%s\n",
+		        "\t%" PRIu64 "\t%" PRIu64 "\t%s\t%s\n",
 		        u->idx, u->workload, u->fs, u->kernel, outcome_tok[u->outcome], u->judged,
-		        u->ok, u->failing, u->refused, u->ops, u->msg);
+		        u->ok, u->failing, u->pruned, u->refused, u->ops, u->msg);
 		for (unsigned h = 0; h < u->nhit; h++)
 			fprintf(f, "hit\t%s\t%" PRIu64 "\t%s\t%s\n",
 			        crash_inv_name((enum crash_inv)u->hit[h].inv), u->hit[h].states,
@@ -48,7 +48,7 @@ int campaign_part_write(const struct campaign_part *p, FILE *f)
 
 /* ---- reading a part (untrusted: a file another machine wrote) --------------------- */
 
-#define MAX_FIELDS 12
+#define MAX_FIELDS 13
 struct rd {
 	struct bo_err *err;
 	unsigned line;
@@ -136,9 +136,10 @@ static int read_unit(struct rd *r, const struct campaign_part *p, struct campaig
 	if ((rc = num(r, 6, UINT64_MAX, &u->judged, "judged")) ||
 	    (rc = num(r, 7, u->judged, &u->ok, "ok")) ||
 	    (rc = num(r, 8, u->judged - u->ok, &u->failing, "failing")) ||
-	    (rc = num(r, 9, CRASH_WL_MAX_STEPS, &u->refused, "refused")) ||
-	    (rc = text(r, 10, u->ops, sizeof u->ops, "ops")) ||
-	    (rc = text(r, 11, u->msg, sizeof u->msg, "message")))
+	    (rc = num(r, 9, UINT64_MAX, &u->pruned, "pruned")) ||
+	    (rc = num(r, 10, CRASH_WL_MAX_STEPS, &u->refused, "refused")) ||
+	    (rc = text(r, 11, u->ops, sizeof u->ops, "ops")) ||
+	    (rc = text(r, 12, u->msg, sizeof u->msg, "message")))
 		return rc;
 	if (!u->workload[0])
 		return bad(r, "an empty workload name");
@@ -152,6 +153,9 @@ static int read_unit(struct rd *r, const struct campaign_part *p, struct campaig
 		return bad(r, "the kernel is not 6.1 or 6.12 (- for the model)");
 	if (u->idx % p->nshards != p->shard)
 		return bad(r, "a unit of another shard");
+	/* only the real kernel's units judge through guests, and only with prune */
+	if (u->pruned && (!p->prune || model || u->outcome != CAMPAIGN_RAN))
+		return bad(r, "states pruned in a unit that prunes none");
 	return 0;
 }
 
@@ -190,7 +194,12 @@ static int read_all(struct rd *r, char *pos, char *end, struct campaign_part *p)
 	    (rc = text(r, 1, p->stack, sizeof p->stack, "stack")) ||
 	    (rc = next(r, &pos, end, "max-states", 2)) ||
 	    (rc = num(r, 1, UINT64_MAX, &p->max_states, "max-states")) ||
-	    (rc = next(r, &pos, end, "units", 2)) ||
+	    (rc = next(r, &pos, end, "prune", 2)))
+		return rc;
+	if (strcmp(r->f[1], "yes") && strcmp(r->f[1], "no"))
+		return bad(r, "prune is yes or no");
+	p->prune = !strcmp(r->f[1], "yes");
+	if ((rc = next(r, &pos, end, "units", 2)) ||
 	    (rc = num(r, 1, MAX_TOTAL, &p->total, "units")) ||
 	    (rc = next(r, &pos, end, "shard", 2)))
 		return rc;
@@ -209,7 +218,7 @@ static int read_all(struct rd *r, char *pos, char *end, struct campaign_part *p)
 	p->nshards = (unsigned)w;
 	while (pos < end) {
 		bool hit = !strncmp(pos, "hit\t", 4);
-		if ((rc = next(r, &pos, end, hit ? "hit" : "unit", hit ? 5 : 12)))
+		if ((rc = next(r, &pos, end, hit ? "hit" : "unit", hit ? 5 : 13)))
 			return rc;
 		if (hit) {
 			if (!p->n)
@@ -288,8 +297,8 @@ int campaign_merge(struct campaign_part *const *parts, size_t n, struct campaign
 		const struct campaign_part *b = parts[i];
 		if (strcmp(a->what, b->what) || strcmp(a->fs, b->fs) ||
 		    strcmp(a->kernels, b->kernels) || strcmp(a->stack, b->stack) ||
-		    a->max_states != b->max_states || a->total != b->total ||
-		    a->nshards != b->nshards)
+		    a->max_states != b->max_states || a->prune != b->prune ||
+		    a->total != b->total || a->nshards != b->nshards)
 			return bo_errf(err, -EINVAL, "--merge: part %zu is of another campaign",
 			               i + 1);
 		for (size_t j = 0; j < i; j++)
@@ -316,6 +325,7 @@ int campaign_merge(struct campaign_part *const *parts, size_t n, struct campaign
 	memcpy(p->kernels, a->kernels, sizeof p->kernels);
 	memcpy(p->stack, a->stack, sizeof p->stack);
 	p->max_states = a->max_states;
+	p->prune = a->prune;
 	p->total = a->total;
 	p->nshards = 1;
 	size_t k = 0;
@@ -344,7 +354,7 @@ struct sig {
 /* One (fs, kernel) column's counts. */
 struct col {
 	const char *fs, *kernel;
-	uint64_t units, out[CAMPAIGN_OUTCOME_N], judged, failing, failing_units, sigs;
+	uint64_t units, out[CAMPAIGN_OUTCOME_N], judged, pruned, failing, failing_units, sigs;
 	uint64_t refused; /* units with a step the kernel refused */
 };
 
@@ -353,7 +363,7 @@ struct tally {
 	size_t ns, cap;
 	struct col c[CAMPAIGN_MAX_FS * CAMPAIGN_MAX_KERNELS];
 	size_t nc;
-	uint64_t out[CAMPAIGN_OUTCOME_N], judged, failing, refused;
+	uint64_t out[CAMPAIGN_OUTCOME_N], judged, pruned, failing, refused;
 };
 
 static int tally(const struct campaign_part *p, struct tally *t)
@@ -375,12 +385,14 @@ static int tally(const struct campaign_part *p, struct tally *t)
 		c->units++;
 		c->out[u->outcome]++;
 		c->judged += u->judged;
+		c->pruned += u->pruned;
 		c->failing += u->failing;
 		c->failing_units += u->failing > 0;
 		c->refused += u->refused > 0;
 		t->refused += u->refused > 0;
 		t->out[u->outcome]++;
 		t->judged += u->judged;
+		t->pruned += u->pruned;
 		t->failing += u->failing;
 		for (unsigned h = 0; h < u->nhit; h++) {
 			struct sig *s = NULL;
@@ -408,10 +420,13 @@ static int tally(const struct campaign_part *p, struct tally *t)
 
 static void what_line(const struct campaign_part *p, FILE *f)
 {
-	fprintf(f,
-	        "campaign: %s on %s (kernels %s); stack: %s; at most %" PRIu64 " states a unit\n",
-	        p->what, p->fs, p->kernels, p->stack[0] ? p->stack : "each filesystem's default",
-	        p->max_states);
+	fprintf(
+	    f, "campaign: %s on %s (kernels %s); stack: %s; at most %" PRIu64 " states a unit%s\n",
+	    p->what, p->fs, p->kernels, p->stack[0] ? p->stack : "each filesystem's default",
+	    p->max_states,
+	    p->prune
+	        ? "; real-kernel ext3/ext4 states equal to a judged one after journal replay pruned"
+	        : "");
 	if (p->nshards > 1)
 		fprintf(f, "shard %u/%u: %zu of the %" PRIu64 " units\n", p->shard, p->nshards,
 		        p->n, p->total);
@@ -426,22 +441,27 @@ int campaign_report_text(const struct campaign_part *p, FILE *f)
 		return rc;
 	}
 	what_line(p, f);
+	char pr[48] = "";
+	if (p->prune)
+		snprintf(pr, sizeof pr, " (%" PRIu64 " more pruned)", t.pruned);
 	fprintf(f,
 	        "units: %zu; ran %" PRIu64 ", not supported by the model %" PRIu64
-	        ", errors %" PRIu64 "; %" PRIu64 " states judged, %" PRIu64
+	        ", errors %" PRIu64 "; %" PRIu64 " states judged%s, %" PRIu64
 	        " failing; %zu distinct failures\n",
 	        p->n, t.out[CAMPAIGN_RAN], t.out[CAMPAIGN_UNSUPPORTED], t.out[CAMPAIGN_ERROR],
-	        t.judged, t.failing, t.ns);
+	        t.judged, pr, t.failing, t.ns);
 	for (size_t i = 0; i < t.nc; i++) {
 		const struct col *c = &t.c[i];
+		if (p->prune)
+			snprintf(pr, sizeof pr, " (%" PRIu64 " more pruned)", c->pruned);
 		fprintf(f,
 		        "  %s %s: %" PRIu64 " workloads: ran %" PRIu64
 		        ", not supported by the model %" PRIu64 ", errors %" PRIu64 "; %" PRIu64
-		        " with a step the kernel refused; %" PRIu64 " states judged, %" PRIu64
+		        " with a step the kernel refused; %" PRIu64 " states judged%s, %" PRIu64
 		        " failing in %" PRIu64 " workloads; %" PRIu64 " distinct failures\n",
 		        c->fs, c->kernel, c->units, c->out[CAMPAIGN_RAN],
 		        c->out[CAMPAIGN_UNSUPPORTED], c->out[CAMPAIGN_ERROR], c->refused, c->judged,
-		        c->failing, c->failing_units, c->sigs);
+		        pr, c->failing, c->failing_units, c->sigs);
 	}
 	if (t.ns)
 		fprintf(f, "distinct failures (filesystem, kernel, invariant, operations); rebuild "
@@ -486,13 +506,14 @@ int campaign_report_json(const struct campaign_part *p, FILE *f)
 	for (size_t i = 0; i < t.nc; i++) {
 		const struct col *c = &t.c[i];
 		json_array_append_new(
-		    cols, json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "fs",
-		                    c->fs, "kernel", c->kernel, "workloads", (json_int_t)c->units,
-		                    "ran", (json_int_t)c->out[CAMPAIGN_RAN], "not_supported",
-		                    (json_int_t)c->out[CAMPAIGN_UNSUPPORTED], "errors",
-		                    (json_int_t)c->out[CAMPAIGN_ERROR], "kernel_refused",
+		    cols, json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+		                    "fs", c->fs, "kernel", c->kernel, "workloads",
+		                    (json_int_t)c->units, "ran", (json_int_t)c->out[CAMPAIGN_RAN],
+		                    "not_supported", (json_int_t)c->out[CAMPAIGN_UNSUPPORTED],
+		                    "errors", (json_int_t)c->out[CAMPAIGN_ERROR], "kernel_refused",
 		                    (json_int_t)c->refused, "states_judged", (json_int_t)c->judged,
-		                    "states_failing", (json_int_t)c->failing, "workloads_failing",
+		                    "states_pruned", (json_int_t)c->pruned, "states_failing",
+		                    (json_int_t)c->failing, "workloads_failing",
 		                    (json_int_t)c->failing_units, "distinct_failures",
 		                    (json_int_t)c->sigs));
 	}
@@ -513,18 +534,17 @@ int campaign_report_json(const struct campaign_part *p, FILE *f)
 			                                      "kernel", p->u[i].kernel, "message",
 			                                      bo_json_text(p->u[i].msg)));
 	json_t *v = json_pack(
-	    "{s:s, s:s, s:s, s:o, s:I, s:I, s:i, s:i, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I}, s:o, "
-	    "s:o, "
-	    "s:o}",
+	    "{s:s, s:s, s:s, s:o, s:I, s:b, s:I, s:i, s:i, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
+	    "s:I}, s:o, s:o, s:o}",
 	    "workloads", p->what, "fs", p->fs, "kernels", p->kernels, "stack",
 	    p->stack[0] ? bo_json_text(p->stack) : json_null(), "max_states",
-	    (json_int_t)p->max_states, "units", (json_int_t)p->total, "shard", (int)p->shard,
-	    "shards", (int)p->nshards, "totals", "workloads", (json_int_t)p->n, "ran",
-	    (json_int_t)t.out[CAMPAIGN_RAN], "not_supported",
+	    (json_int_t)p->max_states, "prune", (int)p->prune, "units", (json_int_t)p->total,
+	    "shard", (int)p->shard, "shards", (int)p->nshards, "totals", "workloads",
+	    (json_int_t)p->n, "ran", (json_int_t)t.out[CAMPAIGN_RAN], "not_supported",
 	    (json_int_t)t.out[CAMPAIGN_UNSUPPORTED], "errors", (json_int_t)t.out[CAMPAIGN_ERROR],
 	    "kernel_refused", (json_int_t)t.refused, "states_judged", (json_int_t)t.judged,
-	    "states_failing", (json_int_t)t.failing, "per_fs", cols, "failures", sigs, "errors",
-	    errs);
+	    "states_pruned", (json_int_t)t.pruned, "states_failing", (json_int_t)t.failing,
+	    "per_fs", cols, "failures", sigs, "errors", errs);
 	free(t.s);
 	return bo_json_write(v, f, 2);
 }

@@ -4,8 +4,9 @@
 # cache that ignores flushes (so failures exist), no guest: every unit ran or was not
 # supported by the model (counted); the failures are deduplicated by signature and
 # counted; the same campaign as 3 shards through GNU parallel merges byte-identical to
-# the unsharded run, and so does the run with two worker processes (--jobs 2); a merge
-# refuses a missing shard and a damaged part. TAP.
+# the unsharded run, and so does the run with two worker processes (--jobs 2) and one
+# resumed (--resume) after some results were lost; a merge
+# refuses a missing shard, a damaged part and parts of campaigns that differ. TAP.
 . "$(dirname "$0")/../test-lib.sh"
 need_tool parallel jq
 
@@ -32,7 +33,7 @@ t "fewer distinct failures than failing workloads, and some" \
 	'[ "${distinct:-0}" -gt 0 ] && [ "$distinct" -lt "$failing" ]'
 t "the JSON lists each signature once" \
 	'jq -e "[.failures[]|[.fs,.kernel,.invariant,(.ops|join(\",\"))]] | length == (unique|length) and length == $distinct" "$T/all/report.json" >/dev/null'
-awk -F'\t' '$1 == "unit" { fs = $4; k = $5; ops = $11 }
+awk -F'\t' '$1 == "unit" { fs = $4; k = $5; ops = $12 }
 	$1 == "hit" { n[fs " " k " " $2 " " ops]++ }
 	END { for (s in n) print s, n[s] }' "$T/all/units.txt" | sort >"$T/want"
 jq -r '.failures[] | "\(.fs) \(.kernel) \(.invariant) \(.ops|join(",")) \(.workloads)"' \
@@ -67,6 +68,21 @@ t "and so is the whole directory (workloads, results)" 'diff -r "$T/all" "$T/mer
 	>/dev/null 2>&1
 t "--jobs 2 (two worker processes) writes the same files" 'diff -r "$T/all" "$T/j2" >/dev/null'
 
+# --resume: a campaign stopped part-way (three units' results gone, no report) runs
+# only what is missing and ends byte-identical; a different budget keeps nothing
+cp -r "$T/all" "$T/res" && rm "$T/res/units.txt" "$T/res/report.txt" "$T/res/report.json" \
+	"$T/res/runs/seq1-000002@model.json" "$T/res/runs/seq1-000050@model.json" \
+	"$T/res/runs/seq1-000175@model.json"
+"$B" gen --fs model --len 1 --stack "$LIAR" --max-states 100 --resume --jobs 2 --out "$T/res" \
+	>/dev/null 2>"$T/res.err"
+kept=$(grep -c "(an earlier run's result, --resume)$" "$T/res.err")
+t "--resume kept every result but the three removed ($kept of 111)" '[ "$kept" = 108 ]'
+t "and wrote what the uninterrupted run wrote" 'diff -r "$T/all" "$T/res" >/dev/null'
+"$B" gen --fs model --len 1 --stack "$LIAR" --max-states 99 --resume --out "$T/res" \
+	>/dev/null 2>"$T/res2.err"
+t "a result of another budget is not this campaign's: run again" \
+	'! grep -q "earlier run" "$T/res2.err" && grep -q "^max-states	99$" "$T/res/units.txt"'
+
 err=$("$B" gen --merge --out "$T/m2" "$T/s0" "$T/s1" 2>&1)
 rc=$?
 t "a missing shard is refused" '[ $rc -eq 1 ] && echo "$err" | grep -q "a shard is missing"'
@@ -78,6 +94,17 @@ err=$("$B" gen --merge --out "$T/m4" "$T/s0" "$T/bad" "$T/s2" 2>&1)
 rc=$?
 t "a damaged part is refused naming its line" \
 	'[ $rc -eq 1 ] && echo "$err" | grep -q "units.txt: campaign part, line 12: the outcome is not ran"'
+mkdir -p "$T/pr" && sed 's/^prune	no$/prune	yes/' "$T/s1/units.txt" >"$T/pr/units.txt"
+err=$("$B" gen --merge --out "$T/m5" "$T/s0" "$T/pr" "$T/s2" 2>&1)
+rc=$?
+t "a part of a pruning campaign does not merge with unpruned ones" \
+	'[ $rc -eq 1 ] && echo "$err" | grep -q "part 2 is of another campaign"'
+mkdir -p "$T/pn" && awk -F'\t' -v OFS='\t' '$1 == "unit" && !done { $10 = 4; done = 1 } 1' \
+	"$T/s1/units.txt" >"$T/pn/units.txt"
+err=$("$B" gen --merge --out "$T/m6" "$T/s0" "$T/pn" "$T/s2" 2>&1)
+rc=$?
+t "a unit that counts pruned states in a campaign without --prune is refused" \
+	'[ $rc -eq 1 ] && echo "$err" | grep -q "line 10: states pruned in a unit that prunes none"'
 
 err=$("$B" gen --fs nfs --len 1 --out "$T/x" 2>&1)
 rc=$?
