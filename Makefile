@@ -93,7 +93,7 @@ $(BUILD)/bench/%: bench/%.c $(LIB)
 
 unit: $(UNIT_BINS)
 
-GUEST_OBSERVE_SRCS := src/guest/observe.c src/guest/apply.c src/guest/fsop.c src/guest/dm.c src/crash/md5.c src/vm/delta.c \
+GUEST_OBSERVE_SRCS := src/guest/observe.c src/guest/apply.c src/guest/fsop.c src/guest/dm.c src/guest/look.c src/crash/md5.c src/vm/delta.c \
                       src/util/err.c src/util/fdio.c src/util/grow.c
 $(GUEST_OBSERVE): $(GUEST_OBSERVE_SRCS)
 	@mkdir -p $(dir $@)

@@ -260,7 +260,9 @@ struct crash_observation {
 	bool guest_hung; /* the guest stopped answering or panicked on this state */
 	struct crash_app_check app;
 	enum crash_md_start md;
-	char md_msg[160]; /* md's refusal, as mdadm said it */
+	char md_msg[160];      /* md's refusal, as mdadm said it */
+	unsigned kernel_lines; /* the kernel reported a bug it hit (WARN, BUG, oops, ...) */
+	char kernel_msg[208];  /* the first such line */
 };
 void crash_observation_free(struct crash_observation *obs); /* frees root's tree */
 

@@ -141,6 +141,21 @@ static void judge_app(const struct crash_observation *obs, struct crash_outcome 
 	snprintf(o->detail + l, sizeof(o->detail) - l, "%s%.250s", l ? "; " : "", what);
 }
 
+/* The kernel reported a bug it hit while mounting, reading, unmounting or checking the
+ * state (a WARN, a BUG, an oops, a sanitizer; the guest read its log): whatever the
+ * files say, that state broke the kernel's own assumptions, and its log says so. */
+static void judge_kernel(const struct crash_observation *obs, struct crash_outcome *o)
+{
+	if (!obs->kernel_lines || obs->guest_hung)
+		return;
+	o->broken |= 1u << CRASH_INV_CONSISTENT;
+	detect(o, "kernel");
+	size_t l = strlen(o->detail);
+	snprintf(o->detail + l, sizeof(o->detail) - l,
+	         "%sconsistent: the kernel reported: %.200s%s", l ? "; " : "", obs->kernel_msg,
+	         obs->kernel_lines > 1 ? " (and more)" : "");
+}
+
 int crash_judge(const struct crash_promises *p, const struct crash_observation *obs,
                 struct crash_outcome *o)
 {
@@ -148,6 +163,7 @@ int crash_judge(const struct crash_promises *p, const struct crash_observation *
 	if (rc == 0) {
 		crash_judge_checks(p, obs, o);
 		judge_app(obs, o);
+		judge_kernel(obs, o);
 	}
 	/* md refuses every dirty degraded array, damaged or not: the refusal tells the user
 	 * nothing about this state's damage, so it detects nothing; the detail says it */

@@ -316,6 +316,12 @@ static int parse_line(struct oparse *p, const char *s)
 		if (!p->e2_seen)
 			return perr(p, "fsck-line before the 'fsck EXIT' line", NULL);
 		checker_line(p, s + 10);
+	} else if (!strncmp(s, "kernel ", 7)) {
+		/* the kernel's own report of a bug it hit during the state (guest-init) */
+		if (!s[7])
+			return perr(p, "kernel: the kernel's line, not", "nothing");
+		if (obs->kernel_lines++ == 0)
+			snprintf(obs->kernel_msg, sizeof(obs->kernel_msg), "%.200s", s + 7);
 	} else if (!strcmp(s, "end")) {
 		p->end = true;
 	} else if (!strncmp(s, "app ", 4) || !strncmp(s, "app-line ", 9)) {

@@ -2,10 +2,12 @@
 /* dm.c — bo-observe's device-mapper calls (static, in the judge guest): `snap NAME
  * SECTORS ORIGIN COW [DELTADEV OFFSET]` makes the per-state dm-snapshot (and writes the
  * state's delta onto it, in the same process), `linear NAME SECTORS DEV START ...` maps
- * a state's md members (one linear target each) and `unsnap NAME...` removes them with
+ * a state's md members (one linear target each) and `unsnap [--klog] NAME...` removes them with
  * the kernel's dm ioctls, where exec'ing the dynamically linked dmsetup cost 50-70 ms a
- * time under TCG. Each failure names the call and the kernel's errno. Exit status: 0,
- * 1 a device failed (nothing left behind), 2 usage, 3 the delta's apply failed. */
+ * time under TCG; with --klog it first reads and clears the kernel's log and says
+ * whether a snapshot was invalidated (where the guest ran `dmesg -c`). Each failure
+ * names the call and the kernel's errno. Exit status: 0, 1 a device failed (nothing
+ * left behind), 2 usage, 3 the delta's apply failed, 4 a snapshot was invalidated. */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/dm-ioctl.h>
@@ -16,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/klog.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -202,6 +205,55 @@ static int linear(int argc, char **argv)
 	return rc;
 }
 
+/* The first line of the kernel's report of a bug it hit: a WARN, a BUG, an oops, a
+ * fault, a sanitizer. Each report's first line names what and where. */
+static const char *const kernel_bug[] = {
+    "WARNING: CPU:", "BUG: ",  "kernel BUG at ", "Oops: ", "general protection fault",
+    "UBSAN: ",       "KASAN: "};
+
+/* Prints "BO:OBS kernel LINE" for the first 4 such lines of buf (guest-init sends this
+ * command's output to the host as the state's observation). */
+static void kernel_reports(const char *buf)
+{
+	int n = 0;
+	for (const char *p = buf; *p && n < 4;) {
+		size_t l = strcspn(p, "\n");
+		for (size_t k = 0; k < sizeof kernel_bug / sizeof *kernel_bug; k++) {
+			const char *m = memmem(p, l, kernel_bug[k], strlen(kernel_bug[k]));
+			if (m) {
+				size_t rest = l - (size_t)(m - p);
+				printf("BO:OBS kernel %.*s\n", (int)(rest > 200 ? 200 : rest), m);
+				n++;
+				break;
+			}
+		}
+		p += l + (p[l] == '\n');
+	}
+	fflush(stdout);
+}
+
+/* Reads and clears the kernel's log (dmesg -c in one syscall) and reports the bugs the
+ * kernel said it hit (kernel_reports): 1 and the line when a snapshot was invalidated
+ * since the last read (its exception store could not take a chunk: I/O failed that the
+ * filesystem did not cause), 0 when not, -errno. The kernel says both at KERN_ERR or
+ * KERN_WARNING, which the guest's quiet console does not show. */
+static int invalidated(char *line, size_t len)
+{
+	static char buf[1 << 18];
+	int n = klogctl(4 /* SYSLOG_ACTION_READ_CLEAR */, buf, (int)sizeof buf - 1);
+	if (n < 0)
+		return -errno;
+	buf[n] = 0;
+	kernel_reports(buf);
+	char *p = strstr(buf, "Invalidating snapshot");
+	if (!p)
+		return 0;
+	while (p > buf && p[-1] != '\n')
+		p--;
+	snprintf(line, len, "%.*s", (int)strcspn(p, "\n"), p);
+	return 1;
+}
+
 int bo_apply(int argc, char **argv); /* apply.c */
 
 int bo_dm(int argc, char **argv)
@@ -218,19 +270,27 @@ int bo_dm(int argc, char **argv)
 	if (argc >= 2 && strcmp(argv[1], "linear") == 0)
 		return linear(argc, argv);
 	if (argc >= 3 && strcmp(argv[1], "unsnap") == 0) {
+		bool klog = strcmp(argv[2], "--klog") == 0;
+		char line[256] = "";
+		int inval = klog ? invalidated(line, sizeof line) : 0;
 		int fd = control_open();
 		if (fd < 0) {
 			fprintf(stderr, "bo-observe unsnap: %s: %s\n", CONTROL, strerror(errno));
 			return 1;
 		}
 		int rc = 0;
-		for (int i = 2; i < argc; i++) /* each one tried: what can go, goes */
+		for (int i = 2 + klog; i < argc; i++) /* each one tried: what can go, goes */
 			rc |= dm_remove(fd, argv[i]);
 		close(fd);
-		return rc ? 1 : 0;
+		if (inval < 0)
+			fprintf(stderr, "bo-observe unsnap: cannot read the kernel's log: %s\n",
+			        strerror(-inval));
+		else if (inval)
+			fprintf(stderr, "the kernel invalidated the snapshot: %s\n", line);
+		return inval ? 4 : rc ? 1 : 0;
 	}
-	fprintf(stderr,
-	        "usage: bo-observe snap NAME SECTORS ORIGIN COW [DELTADEV OFFSET] | "
-	        "bo-observe linear NAME SECTORS DEV START... | bo-observe unsnap NAME...\n");
+	fprintf(stderr, "usage: bo-observe snap NAME SECTORS ORIGIN COW [DELTADEV OFFSET] | "
+	                "bo-observe linear NAME SECTORS DEV START... | bo-observe unsnap [--klog] "
+	                "NAME...\n");
 	return 2;
 }

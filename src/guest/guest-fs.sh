@@ -55,9 +55,13 @@ fs_mkfs() {
 # driver); the filesystem's own recovery (journal/log replay) runs here.
 fs_mount() {
 	fs_modules || return 1
+	mount -t "$(fs_type)" -o "$BO_mopt" "$1" "$2"
+}
+# fs_type: the kernel's name of BO_fs's driver (bo-observe look mounts with it)
+fs_type() {
 	case "$BO_fs" in
-	ext4 | ext3) mount -t ext4 -o "$BO_mopt" "$1" "$2" ;;
-	xfs | btrfs) mount -t "$BO_fs" -o "$BO_mopt" "$1" "$2" ;;
+	ext4 | ext3) echo ext4 ;;
+	*) echo "$BO_fs" ;;
 	esac
 }
 

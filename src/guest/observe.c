@@ -6,7 +6,8 @@
  * Usage: bo-observe MOUNTPOINT  (paths printed relative to it, sorted as `sort` does);
  * bo-observe apply DELTADEV OFFSET TARGET writes a state's delta (apply.c); bo-observe
  * snap|linear|unsnap make and remove the per-state dm-snapshot and md members' maps
- * with dm ioctls (dm.c). */
+ * with dm ioctls (dm.c); bo-observe look mounts, walks and unmounts a state in this one
+ * process (look.c). */
 #include <dirent.h>
 #include <errno.h>
 #include <stdbool.h>
@@ -138,28 +139,9 @@ static void file(const char *path, const char *rel, const struct stat *st)
 	free(ds);
 }
 
-int bo_apply(int argc, char **argv); /* apply.c */
-int bo_fsop(int argc, char **argv);  /* fsop.c */
-int bo_dm(int argc, char **argv);    /* dm.c */
-
-int main(int argc, char **argv)
+/* The observation lines of the tree under root, to stdout: 0, or 1 out of memory. */
+int bo_observe_tree(const char *root)
 {
-	if (argc > 1 && !strcmp(argv[1], "apply"))
-		return bo_apply(argc, argv);
-	if (argc > 1 && !strcmp(argv[1], "fsop"))
-		return bo_fsop(argc, argv);
-	if (argc > 1 &&
-	    (!strcmp(argv[1], "snap") || !strcmp(argv[1], "unsnap") || !strcmp(argv[1], "linear")))
-		return bo_dm(argc, argv);
-	if (argc != 2) {
-		fprintf(
-		    stderr,
-		    "usage: bo-observe MOUNTPOINT | bo-observe apply DELTADEV OFFSET "
-		    "TARGET | bo-observe snap NAME SECTORS ORIGIN COW [DELTADEV OFFSET] | "
-		    "bo-observe linear NAME SECTORS DEV START... | bo-observe unsnap NAME...\n");
-		return 2;
-	}
-	const char *root = argv[1];
 	size_t rlen = strlen(root);
 	struct paths p = {0};
 	bool root_unlisted;
@@ -182,5 +164,35 @@ int main(int argc, char **argv)
 		free(p.v[i].s);
 	}
 	free(p.v);
+	return 0;
+}
+
+int bo_apply(int argc, char **argv); /* apply.c */
+int bo_fsop(int argc, char **argv);  /* fsop.c */
+int bo_dm(int argc, char **argv);    /* dm.c */
+int bo_look(int argc, char **argv);  /* look.c */
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], "apply"))
+		return bo_apply(argc, argv);
+	if (argc > 1 && !strcmp(argv[1], "fsop"))
+		return bo_fsop(argc, argv);
+	if (argc > 1 &&
+	    (!strcmp(argv[1], "snap") || !strcmp(argv[1], "unsnap") || !strcmp(argv[1], "linear")))
+		return bo_dm(argc, argv);
+	if (argc > 1 && !strcmp(argv[1], "look"))
+		return bo_look(argc, argv);
+	if (argc != 2) {
+		fprintf(stderr,
+		        "usage: bo-observe MOUNTPOINT | bo-observe apply DELTADEV OFFSET "
+		        "TARGET | bo-observe snap NAME SECTORS ORIGIN COW [DELTADEV OFFSET] | "
+		        "bo-observe linear NAME SECTORS DEV START... | bo-observe unsnap [--klog] "
+		        "NAME... "
+		        "| bo-observe look DEV MOUNTPOINT FSTYPE OPTIONS TIMES\n");
+		return 2;
+	}
+	if (bo_observe_tree(argv[1]))
+		return 1;
 	return fflush(stdout) == 0 ? 0 : 1;
 }

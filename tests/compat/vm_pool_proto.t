@@ -4,11 +4,11 @@
 # qemu-system-x86_64 first on PATH connects the command port as qemu does and plays the
 # judge protocol (docs/realkernel.md section 3) well or badly: never answers, floods,
 # sends an endless line, names the wrong state, sends a bad observation, never boots,
-# exits at boot, reports a harness error once or every time. Each is a hung state, a
-# retried state or a clear error, never a crash or a leftover process. Also: the CHECK
-# carries each state's offset in the packed deltas.img, a store of several members
-# puts their places on the guest's command line, and a broken store is one error before
-# any guest starts.
+# exits at boot, reports a harness error once or every time, stops answering once or
+# every time. Each is a hung state, a retried state or a clear error, never a crash or
+# a leftover process. Also: the CHECK carries each state's offset in the packed
+# deltas.img, a store of several members puts their places on the guest's command
+# line, and a broken store is one error before any guest starts.
 . "$(dirname "$0")/../test-lib.sh"
 need_tool socat jq
 mkdir -p "$T/bin" "$T/store"
@@ -55,10 +55,12 @@ while read -r cmd name off sum; do
 	harnessonce:s1) [ -e "$FAKELOG.once" ] || { : >"$FAKELOG.once" && echo "BO:ERROR s1: dmsetup create failed: no" && exit; } ;;&
 	harness:s1) echo "BO:ERROR s1: bo-observe apply: 0: no BOSTATE1 delta at this offset" && exit ;;
 	hang:s1) exec sleep 30 ;;
+	hangonce:s1) [ -e "$FAKELOG.once" ] || { : >"$FAKELOG.once" && exec sleep 30; } ;;&
 	flood:*) exec yes "BO:OBS dir /x" ;;
 	longline:*) printf 'BO:OBS '; yes x | tr -d '\n'; exit ;;
 	wrongend:*) echo "BO:END s99" ;;
 	badobs:*) printf 'BO:OBS chunk 4096\nBO:OBS mount zero\nBO:OBS end\nBO:END %s\n' "$name" ;;
+	kernel:*) printf 'BO:OBS chunk 4096\nBO:OBS mount 32 no fs\nBO:OBS kernel WARNING: CPU: 0 PID: 9 at fake.c:1 f\nBO:OBS end\nBO:END %s\n' "$name" ;;
 	mounted:*) printf 'BO:OBS chunk 4096\nBO:OBS mount 0\nBO:OBS end\nBO:END %s\n' "$name" ;;
 	*)
 		printf 'kernel noise\nBO:OBS chunk 4096\nBO:OBS mount 32 no fs\nBO:OBS end\n'
@@ -96,7 +98,7 @@ is "$(tail -n 1 "$T/harnessonce.out" | jq .boots)" 2 "on a fresh guest"
 
 pool harness 3 --jobs 1
 is $? 1 "a harness error twice: a clear error (exit 1)"
-grep -q "s1 failed twice in the harness (not the filesystem): s1: bo-observe apply" "$T/harness.err"
+grep -q "s1 failed in the harness (not the filesystem) on its second try: s1: bo-observe apply" "$T/harness.err"
 ok $? "... naming the state and the guest's message"
 sed 's/^/# /' "$T/harness.err"
 
@@ -141,13 +143,29 @@ is "$(jq -s '[.[] | select(.hung == false and .mount_rc == -5)] | length' "$T/de
 	"every state observed after the CHECK was sent again"
 is "$(tail -n 1 "$T/deaf.out" | jq .hung)" 0 "none hung"
 
+pool kernel 2 --jobs 1
+ok $? "a guest that reports the kernel's own bug lines: the pool runs"
+is "$(jq -s -c '[.[] | select(.state != null) | .kernel]' "$T/kernel.out")" \
+	'[{"first":"WARNING: CPU: 0 PID: 9 at fake.c:1 f","lines":1},{"first":"WARNING: CPU: 0 PID: 9 at fake.c:1 f","lines":1}]' \
+	"... each state's observation carries them (vmobserve's \"kernel\")"
+
+pool hangonce 3 --jobs 1 --state-timeout 2
+ok $? "a guest that stops answering once: the pool runs"
+is "$(grep -c '^s1 ' "$T/hangonce.checks")" 2 "its state is sent again"
+is "$(jq -s '[.[] | select(.hung == false and .mount_rc == -5)] | length' "$T/hangonce.out")" 3 \
+	"... to a fresh guest, which judged it: every state observed, none hung"
+is "$(tail -n 1 "$T/hangonce.out" | jq -c '[.hung, .retried, .boots]')" "[0,1,2]" \
+	"the summary counts it retried, not hung (one restart)"
+
 pool hang 3 --jobs 1 --state-timeout 2
-ok $? "a guest that stops answering does not stop the pool"
+ok $? "a state that stops every guest does not stop the pool"
+is "$(grep -c '^s1 ' "$T/hang.checks")" 2 "it was sent to two guests"
 is "$(jq -r 'select(.state == 1) | .hung' "$T/hang.out")" true "its state is reported hung"
 jq -r 'select(.state == 1) | .mount_msg' "$T/hang.out" | grep -q "no BO:END within 2s"
 ok $? "... saying it stopped answering"
 is "$(jq -r 'select(.state == 2) | .mount_rc' "$T/hang.out")" -5 "the next state is observed on a fresh guest"
-is "$(tail -n 1 "$T/hang.out" | jq .boots)" 2 "the guest was restarted once"
+is "$(tail -n 1 "$T/hang.out" | jq -c '[.hung, .retried, .boots]')" "[1,1,3]" \
+	"the summary counts it hung once, retried once (two restarts)"
 
 for mode in flood longline wrongend badobs noboot exitboot; do
 	case $mode in

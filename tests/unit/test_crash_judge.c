@@ -95,6 +95,7 @@ static void test_parser_errors(void)
 	static const struct {
 		const char *text, *want;
 	} bad[] = {
+	    {"BO:OBS chunk 4096\nBO:OBS mount 0\nBO:OBS kernel \nBO:OBS end\n", "kernel"},
 	    {"BO:OBS chunk 4096\nBO:OBS mount 0\nBO:OBS file 10 - /a\nBO:OBS end\n", "line 3"},
 	    {"BO:OBS chunk 4096\nBO:OBS mount 0\nBO:OBS file 10 0123 /a\nBO:OBS end\n", "MD5"},
 	    {"BO:OBS chunk 4096\nBO:OBS mount 0\nBO:OBS file 1 "
@@ -326,6 +327,22 @@ int main(void)
 	by.keep[100] ^= 1;
 	is_int(judge_text(&p, txt = lines(&by, NULL), &out), 0, "judged");
 	ok(out.broken & B(CRASH_INV_BYSTANDER), "a bystander's chunk changed: bystander (%s)",
+	   out.detail);
+	free(txt);
+
+	/* every file right, but the kernel reported a bug it hit on the way (guest-init's
+	 * "kernel" lines, from the state's kernel log) */
+	is_int(judge_text(&p,
+	                  txt = lines(&t, "BO:OBS fsck 0\nBO:OBS kernel WARNING: CPU: 0 PID: 7 at "
+	                                  "fs/ext4/inode.c:123 ext4_foo+0x1/0x2\n"
+	                                  "BO:OBS kernel BUG: unable to handle page fault\n"),
+	                  &out),
+	       0, "judged");
+	ok(out.broken == B(CRASH_INV_CONSISTENT) && out.detected &&
+	       !strcmp(out.detected_by, "kernel") &&
+	       strstr(out.detail, "the kernel reported: WARNING: CPU: 0 PID: 7 at "
+	                          "fs/ext4/inode.c:123 ext4_foo+0x1/0x2 (and more)"),
+	   "the kernel warned: consistent, detected by the kernel, its first line named (%s)",
 	   out.detail);
 	free(txt);
 

@@ -7,7 +7,8 @@
 # loses acknowledged commits; a config replaced by rename after fsync is never empty or damaged, and without
 # the fsync it is old, new, empty or zero-filled, never garbage (one recording holds
 # both); a checker that crashes or hangs is
-# reported as such, never ok; a program that is not executable or misses a library is
+# reported as such, never ok; a state during which the kernel's log got a WARN's first
+# line is failing, detected by the kernel; a program that is not executable or misses a library is
 # refused before any guest boots.
 . "$(dirname "$0")/vm_lib.sh"
 need_tool sqlite3 cc
@@ -102,6 +103,16 @@ ok $? "a checker that hangs"
 [ "$(j hang .ok)" = 0 ] && [ "$(j hang .hung)" = 0 ] &&
 	[ "$(jq '[.failures[] | select(.detected_by == "checker-hang")] | length' "$T/hang.json")" = "$(j hang .judged)" ]
 ok $? "is killed at its timeout and reported hung on every state ($(j hang .judged)), never ok"
+
+# the kernel's log: a state during which a line like a kernel WARN's first reached it
+app kmsg --log "$T/rn/record/io.log" --stack "$HONEST" --fs ext4 --max-states 1 \
+	--jobs 1 --seed 1 --checker "$BLACKOUT_SRC/apps/test/kmsg-check.sh" \
+	"$BLACKOUT_SRC/apps/rename/run.sh" 4
+ok $? "a checker that writes a kernel WARN's first line into the kernel's log"
+[ "$(j kmsg .judged)" -ge 1 ] && [ "$(j kmsg .ok)" = 0 ] &&
+	[ "$(jq '[.failures[] | select(.detected_by == "kernel")] | length' "$T/kmsg.json")" = "$(j kmsg .judged)" ] &&
+	[ "$(failures kmsg 'the kernel reported: WARNING: CPU: 0 PID: 1 at blackout/kmsg-check.sh:1')" = "$(j kmsg .judged)" ]
+ok $? "the state is failing, detected by the kernel, its line named ($(j kmsg .judged) state)"
 
 # refusals on the host, before any guest boots
 chmod 644 "$T/noexec" 2>/dev/null || { printf '#!/bin/sh\n' >"$T/noexec" && chmod 644 "$T/noexec"; }
