@@ -15,7 +15,7 @@
 
 struct vm_pool_cfg {
 	const char *kernel;   /* the guest kernel (build/vm/vmlinuz) */
-	const char *initrd;   /* its initramfs with guest-init (build/vm/initramfs.gz) */
+	const char *initrd;   /* its initramfs with guest-init (build/vm/initramfs.cpio) */
 	const char *plugin;   /* unused by the pool since it reads the store from disks */
 	const char *statedir; /* the state store: base.img, s<N>.delta */
 	const char *workdir;  /* sockets, consoles, logs and deltas.img go here */
@@ -39,15 +39,16 @@ struct vm_pool_cfg {
 /* Where the time went, summed over guests (seconds), and what happened. */
 struct vm_pool_stats {
 	double boot, connect, mount, read, umount, check, other;
-	double wall;     /* the pool's own wall time */
-	unsigned boots;  /* guests booted (restarts included) */
-	unsigned hung;   /* states whose guest stopped answering or panicked */
-	size_t observed; /* states with a full observation */
+	double wall;      /* the pool's own wall time */
+	unsigned boots;   /* guests booted (restarts included) */
+	unsigned hung;    /* states whose guest stopped answering or panicked, twice */
+	unsigned retried; /* states handed to a fresh guest after their guest did so once */
+	size_t observed;  /* states with a full observation */
 };
 
 /* Observes states s0..s<n-1> of cfg->statedir. obs[i] is filled for every i: a
- * state that hung or panicked its guest gets obs[i].guest_hung set with what was
- * seen in mount_msg. Returns 0, or -errno when the pool itself could not run (no
+ * state that hung or panicked its guest is handed once more to a fresh guest; when
+ * that one stops too, obs[i].guest_hung is set with what was seen in mount_msg. Returns 0, or -errno when the pool itself could not run (no
  * qemu, a guest that fails to boot twice in a row, a guest sending garbage or
  * flooding, ...), with the reason in err; obs then holds nothing to free.
  * Every child process is killed and reaped before it returns; each also gets
@@ -56,6 +57,11 @@ struct vm_pool_stats {
  * users of waitpid(-1) in the same process. */
 int vm_pool_observe(const struct vm_pool_cfg *cfg, size_t n, struct crash_observation *obs,
                     struct vm_pool_stats *stats, struct bo_err *err);
+
+/* "" when no state was retried after a hang, else " (N retried on a fresh guest after
+ * a hang)", for a line that prints stats->hung; the text lives until the next call from
+ * the same thread. */
+const char *vm_retried_note(const struct vm_pool_stats *stats);
 
 /* Removes what the pool left in a work directory (sockets, consoles, logs), then the
  * directory if that emptied it. */

@@ -206,11 +206,11 @@ static void print_app(const struct vm_explore_info *info, const struct crash_res
 	        (unsigned long long)corrupt, (unsigned long long)crashed, (unsigned long long)hung);
 	const struct vm_pool_stats *s = &info->pool;
 	fprintf(f,
-	        "guests:   %u boots, %zu states observed, %u hung; %.1f s judging, %.2f distinct "
-	        "states/s in all\n"
+	        "guests:   %u boots, %zu states observed, %u hung%s; %.1f s judging, %.2f "
+	        "distinct states/s in all\n"
 	        "          summed over guests: boot %.1f, attach %.1f, mount %.1f, tree and "
 	        "checker %.1f, umount %.1f, fsck %.1f, other %.1f s\n",
-	        s->boots, s->observed, s->hung, r->t_observe,
+	        s->boots, s->observed, s->hung, vm_retried_note(s), r->t_observe,
 	        r->t_observe > 0 ? (double)r->judged / r->t_observe : 0.0, s->boot, s->connect,
 	        s->mount, s->read, s->umount, s->check, s->other);
 }

@@ -128,11 +128,11 @@ static void print_times(const struct vm_explore_info *info, const struct crash_r
 	const struct vm_pool_stats *s = &info->pool;
 	fprintf(f,
 	        "\ntime: %.1fs (enumerate %.1f, of which views and store %.1f; guests %.1f)\n"
-	        "guests: %u boots, %zu states observed, %u hung; summed over guests: boot %.1f, "
+	        "guests: %u boots, %zu states observed, %u hung%s; summed over guests: boot %.1f, "
 	        "connect %.1f, mount %.1f, read %.1f, umount %.1f, check %.1f, other %.1f s\n",
 	        r->t_total, r->t_total - r->t_observe, r->t_store, r->t_observe, s->boots,
-	        s->observed, s->hung, s->boot, s->connect, s->mount, s->read, s->umount, s->check,
-	        s->other);
+	        s->observed, s->hung, vm_retried_note(s), s->boot, s->connect, s->mount, s->read,
+	        s->umount, s->check, s->other);
 	if (r->t_observe > 0 && s->wall > 0)
 		fprintf(f, "        %.2f distinct states judged per second in all\n",
 		        (double)r->judged / r->t_observe);

@@ -2,8 +2,8 @@
 /* pool.c — the pool of real-kernel guests judging crash states (include/blackout/vm.h,
  * docs/realkernel.md section 3): the store's deltas packed once into deltas.img (both
  * reach each guest as read-only disks), `jobs` guests each booted once, states handed
- * out in order, a hung or panicked guest replaced, a state whose harness step failed in
- * the guest retried once on a fresh guest.
+ * out in order, a hung or panicked guest replaced, a state whose guest hung, panicked
+ * or whose harness step failed in the guest retried once on a fresh guest.
  *
  * Cleanup: every qemu is killed and reaped on every return path; children also get
  * SIGKILL from the kernel when the calling thread dies (PR_SET_PDEATHSIG), so a caller
@@ -33,8 +33,8 @@ struct pool {
 	double state_timeout;
 	char deltas[1100];     /* WORKDIR/deltas.img */
 	uint64_t *offsets;     /* each state's delta in it */
-	unsigned char *tries;  /* harness errors per state */
-	size_t redo[MAX_JOBS]; /* states to hand out again (a harness error) */
+	unsigned char *tries;  /* times each state was handed out again */
+	size_t redo[MAX_JOBS]; /* states to hand out again (a hang or a harness error) */
 	unsigned nredo;
 };
 
@@ -60,15 +60,22 @@ static void hung(struct pool *p, struct vm_guest *g, const char *why)
 		p->cfg->progress(p->cfg->progress_ctx, p->done, p->n);
 }
 
-/* The guest died or stopped answering: its state (if any) is hung; a fresh guest
- * takes its place while states remain. A guest that failed to boot twice in a row
- * stops the pool. */
+/* The guest died or stopped answering: a fresh guest takes its place while states
+ * remain. Its state (if any) goes to a fresh guest once: a TCG guest on a loaded host
+ * has stalled for a minute in a state that a fresh guest then judged in a second (and
+ * bytes on its command port get lost under load), so one stall is not yet the state's
+ * verdict; a state that stops its second guest too is hung. A guest that failed to
+ * boot twice in a row stops the pool. */
 static int guest_lost(struct pool *p, struct vm_guest *g, const char *why, struct bo_err *err)
 {
 	char tail[300];
 	vm_guest_console_tail(g, tail, sizeof tail);
 	bool booting = g->st == VG_BOOTING;
-	if (g->st == VG_BUSY) {
+	if (g->st == VG_BUSY && p->tries[g->state] == 0 && p->nredo < MAX_JOBS) {
+		p->tries[g->state]++;
+		p->redo[p->nredo++] = g->state;
+		p->stats->retried++;
+	} else if (g->st == VG_BUSY) {
 		char msg[512];
 		snprintf(msg, sizeof msg, "%s (%s)", why, tail);
 		hung(p, g, msg);
@@ -89,8 +96,8 @@ static int harness_error(struct pool *p, struct vm_guest *g, const char *msg, st
 {
 	if (p->tries[g->state]++ >= 1 || p->nredo >= MAX_JOBS)
 		return bo_errf(err, -EIO,
-		               "guest %u: s%zu failed twice in the harness (not the filesystem): "
-		               "%.300s (see %s)",
+		               "guest %u: s%zu failed in the harness (not the filesystem) on its "
+		               "second try: %.300s (see %s)",
 		               g->slot, g->state, msg, g->console);
 	p->redo[p->nredo++] = g->state;
 	vm_guest_stop(g);
@@ -404,6 +411,15 @@ int vm_pool_observe(const struct vm_pool_cfg *cfg, size_t n, struct crash_observ
 		for (size_t i = 0; i < n; i++)
 			crash_observation_free(&obs[i]);
 	return rc;
+}
+
+const char *vm_retried_note(const struct vm_pool_stats *stats)
+{
+	static _Thread_local char note[80];
+	if (!stats->retried)
+		return "";
+	snprintf(note, sizeof note, " (%u retried on a fresh guest after a hang)", stats->retried);
+	return note;
 }
 
 /* Removes a work directory the pool filled (sockets, consoles, logs): only those. */
