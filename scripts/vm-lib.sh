@@ -70,6 +70,9 @@ boot() {
 		-serial "file:$OUT/$2.console" -serial chardev:bo \
 		"${DISK[@]}" </dev/null >>"$OUT/qemu.log" 2>&1 &
 	QEMU_PID=$!
+	# not a job of this shell: a guest killed on purpose (kill_guest) is no news, and
+	# bash would print "Killed" with its whole command line when it reaps it
+	disown "$QEMU_PID"
 }
 # kill_guest: SIGKILL (a power cut from the guest's side: qemu flushes nothing)
 kill_guest() {
@@ -81,7 +84,11 @@ kill_guest() {
 	done
 	kill_pidfile KILL "$OUT/qemu.pid"
 	[ -n "$QEMU_PID" ] && kill -9 "$QEMU_PID" 2>/dev/null
-	[ -n "$QEMU_PID" ] && wait "$QEMU_PID" 2>/dev/null
+	# disowned, so no `wait`: the shell reaps it; at most 5 s for the kernel to do so
+	for i in $(seq 1 250); do
+		[ -n "$QEMU_PID" ] && kill -0 "$QEMU_PID" 2>/dev/null || break
+		sleep 0.02
+	done
 	QEMU_PID=
 }
 vm_cleanup() {

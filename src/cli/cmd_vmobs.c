@@ -38,7 +38,7 @@ static const struct cli_opt vmobs_opts[] = {
     {OPT_BOOT_TIMEOUT, "boot-timeout", "S", "seconds for a guest to boot (default 120)", 0, 0},
     {OPT_STATE_TIMEOUT, "state-timeout", "S", "seconds for one state (default 60)", 0, 0},
     {OPT_KERNEL, "kernel", "F", "the guest's kernel (default $BUILD/vm/vmlinuz)", 0, 0},
-    {OPT_INITRD, "initrd", "F", "the guest's initramfs (default $BUILD/vm/initramfs.gz)", 0, 0},
+    {OPT_INITRD, "initrd", "F", "the guest's initramfs (default $BUILD/vm/initramfs.cpio)", 0, 0},
     {OPT_PLUGIN, "plugin", "F", "ignored (the guests read the store from disks)", 0, 0},
     {OPT_INTEGRITY, "integrity", NULL,
      "open each state with integritysetup first (dm-integrity under the fs, "
@@ -106,6 +106,10 @@ static json_t *summary(const struct crash_observation *o, size_t i)
 	json_object_set_new(j, "fsck_ran", json_boolean(c->ran));
 	json_object_set_new(j, "fsck_clean", json_boolean(c->ran && c->rc == 0 && c->clean));
 	json_object_set_new(j, "fsck_why", json_string(c->why));
+	if (o->kernel_lines)
+		json_object_set_new(j, "kernel",
+		                    json_pack("{sI ss}", "lines", (json_int_t)o->kernel_lines,
+		                              "first", o->kernel_msg));
 	if (o->app.ran)
 		json_object_set_new(j, "app",
 		                    json_pack("{si ss}", "exit", o->app.exit, "line", o->app.line));
@@ -161,7 +165,7 @@ int cmd_vmobs(int argc, char **argv)
 	const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
 	char kernel[1024], initrd[1024], plugin[1024], fsbuf[256];
 	snprintf(kernel, sizeof kernel, "%s/vm/vmlinuz", build);
-	snprintf(initrd, sizeof initrd, "%s/vm/initramfs.gz", build);
+	snprintf(initrd, sizeof initrd, "%s/vm/initramfs.cpio", build);
 	snprintf(plugin, sizeof plugin, "%s/blackout-nbdkit.so", build);
 	struct vm_pool_cfg cfg = {.kernel = kernel, .initrd = initrd, .plugin = plugin};
 	uint64_t n, v;
@@ -240,10 +244,10 @@ int cmd_vmobs(int argc, char **argv)
 		return cli_fail("vmobserve", "%s (logs in %s)", bo_errstr(&err, rc), cfg.workdir);
 	if (own_dir)
 		vm_workdir_remove(cfg.workdir);
-	print_line(json_pack("{sI sI sI s{sf sf sf sf sf sf sf} sf}", "observed",
-	                     (json_int_t)st.observed, "hung", (json_int_t)st.hung, "boots",
-	                     (json_int_t)st.boots, "seconds", "boot", st.boot, "connect",
-	                     st.connect, "mount", st.mount, "read", st.read, "umount", st.umount,
-	                     "check", st.check, "other", st.other, "wall", st.wall));
+	print_line(json_pack(
+	    "{sI sI sI sI s{sf sf sf sf sf sf sf} sf}", "observed", (json_int_t)st.observed, "hung",
+	    (json_int_t)st.hung, "retried", (json_int_t)st.retried, "boots", (json_int_t)st.boots,
+	    "seconds", "boot", st.boot, "connect", st.connect, "mount", st.mount, "read", st.read,
+	    "umount", st.umount, "check", st.check, "other", st.other, "wall", st.wall));
 	return 0;
 }

@@ -242,9 +242,9 @@ static int paths(struct vx *v, struct bo_err *err)
 	    (rc = path(err, v->vmdir, sizeof(v->vmdir), "%s/%s", v->build,
 	               vm_kernel_cache(o->kernel))) ||
 	    (rc = path(err, v->kernel, sizeof(v->kernel), "%s/vmlinuz", v->vmdir)) ||
-	    (rc = path(err, v->initrd, sizeof(v->initrd), "%s/initramfs.gz", v->vmdir)) ||
+	    (rc = path(err, v->initrd, sizeof(v->initrd), "%s/initramfs.cpio", v->vmdir)) ||
 	    (rc = path(err, v->stage_gz, sizeof(v->stage_gz), "%s/app.cpio", outdir)) ||
-	    (rc = path(err, v->judge_initrd, sizeof(v->judge_initrd), "%s/judge-initramfs.gz",
+	    (rc = path(err, v->judge_initrd, sizeof(v->judge_initrd), "%s/judge-initramfs.img",
 	               outdir)))
 		return rc;
 	if (o->log)

@@ -117,12 +117,12 @@ int vm_guest_boot(const struct vm_pool_cfg *cfg, const char *deltas, struct vm_g
 		g->lfd = -1;
 		return rc;
 	}
-	snprintf(
-	    append, sizeof append,
-	    "console=ttyS0 quiet loglevel=3 panic=-1 no_timer_check bo.mode=judge bo.chan=hvc0 "
-	    "bo.fs=%s bo.mopt=%s%s%s",
-	    cfg->fs, cfg->mopt && *cfg->mopt ? cfg->mopt : "defaults", members,
-	    cfg->integrity ? " bo.integrity=1" : "");
+	snprintf(append, sizeof append,
+	         "console=ttyS0 quiet loglevel=3 panic=-1 no_timer_check "
+	         "bo.mode=judge bo.chan=hvc0 "
+	         "bo.fs=%s bo.mopt=%s%s%s",
+	         cfg->fs, cfg->mopt && *cfg->mopt ? cfg->mopt : "defaults", members,
+	         cfg->integrity ? " bo.integrity=1" : "");
 	snprintf(chardev, sizeof chardev, "socket,id=bo,path=%s", g->sock);
 	snprintf(serial, sizeof serial, "file:%s", g->console);
 	/* No network: the store through qemu's own block layer. The guest writes nothing

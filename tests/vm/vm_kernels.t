@@ -22,7 +22,7 @@ for series in 6.1 6.12; do
 	cp "$T/ext4.img" "$T/disk.img"
 	# loglevel=6 prints the banner (a KERN_NOTICE line) ("Linux version ...") among the guest's few lines
 	timeout -s KILL 180 qemu-system-x86_64 -accel tcg -cpu max -m 256 -smp 1 -nodefaults \
-		-no-reboot -display none -kernel "$vm/vmlinuz" -initrd "$vm/initramfs.gz" \
+		-no-reboot -display none -kernel "$vm/vmlinuz" -initrd "$vm/initramfs.cpio" \
 		-append "console=ttyS0 loglevel=6 panic=-1 no_timer_check bo.mode=check bo.fs=ext4" \
 		-serial "file:$T/console" -serial "file:$T/markers" \
 		-drive "file=$T/disk.img,if=virtio,format=raw" </dev/null >"$T/qemu.log" 2>&1

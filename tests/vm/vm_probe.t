@@ -16,7 +16,7 @@ PLUGIN=$BUILD/blackout-nbdkit.so
 [ -f "$PLUGIN" ] || bail "$PLUGIN missing: make"
 [ -x "$BUILD/guest/bo-probe" ] || bail "$BUILD/guest/bo-probe missing: make"
 VM=$("$BLACKOUT_SRC/scripts/vm-build" "$BUILD/vm") || bail "scripts/vm-build failed"
-INITRD=$VM/initramfs.gz FS=ext4 MOPT=defaults
+INITRD=$VM/initramfs.cpio FS=ext4 MOPT=defaults
 SEED=2 CUT=40
 
 # probe NAME SPEC: one boot; leaves $T/NAME/verify.out and $T/NAME/spec.out

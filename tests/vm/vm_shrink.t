@@ -39,7 +39,7 @@ ok $? "and writes the dm-flakey script" || { done_testing; exit; }
 
 vm=$("$BLACKOUT_SRC/scripts/vm-build" "$BUILD/vm" 2>"$T/build.err")
 ok $? "vm-build builds or reuses the guest" || { sed 's/^/# /' "$T/build.err"; done_testing; exit; }
-zcat "$vm/initramfs.gz" | cpio -t 2>/dev/null | grep -qx 'lib/modules/dm-flakey.ko'
+cpio -t <"$vm/initramfs.cpio" 2>/dev/null | grep -qx 'lib/modules/dm-flakey.ko'
 ok $? "its initramfs carries dm-flakey"
 
 # The second archive: an /init that runs the script twice on /dev/vda and says how each
@@ -69,7 +69,7 @@ poweroff -f
 EOF
 chmod +x "$T/layer/init" "$T/layer/repro.sh"
 (cd "$T/layer" && printf 'init\nrepro.sh\n' | cpio -o -H newc --quiet) | gzip -1 >"$T/layer.gz"
-cat "$vm/initramfs.gz" "$T/layer.gz" >"$T/initrd.gz"
+cat "$vm/initramfs.cpio" "$T/layer.gz" >"$T/initrd.gz"
 truncate -s 64M "$T/disk.img"
 timeout -s KILL 300 qemu-system-x86_64 -accel tcg -cpu max -m 256 -smp 1 -nodefaults \
 	-no-reboot -display none -kernel "$vm/vmlinuz" -initrd "$T/initrd.gz" \
