@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* bench_nbd.c — what serving a stack through the blackout nbdkit plugin costs: sequential
  * and 4 KiB random write throughput over mem(size=256M), beside nbdkit's own `memory`
- * plugin, same libnbd client, same run (ratio; target >= 0.8x); then the vmtest guest's
+ * plugin, same libnbd client, same run (ratio; target >= 0.8x), and random writes to
+ * nbdkit's null plugin as the floor every server shares; then the vmtest guest's
  * boot-to-workload time. Prints figures; never fails on speed. */
 #include <libnbd.h>
 #include <stdio.h>
@@ -103,16 +104,20 @@ int main(void)
 	    {"nbdkit", "--exit-with-parent", plugin, "stack=mem(size=256M)", NULL}};
 	struct server peer = {"nbdkit memory 256M",
 	                      {"nbdkit", "--exit-with-parent", "memory", "256M", NULL}};
+	/* the floor: nbdkit's null plugin drops every write, so its rate is the socket,
+	 * libnbd and nbdkit's own request handling with no storage behind them */
+	struct server null = {"nbdkit null 256M",
+	                      {"nbdkit", "--exit-with-parent", "null", "256M", NULL}};
 	unsigned char *buf = malloc(SEQ_REQ);
 	if (!buf)
 		return 1;
 	memset(buf, 0x5a, SEQ_REQ);
 
 	/* Best of ROUNDS, alternating, each server warmed by its first pass. */
-	double seq[2] = {0, 0}, rnd[2] = {0, 0};
-	const struct server *sv[2] = {&peer, &ours};
+	double seq[3] = {0, 0, 0}, rnd[3] = {0, 0, 0};
+	const struct server *sv[3] = {&peer, &ours, &null};
 	for (int round = 0; round < ROUNDS; round++)
-		for (int k = 0; k < 2; k++) {
+		for (int k = 0; k < 3; k++) {
 			struct nbd_handle *h = connect_to(sv[k]);
 			double s = seq_write(h, buf), r = rand_write(h, buf);
 			if (s > seq[k])
@@ -131,6 +136,11 @@ int main(void)
 	printf("  random 4 KiB writes:      blackout %.0f writes/s, nbdkit memory %.0f writes/s, "
 	       "ratio %.2fx\n",
 	       rnd[1], rnd[0], rnd[1] / rnd[0]);
+	/* what a request costs above the floor is what a plugin can change */
+	double fl = 1e6 / rnd[2];
+	printf("  the floor, nbdkit null:   %.0f writes/s (%.1f us a request); above it, "
+	       "blackout %.1f us, nbdkit memory %.1f us\n",
+	       rnd[2], fl, 1e6 / rnd[1] - fl, 1e6 / rnd[0] - fl);
 	bench_goal("nbd sequential writes, blackout / nbdkit memory", seq[1] / seq[0], true, 0.8,
 	           "x");
 	bench_goal("nbd random 4 KiB writes, blackout / nbdkit memory", rnd[1] / rnd[0], true, 1.5,
