@@ -52,6 +52,13 @@ PROVE_FLAGS ?= -j2 --timer
 # The suites run as if make were not around them: a make a test starts (install.t,
 # debian/rules) builds on its own terms, not inside this one's jobserver.
 TEST_ENV := env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL
+# A script suite's prove gets BLACKOUT_FAILLOG=$(1) (after $(call faillog,FILE)): each
+# failing script appends its failed tests with the lines before them (test-lib.sh), and
+# that is printed after prove's summary, which names only test numbers, at the end of
+# the log where CI shows it.
+faillog = rm -f $(1); $(TEST_ENV) BLACKOUT_FAILLOG=$(CURDIR)/$(1)
+faillog_show = || { echo "---- the failing scripts, each failed test with what it printed before it:"; \
+	  cat $(1) 2>/dev/null; exit 1; }
 
 # Every build uses every core without -j on the command line: `.ci/run` is a bare
 # `make check`, which compiled the library five times over (plain, PIC, ASan, fuzz and
@@ -126,8 +133,9 @@ check-unit: unit
 
 check-compat: all
 	@if ls tests/compat/*.t >/dev/null 2>&1; then \
-	  $(TEST_ENV) BLACKOUT=$(CURDIR)/$(CLI) BLACKOUT_SRC=$(CURDIR) BUILD=$(CURDIR)/$(BUILD) \
-	  $(PROVE) $(PROVE_FLAGS) tests/compat/*.t; \
+	  $(call faillog,$(BUILD)/compat.fail) BLACKOUT=$(CURDIR)/$(CLI) BLACKOUT_SRC=$(CURDIR) \
+	  BUILD=$(CURDIR)/$(BUILD) $(PROVE) $(PROVE_FLAGS) tests/compat/*.t \
+	  $(call faillog_show,$(BUILD)/compat.fail); \
 	else echo "check-compat: no compat tests yet"; fi
 
 # Real Linux in qemu on modelled stacks (tests/vm, docs/vmtest.md). Two scripts at a
@@ -142,8 +150,9 @@ VM_SLOW := $(wildcard tests/vm/vm_md.t tests/vm/vm_apps.t tests/vm/vm_integrity.
 VM_TESTS := $(VM_SLOW) $(filter-out $(VM_SLOW),$(sort $(wildcard tests/vm/*.t)))
 check-vm: all
 	@if ls tests/vm/*.t >/dev/null 2>&1; then \
-	  $(TEST_ENV) BLACKOUT=$(CURDIR)/$(CLI) BLACKOUT_SRC=$(CURDIR) BUILD=$(CURDIR)/$(BUILD) \
-	  $(PROVE) --timer -j$(VM_JOBS) $(VM_TESTS); \
+	  $(call faillog,$(BUILD)/vm.fail) BLACKOUT=$(CURDIR)/$(CLI) BLACKOUT_SRC=$(CURDIR) \
+	  BUILD=$(CURDIR)/$(BUILD) $(PROVE) --timer -j$(VM_JOBS) $(VM_TESTS) \
+	  $(call faillog_show,$(BUILD)/vm.fail); \
 	else echo "check-vm: no vm tests"; fi
 
 # Long acceptance runs kept out of make check (every tests/long/*.t: the real kernel
@@ -151,8 +160,9 @@ check-vm: all
 # run on demand, two scripts at a time as the vm suite.
 check-long: all
 	@if ls tests/long/*.t >/dev/null 2>&1; then \
-	  $(TEST_ENV) BLACKOUT=$(CURDIR)/$(CLI) BLACKOUT_SRC=$(CURDIR) BUILD=$(CURDIR)/$(BUILD) \
-	  $(PROVE) --timer -j$(VM_JOBS) tests/long/*.t; \
+	  $(call faillog,$(BUILD)/long.fail) BLACKOUT=$(CURDIR)/$(CLI) BLACKOUT_SRC=$(CURDIR) \
+	  BUILD=$(CURDIR)/$(BUILD) $(PROVE) --timer -j$(VM_JOBS) tests/long/*.t \
+	  $(call faillog_show,$(BUILD)/long.fail); \
 	else echo "check-long: no long tests"; fi
 
 # The unit tests again under AddressSanitizer and UndefinedBehaviorSanitizer, and the
@@ -166,11 +176,12 @@ check-asan:
 	$(TEST_ENV) ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  BLACKOUT_SRC=$(CURDIR) BLACKOUT_ASAN=1 \
 	  $(PROVE) $(PROVE_FLAGS) --exec '' $(patsubst $(BUILD)/%,build/asan/%,$(UNIT_BINS))
-	$(TEST_ENV) ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	$(call faillog,build/asan/cli.fail) ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	  UBSAN_OPTIONS=print_stacktrace=1 \
 	  BLACKOUT=$(CURDIR)/build/asan/blackout BLACKOUT_SRC=$(CURDIR) BUILD=$(CURDIR)/build/asan \
 	  FS_DAMAGE_SEEDS=1 $(PROVE) $(PROVE_FLAGS) tests/compat/fsck_damage.t tests/compat/fsck_journal.t \
 	  tests/compat/fsck_backup_sb.t tests/compat/jbd_recover_fs.t tests/compat/fs_damage.t \
-	  tests/compat/fs_precheck.t
+	  tests/compat/fs_precheck.t $(call faillog_show,build/asan/cli.fail)
 
 FORMAT_FILES = $(sort $(wildcard include/blackout/*.h src/*/*.c src/*/*.h tests/*/*.c \
 	tests/*/*.h bench/*.c bench/*.h fuzz/*.c apps/*/*.c))

@@ -22,6 +22,11 @@
 #
 # Sets T (alias SCRATCH), a scratch directory removed on exit; BLACKOUT_SRC, BUILD and
 # BLACKOUT (alias B), defaulting to this checkout and its build/ directory.
+#
+# With BLACKOUT_FAILLOG=FILE (make's check targets set it) the script's output also goes
+# to a copy, and a script that failed appends to FILE its name, its exit status and
+# each failing test with the lines before it: CI shows the end of its log, where
+# prove's summary names only the failing tests' numbers (the Makefile prints FILE).
 
 TEST_N=0
 TEST_FAIL=0
@@ -119,14 +124,46 @@ test_cleanup() {
 	[ -n "${T:-}" ] && rm -rf "$T"
 }
 
+# The failures, with their context, to BLACKOUT_FAILLOG (see the top); stdout back to
+# what it was. A child the script left running may still hold the copy's pipe: tee gets
+# at most 2 s to finish, then goes.
+test_faillog() {
+	[ -n "$TEST_TEE" ] || return 0
+	exec >&8 8>&-
+	_i=0
+	while kill -0 "$TEST_TEE" 2>/dev/null && [ $_i -lt 20 ]; do
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	kill "$TEST_TEE" 2>/dev/null
+	TEST_TEE=
+	[ "$TEST_FAIL" -gt 0 ] || [ "$1" -ne 0 ] || return 0
+	case "$0" in
+	*/tests/*) _name=tests/${0##*/tests/} ;;
+	*) _name=$0 ;;
+	esac
+	{
+		echo "==== $_name: exit $1, $TEST_FAIL of $TEST_N failed"
+		grep -a -B 10 -A 4 -e '^not ok' -e '^Bail out!' "$T/.tap.out" | tail -n 80
+	} >>"$BLACKOUT_FAILLOG"
+}
+
 test_exit() {
 	rc=$?
+	test_faillog "$rc"
 	test_cleanup
 	exit "$rc"
 }
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/blackout-test.XXXXXX") || bail "mktemp failed"
 SCRATCH=$T
+TEST_TEE=
+if [ -n "${BLACKOUT_FAILLOG:-}" ] && mkfifo "$T/.tap"; then
+	exec 8>&1
+	tee "$T/.tap.out" <"$T/.tap" >&8 &
+	TEST_TEE=$!
+	exec >"$T/.tap"
+fi
 trap test_exit EXIT
 trap 'exit 129' HUP
 trap 'exit 130' INT

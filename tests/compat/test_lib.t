@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # test_lib.t — the shell harness itself (tests/test-lib.sh): the plan line, exit
 # statuses (a failure, or no test at all, fails the script), run_ok and lacks, skip,
-# bail, the scratch directory removed on exit and at_exit hooks run, even when a script dies.
+# bail, the scratch directory removed on exit and at_exit hooks run, even when a script
+# dies; with BLACKOUT_FAILLOG, a failing script's failures and what came before them.
 . "$(dirname "$0")/../test-lib.sh"
 
 # A throwaway script at tests/compat/x.t of a copy of the tree, so that it finds
@@ -11,7 +12,7 @@ mkdir -p "$T/w/tests/compat"
 cp "$BLACKOUT_SRC/tests/test-lib.sh" "$T/w/tests/test-lib.sh"
 run() { # run BODY: runs a script of BODY after the harness; output in $T/out, status in rc
 	printf '#!/bin/sh\n. "$(dirname "$0")/../test-lib.sh"\n%s\n' "$1" >"$T/w/tests/compat/x.t"
-	TMPDIR="$T/tmp" sh "$T/w/tests/compat/x.t" >"$T/out" 2>&1
+	TMPDIR="$T/tmp" BLACKOUT_FAILLOG=${FAILLOG:-} sh "$T/w/tests/compat/x.t" >"$T/out" 2>&1
 	rc=$?
 }
 mkdir -p "$T/tmp"
@@ -67,5 +68,26 @@ t "the scratch directory is gone afterwards" '[ -s "$T/tmp/t" ] && [ ! -e "$(cat
 run 'echo "$T" >"$TMPDIR/t2"; ok 0 a; kill -TERM $$; ok 0 never; done_testing'
 t "killed mid-run: a failure, and no plan" '[ $rc -ne 0 ] && ! grep -q "^1\.\." "$T/out"'
 t "the scratch directory is gone all the same" '[ ! -e "$(cat "$T/tmp/t2")" ]'
+
+# the failure log make's check targets print after prove's summary
+FAILLOG=$T/fail.log
+run 'ok 0 "a"; done_testing'
+t "with BLACKOUT_FAILLOG a passing script writes nothing there" \
+	'[ $rc -eq 0 ] && [ ! -e "$T/fail.log" ] && [ "$(cat "$T/out")" = "ok 1 - a
+1..1" ]'
+took=$(date +%s)
+run 'diag "judged 3"; ok 0 "a"; ok 1 "b"; diag "after"; sleep 60 & ok 0 "c"; done_testing'
+took=$(($(date +%s) - took))
+t "a failing script appends its name, status and count, and still prints all its TAP" \
+	'[ $rc -eq 1 ] && grep -qx "==== tests/compat/x.t: exit 1, 1 of 3 failed" "$T/fail.log" &&
+	grep -qx "ok 3 - c" "$T/out"'
+t "... each failed test with the lines before it" \
+	'grep -A 5 "^====" "$T/fail.log" | tr "\n" "|" |
+	grep -q "|# judged 3|ok 1 - a|not ok 2 - b|# after|ok 3 - c|"'
+t "... without waiting for a child that still holds its output" '[ $took -lt 20 ]'
+run 'ok 0 "a"; bail "no unicorn"'
+t "a script that bails is logged with its Bail out! line" \
+	'[ "$(grep -c "^====" "$T/fail.log")" = 2 ] && grep -qx "Bail out! no unicorn" "$T/fail.log"'
+FAILLOG=
 
 done_testing

@@ -22,6 +22,13 @@ start=$(date +%s)
 need_tool jq
 SRC=${BLACKOUT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 MEMBERS='concat > [cache(size=1M,flush=honor) > mem(size=32M)] x4'
+# why_not JSON LOG: before a judging check fails, the counts it read and the first
+# failures (or, with no result, the run's last lines) as comments
+why_not() {
+	jq -c '{judged, silent, hung, md, violations, failures: [.failures[]? |
+		{id, detail}][:5]}' "$1" 2>/dev/null | sed 's/^/# /'
+	[ -s "$1" ] || tail -n 5 "$2" | sed 's/^/# /'
+}
 
 timeout 600 "$SRC/scripts/vmrecord" --stack "$MEMBERS" --md 5:4:0 --fs ext4,barrier=1 \
 	--workload append-fsync --out "$T/r" >"$T/rec.log" 2>&1
@@ -144,9 +151,7 @@ jp() { jq -r "$1" "$T/jp.json"; }
 	[ "$(jp '.md.started')" = "$(jp .judged)" ] && [ "$(jp .silent)" = 0 ] &&
 	[ "$(jp .violations.durable)" = 0 ] && [ "$(jp .violations.bystander)" = 0 ]
 rc=$?
-# what CI shows of a failure is its stderr: the counts the check read, and the failures
-[ $rc = 0 ] || jq -c '{judged, silent, hung, md, violations, failures: [.failures[]? |
-	{id, detail}][:5]}' "$T/jp.json" >&2
+[ $rc = 0 ] || why_not "$T/jp.json" "$T/jp.log"
 ok $rc "PPL: md started all $(jp .judged) states unforced; none silently damaged ($(jp .violations.consistent) inconsistent, detected), none lost synced data"
 
 # member 1 of a healthy RAID5 fails as step 3 begins (vmrecord --md-fail 1@3: the
@@ -171,7 +176,9 @@ grep -E "^(states|judged|md|time|guests): " "$T/jf.log" | sed "s/^/# /"
 jf() { jq -r "$1" "$T/jf.json"; }
 { [ $rc = 0 ] || [ $rc = 3 ]; } && [ "$(jf .judged)" -ge 15 ] && [ "$(jf .hung)" = 0 ] &&
 	[ "$(jf .violations.durable)" = 0 ]
-ok $? "member 1 failed at step 3: $(jf .judged) distinct states judged, none lost synced data (durable $(jf .violations.durable), consistent $(jf .violations.consistent); md started $(jf .md.started), refused $(jf .md.refused))"
+rc=$?
+[ $rc = 0 ] || why_not "$T/jf.json" "$T/jf.log"
+ok $rc "member 1 failed at step 3: $(jf .judged) distinct states judged, none lost synced data (durable $(jf .violations.durable), consistent $(jf .violations.consistent); md started $(jf .md.started), refused $(jf .md.refused))"
 
 timeout 60 "$SRC/scripts/vmrecord" --stack "$MEMBERS" --md 5:4 --fs ext4 --workload append-fsync \
 	--out "$T/bad" >"$T/bad.log" 2>&1
