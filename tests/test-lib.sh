@@ -160,7 +160,9 @@ SCRATCH=$T
 TEST_TEE=
 if [ -n "${BLACKOUT_FAILLOG:-}" ] && mkfifo "$T/.tap"; then
 	exec 8>&1
-	tee "$T/.tap.out" <"$T/.tap" >&8 &
+	# the copy through fd 7: tee's command line names no path under $T, where scripts
+	# look for processes of their own left running (pgrep -f "$T/")
+	tee /dev/fd/7 <"$T/.tap" >&8 7>"$T/.tap.out" &
 	TEST_TEE=$!
 	exec >"$T/.tap"
 fi
