@@ -118,9 +118,13 @@ static int payload_hdr(const struct jlog *j, const uint8_t *mb, uint32_t off, ui
 	*type = get_le16(mb + off);
 	uint32_t sz = get_le32(mb + off + 4);
 	if (*type == PAYLOAD_FLUSH) {
+		/* sz checked against the room left before 8 + sz is formed: a size near 2^32
+		 * wrapped it to 0, and the caller's walk stood still on that payload forever */
 		*pages = 0;
+		if (sz % 8 || sz > size - off - 8)
+			return -EINVAL;
 		*len = 8 + sz;
-		return sz % 8 == 0 && off + *len <= size ? 0 : -EINVAL;
+		return 0;
 	}
 	if ((*type != PAYLOAD_DATA && *type != PAYLOAD_PARITY) || off + 16 > size ||
 	    sz % PAGE_SECTORS || sz == 0)

@@ -716,6 +716,23 @@ static void test_journal(void)
 	       strstr(rp.end, "out of sequence"),
 	   "a meta block out of sequence ends the log: %s", rp.end);
 	md_replay_free(&rp);
+	/* a flush payload whose size wraps 8 + size to 0: the walk over the meta block's
+	 * payloads stood still on it (found by fuzz_md_journal); the alarm turns a hang
+	 * into this binary's death, a failure prove reports */
+	uint8_t *mb = lg;
+	uint8_t uuid[16];
+	memset(uuid, 0x5a, 16);
+	put_le32(mb + 12, 32 + 8);
+	put_le16(mb + 32, 2); /* flush */
+	put_le32(mb + 36, 0xfffffff8u);
+	put_le32(mb + 4, 0);
+	put_le32(mb + 4, crc32c_raw(crc32c_raw(~0u, uuid, 16), mb, MD_BLOCK));
+	alarm(20);
+	rc = md_journal_replay(&a, get_replayed, &g, &rp, &err);
+	alarm(0);
+	ok(rc == 0 && rp.metas == 0 && strstr(rp.end, "payload header"),
+	   "a flush payload whose size runs past its meta block ends the log: %s", rp.end);
+	md_replay_free(&rp);
 	struct sbspec s = good(NDEV);
 	s.feature = MD_FEATURE_JOURNAL;
 	s.roles[NDEV] = MD_ROLE_JOURNAL;
