@@ -194,6 +194,7 @@ format:
 FUZZ_BUILD := build/fuzz
 FUZZ_SAN := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
 FUZZ_SECONDS ?= 20
+FUZZ_TIMEOUT ?= 30
 FUZZ_BINS := $(FUZZ_SRCS:fuzz/%.c=$(FUZZ_BUILD)/%)
 
 $(FUZZ_BUILD)/lib.a: $(LIB_SRCS)
@@ -204,12 +205,15 @@ $(FUZZ_BUILD)/fuzz_%: fuzz/fuzz_%.c $(FUZZ_BUILD)/lib.a
 	clang $(CPPFLAGS) $(CFLAGS_WARN) -O1 -g -fsanitize=fuzzer,address,undefined \
 	  $(ISAL_CFLAGS) $(JSON_CFLAGS) -o $@ $< $(FUZZ_BUILD)/lib.a $(ISAL_LIBS) $(JSON_LIBS) -lm
 
-# Short runs from each target's seed corpus; crashes are saved under build/fuzz/.
+# Short runs from each target's seed corpus; crashes are saved under build/fuzz/. An
+# input that runs over FUZZ_TIMEOUT seconds is a failure (a hang found), saved the same
+# way: libFuzzer's own limit is 20 minutes an input, and -max_total_time is only looked
+# at between inputs (a hang in fuzz_md_journal once held check-fuzz for minutes).
 fuzz: $(FUZZ_BINS)
 	@for f in $(FUZZ_BINS); do n=$$(basename $$f); \
 	  mkdir -p $(FUZZ_BUILD)/corpus/$$n; \
 	  echo "fuzz: $$n for $(FUZZ_SECONDS)s"; \
-	  $$f -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(FUZZ_BUILD)/$$n- \
+	  $$f -max_total_time=$(FUZZ_SECONDS) -timeout=$(FUZZ_TIMEOUT) -artifact_prefix=$(FUZZ_BUILD)/$$n- \
 	    -print_final_stats=0 $(FUZZ_BUILD)/corpus/$$n fuzz/corpus/$$n 2>$(FUZZ_BUILD)/$$n.log \
 	    || { tail -40 $(FUZZ_BUILD)/$$n.log; exit 1; }; done
 
