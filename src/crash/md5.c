@@ -5,8 +5,8 @@
  *
  * The rounds are written out and the constants are a table: the judging guest digests
  * every 4 KiB of every file of every state under TCG, where a loop of switches and 64
- * sin() calls a chunk (the constants computed, in emulated floating point) cost 38 ms a
- * MiB; written out, see docs/realkernel.md ("The read"). */
+ * sin() calls a chunk (the constants computed, in emulated floating point) cost 29-40 ms a
+ * MiB; written out, 3.6-9.3 ms (docs/realkernel.md, "What a state costs"). */
 #include <string.h>
 
 #include "crash/crash_int.h"
