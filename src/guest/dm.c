@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* dm.c — bo-observe's device-mapper calls (static, in the judge guest): `snap NAME
- * SECTORS ORIGIN COW [DELTADEV OFFSET]` makes the per-state dm-snapshot (and writes the
- * state's delta onto it, in the same process), `linear NAME SECTORS DEV START ...` maps
- * a state's md members (one linear target each) and `unsnap [--klog] NAME...` removes them with
- * the kernel's dm ioctls, where exec'ing the dynamically linked dmsetup cost 50-70 ms a
- * time under TCG; with --klog it first reads and clears the kernel's log and says
- * whether a snapshot was invalidated (where the guest ran `dmesg -c`). Each failure
- * names the call and the kernel's errno. Exit status: 0, 1 a device failed (nothing
- * left behind), 2 usage, 3 the delta's apply failed, 4 a snapshot was invalidated. */
+ * SECTORS ORIGIN COW [DELTADEV OFFSET]` makes the state's dm-snapshot, or loads it in
+ * place of the one NAME held (and writes the state's delta onto it, in the same
+ * process), `linear NAME SECTORS DEV START ...` maps a state's md members (one linear
+ * target each) and `unsnap [--klog] [NAME...]` removes them with the kernel's dm
+ * ioctls, where exec'ing the dynamically linked dmsetup cost 50-70 ms a time under TCG;
+ * with --klog it first reads and clears the kernel's log and says whether a snapshot
+ * was invalidated (where the guest ran `dmesg -c`), with no NAME that alone. Each
+ * failure names the call and the kernel's errno. Exit status: 0, 1 a device failed
+ * (nothing left behind), 2 usage, 3 the delta's apply failed, 4 a snapshot was
+ * invalidated. */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/dm-ioctl.h>
@@ -96,16 +98,26 @@ static int parse_sectors(const char *s, unsigned long long *out)
 	return errno || *end || end == s || *s == '-' ? -1 : 0;
 }
 
-/* /dev/mapper/NAME: one target TYPE PARAMS over [0, len) sectors, live. Returns 0,
- * 1 when the kernel refused (nothing left behind), 2 when the parameters are too
- * long for the buffer. */
+/* /dev/mapper/NAME: one target TYPE PARAMS over [0, len) sectors, live. With reuse, a
+ * device NAME that exists already gets the new table in place of its old one (loaded,
+ * then swapped in by the resume): removing a device cost ~20 ms of kernel time a state
+ * under TCG (del_gendisk waits out RCU grace periods), a swap ~5-15. Returns 0, 1 when
+ * the kernel refused (nothing left behind: a device it refused to reload is removed),
+ * 2 when the parameters are too long for the buffer. */
 static int dm_make(int fd, const char *what, const char *name, unsigned long long len,
-                   const char *type, const char *params)
+                   const char *type, const char *params, bool reuse)
 {
 	struct dm_buf b;
 	dm_init(&b, name, sizeof(b.io));
-	if (dm_call(fd, DM_DEV_CREATE, &b, "DM_DEV_CREATE", name))
-		return 1;
+	bool fresh = true;
+	if (ioctl(fd, DM_DEV_CREATE, &b.io)) {
+		if (!reuse || errno != EBUSY) {
+			fprintf(stderr, "bo-observe: DM_DEV_CREATE %s: %s\n", name,
+			        strerror(errno));
+			return 1;
+		}
+		fresh = false; /* it exists: reload it */
+	}
 	dev_t dev = (dev_t)b.io.dev;
 	dm_init(&b, name, sizeof(b));
 	b.io.data_start = offsetof(struct dm_buf, spec);
@@ -122,10 +134,13 @@ static int dm_make(int fd, const char *what, const char *name, unsigned long lon
 	snprintf(node, sizeof node, "/dev/mapper/%s", name);
 	int rc = dm_call(fd, DM_TABLE_LOAD, &b, "DM_TABLE_LOAD", name);
 	if (rc == 0) {
-		dm_init(&b, name, sizeof(b.io)); /* no DM_SUSPEND_FLAG: resume, table goes live */
+		/* no DM_SUSPEND_FLAG: resume, the loaded table goes live (a live device is
+		 * suspended first, with nothing mounted on it to freeze) */
+		dm_init(&b, name, sizeof(b.io));
+		b.io.flags = DM_SKIP_LOCKFS_FLAG;
 		rc = dm_call(fd, DM_DEV_SUSPEND, &b, "DM_DEV_SUSPEND (resume)", name);
 	}
-	if (rc == 0 && mknod(node, S_IFBLK | 0600, dev) && errno != EEXIST) {
+	if (rc == 0 && fresh && mknod(node, S_IFBLK | 0600, dev) && errno != EEXIST) {
 		fprintf(stderr, "bo-observe %s: mknod %s: %s\n", what, node, strerror(errno));
 		rc = -1;
 	}
@@ -135,7 +150,10 @@ static int dm_make(int fd, const char *what, const char *name, unsigned long lon
 }
 
 /* snap NAME SECTORS ORIGIN COW: a transient (N) snapshot of ORIGIN, 4 KiB chunks,
- * exceptions on COW, as /dev/mapper/NAME. */
+ * exceptions on COW, as /dev/mapper/NAME; a NAME that exists is reloaded with the new
+ * snapshot. Its COW must not be the one the old table uses: a snapshot loaded over one
+ * on the same COW takes over its exceptions (dm-snapshot's handover), so the caller
+ * alternates two. */
 static int snap(const char *name, const char *sectors, const char *origin, const char *cow)
 {
 	unsigned long long len;
@@ -151,7 +169,7 @@ static int snap(const char *name, const char *sectors, const char *origin, const
 	char params[sizeof(((struct dm_buf *)0)->params) + 1];
 	int rc = 2;
 	if ((size_t)snprintf(params, sizeof(params), "%s %s N 8", origin, cow) < sizeof(params))
-		rc = dm_make(fd, "snap", name, len, "snapshot", params);
+		rc = dm_make(fd, "snap", name, len, "snapshot", params, true);
 	else
 		fprintf(stderr, "bo-observe snap: device paths too long\n");
 	close(fd);
@@ -194,7 +212,7 @@ static int linear(int argc, char **argv)
 			rc = 2;
 			break;
 		}
-		rc = dm_make(fd, "linear", argv[made], len, "linear", params);
+		rc = dm_make(fd, "linear", argv[made], len, "linear", params, false);
 		if (rc)
 			break;
 	}
@@ -291,6 +309,6 @@ int bo_dm(int argc, char **argv)
 	}
 	fprintf(stderr, "usage: bo-observe snap NAME SECTORS ORIGIN COW [DELTADEV OFFSET] | "
 	                "bo-observe linear NAME SECTORS DEV START... | bo-observe unsnap [--klog] "
-	                "NAME...\n");
+	                "[NAME...]\n");
 	return 2;
 }
