@@ -116,7 +116,17 @@ static int dm_make(int fd, const char *what, const char *name, unsigned long lon
 			        strerror(errno));
 			return 1;
 		}
-		fresh = false; /* it exists: reload it */
+		fresh = false; /* it exists: reload it, unless something still has it open
+		                * (a filesystem left mounted would see the next state's
+		                * blocks under its cache) */
+		dm_init(&b, name, sizeof(b.io));
+		if (dm_call(fd, DM_DEV_STATUS, &b, "DM_DEV_STATUS", name))
+			return 1;
+		if (b.io.open_count > 0) {
+			fprintf(stderr, "bo-observe %s: %s is still open (%d): not reloaded\n",
+			        what, name, b.io.open_count);
+			return 1;
+		}
 	}
 	dev_t dev = (dev_t)b.io.dev;
 	dm_init(&b, name, sizeof(b));
