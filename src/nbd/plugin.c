@@ -24,10 +24,12 @@
 #include "nbd/server.h"
 #include "nbd/states.h"
 
-/* Every request goes through one non-thread-safe stack; the control thread takes
- * the server's lock as well, only while a command runs (never while it talks to a
- * client). */
-#define THREAD_MODEL NBDKIT_THREAD_MODEL_SERIALIZE_ALL_REQUESTS
+/* nbdkit runs requests on several threads at once (it reads the next request and
+ * sends the last reply while one runs); the stack is not thread-safe, so every request
+ * takes the server's lock (server.c), as the control thread does while a command runs
+ * (never while it talks to a client). A state store's connection has a lock of its own
+ * (states.c). */
+#define THREAD_MODEL NBDKIT_THREAD_MODEL_PARALLEL
 
 #define CTL_CLIENTS 8
 /* Replies a client has not read yet, beyond which its further commands wait unread. */
@@ -59,7 +61,7 @@ static struct {
 	char *fail_spec;     /* fail-member=I@MARK as given */
 	int fail_member;     /* I, -1: none */
 	char *fail_mark;     /* MARK */
-	bool failed;         /* the marker export has taken MARK: member I answers EIO */
+	int fail_said;       /* the debug line saying member I failed was printed */
 	struct nbd_srv *srv;
 	int lfd;
 	int wake[2];
@@ -222,6 +224,8 @@ static int bo_config_complete(void)
 	}
 	if (P.fail_spec && fail_parse() < 0)
 		return -1;
+	P.srv->fail_member = P.fail_member;
+	P.srv->fail_mark = P.fail_mark;
 	if (P.record && (rc = nbd_rec_start(P.srv, P.stack, P.record, P.record_max, &err))) {
 		char msg[4 * sizeof err.msg];
 		nbdkit_error("%s", esc(msg, sizeof msg, bo_errstr(&err, rc)));
@@ -626,15 +630,15 @@ static int64_t bo_get_size(void *h)
 	return (int64_t)((struct nbd_srv *)h)->size;
 }
 
-static int ret(struct nbd_srv *s, int rc)
+static int ret(int rc)
 {
 	if (rc == 0)
 		return 0;
 	nbdkit_set_error(-rc);
-	/* A powered-off device failing every request is the experiment, not news. */
-	if (rc != -EIO || !s->dev->powered_off)
-		nbdkit_error("%s", s->err.msg[0] ? s->err.msg : bo_errstr(&s->dev->err, rc));
-	s->err.msg[0] = '\0';
+	bool quiet;
+	const char *msg = nbd_srv_last_error(&quiet);
+	if (!quiet)
+		nbdkit_error("%s", msg);
 	return -1;
 }
 
@@ -678,43 +682,31 @@ static int bo_can_data(void *h)
 	return h != &marker_handle;
 }
 
-/* A request to the failed member: EIO, and nothing reaches its stack or the log (the
- * log replays what the media hold). Requests are serialized, so P.failed needs no lock. */
-static bool member_failed(void *h)
-{
-	if (!P.failed || member_of(h) != P.fail_member)
-		return false;
-	nbdkit_set_error(EIO);
-	return true;
-}
-
-/* The marker export took a write: is it fail-member='s mark? (Its text ends at a NUL
- * or a newline, as record.c reads it.) */
+/* The marker export took a write: if it was fail-member='s mark, say so once in the
+ * debug log. (The failing itself is server.c's, under its lock, with the mark; its
+ * text ends at a NUL or a newline, as record.c reads it.) */
 static void fail_check(const char *buf, uint32_t count)
 {
-	if (!P.fail_mark || P.failed)
+	if (!P.fail_mark)
 		return;
 	size_t n = 0;
 	while (n < count && buf[n] && buf[n] != '\n')
 		n++;
-	if (n == strlen(P.fail_mark) && memcmp(buf, P.fail_mark, n) == 0) {
-		P.failed = true;
+	if (n == strlen(P.fail_mark) && memcmp(buf, P.fail_mark, n) == 0 &&
+	    __atomic_exchange_n(&P.fail_said, 1, __ATOMIC_RELAXED) == 0)
 		nbdkit_debug("fail-member: member %d fails from mark \"%s\" on", P.fail_member,
 		             P.fail_mark);
-	}
 }
 
 static int bo_pread(void *h, void *buf, uint32_t count, uint64_t off, uint32_t flags)
 {
 	(void)flags;
-	if (member_failed(h))
-		return -1;
 	if (h == &marker_handle)
-		return ret(P.srv, nbd_rec_marker_pread(P.srv, buf, count, off));
+		return ret(nbd_rec_marker_pread(P.srv, buf, count, off));
 	struct bo_err err = {{0}};
 	if (S.st)
 		return states_ret(nbd_states_pread(h, buf, count, off, &err), &err);
-	return ret(P.srv, nbd_srv_pread(P.srv, member_of(h), buf, count, off));
+	return ret(nbd_srv_pread(P.srv, member_of(h), buf, count, off));
 }
 
 static int bo_pwrite(void *h, const void *buf, uint32_t count, uint64_t off, uint32_t flags)
@@ -724,15 +716,12 @@ static int bo_pwrite(void *h, const void *buf, uint32_t count, uint64_t off, uin
 		int rc = nbd_rec_marker_pwrite(P.srv, buf, count, off);
 		if (rc == 0)
 			fail_check(buf, count);
-		return ret(P.srv, rc);
+		return ret(rc);
 	}
-	if (member_failed(h))
-		return -1;
 	struct bo_err err = {{0}};
 	if (S.st) /* FUA means nothing to an overlay in memory */
 		return states_ret(nbd_states_pwrite(h, buf, count, off, &err), &err);
-	return ret(P.srv,
-	           nbd_srv_pwrite(P.srv, member_of(h), buf, count, off, flags & NBDKIT_FLAG_FUA));
+	return ret(nbd_srv_pwrite(P.srv, member_of(h), buf, count, off, flags & NBDKIT_FLAG_FUA));
 }
 
 static int bo_flush(void *h, uint32_t flags)
@@ -740,35 +729,36 @@ static int bo_flush(void *h, uint32_t flags)
 	(void)flags;
 	if (h == &marker_handle)
 		return 0; /* the marker export holds nothing volatile */
-	if (member_failed(h))
-		return -1;
 	if (S.st)
 		return 0;
-	return ret(P.srv, nbd_srv_flush(P.srv, member_of(h)));
+	return ret(nbd_srv_flush(P.srv, member_of(h)));
+}
+
+static int marker_refuses(const char *what)
+{
+	nbdkit_set_error(EOPNOTSUPP);
+	nbdkit_error("marker export: %s refused (a mark is text)", what);
+	return -1;
 }
 
 static int bo_trim(void *h, uint32_t count, uint64_t off, uint32_t flags)
 {
 	if (h == &marker_handle) /* not offered (can_trim); refused should a client try */
-		return ret(P.srv, -EOPNOTSUPP);
-	if (member_failed(h))
-		return -1;
+		return marker_refuses("trim");
 	struct bo_err err = {{0}};
 	if (S.st)
 		return states_ret(nbd_states_zero(h, count, off, &err), &err);
-	return ret(P.srv, nbd_srv_trim(P.srv, member_of(h), count, off, flags & NBDKIT_FLAG_FUA));
+	return ret(nbd_srv_trim(P.srv, member_of(h), count, off, flags & NBDKIT_FLAG_FUA));
 }
 
 static int bo_zero(void *h, uint32_t count, uint64_t off, uint32_t flags)
 {
 	if (h == &marker_handle)
-		return ret(P.srv, -EOPNOTSUPP);
-	if (member_failed(h))
-		return -1;
+		return marker_refuses("write-zeroes");
 	struct bo_err err = {{0}};
 	if (S.st)
 		return states_ret(nbd_states_zero(h, count, off, &err), &err);
-	return ret(P.srv, nbd_srv_zero(P.srv, member_of(h), count, off, flags & NBDKIT_FLAG_FUA));
+	return ret(nbd_srv_zero(P.srv, member_of(h), count, off, flags & NBDKIT_FLAG_FUA));
 }
 
 static struct nbdkit_plugin plugin = {

@@ -196,12 +196,11 @@ static int marker_range(struct nbd_srv *s, uint32_t count, uint64_t off)
 
 int nbd_rec_marker_pread(struct nbd_srv *s, void *buf, uint32_t count, uint64_t off)
 {
-	pthread_mutex_lock(&s->lock);
+	nbd_srv_req_start(s);
 	int rc = marker_range(s, count, off);
 	if (rc == 0)
 		memcpy(buf, s->rec->marker + off, count);
-	pthread_mutex_unlock(&s->lock);
-	return rc;
+	return nbd_srv_req_end(s, rc);
 }
 
 int nbd_rec_marker_pwrite(struct nbd_srv *s, const void *buf, uint32_t count, uint64_t off)
@@ -210,7 +209,7 @@ int nbd_rec_marker_pwrite(struct nbd_srv *s, const void *buf, uint32_t count, ui
 	size_t n = 0;
 	while (n < count && n <= REC_MARK_MAX && p[n] && p[n] != '\n')
 		n++;
-	pthread_mutex_lock(&s->lock);
+	nbd_srv_req_start(s);
 	int rc = marker_range(s, count, off);
 	char mark[REC_MARK_MAX + 2], shown[4 * 64 + 1];
 	memcpy(mark, p, n);
@@ -234,7 +233,10 @@ int nbd_rec_marker_pwrite(struct nbd_srv *s, const void *buf, uint32_t count, ui
 		        rc == -ENOSPC ? "the log is full (its cap was reached)" : strerror(-rc));
 	} else {
 		memcpy(s->rec->marker + off, buf, count);
+		/* fail-member: the member fails with the mark, in the same hold of the lock,
+		 * so no request of its is logged after the mark */
+		if (s->fail_mark && strcmp(mark, s->fail_mark) == 0)
+			s->member_failed = true;
 	}
-	pthread_mutex_unlock(&s->lock);
-	return rc;
+	return nbd_srv_req_end(s, rc);
 }

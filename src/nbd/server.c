@@ -40,6 +40,7 @@ int nbd_srv_open(const char *spec, uint64_t size, struct nbd_srv **out, struct b
 	s->dev = dev;
 	s->io = dev;
 	s->size = size;
+	s->fail_member = -1;
 	pthread_mutex_init(&s->lock, NULL);
 	*out = s;
 	return 0;
@@ -124,6 +125,55 @@ static int check_req(struct nbd_srv *s, int member, uint32_t count, uint64_t *of
 		               *off, count, size);
 	*off += member < 0 ? 0 : s->mstart[member];
 	return 0;
+}
+
+/* The failure of this thread's last request: nbdkit runs requests on several threads at
+ * once, so its message cannot wait for the plugin in the shared struct (whose s->err is
+ * only ever touched under the lock). */
+static __thread struct {
+	char msg[sizeof((struct bo_err *)0)->msg];
+	bool quiet;
+} req_failed;
+
+const char *nbd_srv_last_error(bool *quiet)
+{
+	*quiet = req_failed.quiet;
+	return req_failed.msg;
+}
+
+/* Every data-path request runs between nbd_srv_req_start and nbd_srv_req_end, under
+ * the lock: the order in which requests take it is the order the stack and the
+ * recorder see. */
+void nbd_srv_req_start(struct nbd_srv *s)
+{
+	pthread_mutex_lock(&s->lock);
+	s->err.msg[0] = '\0';
+	req_failed.quiet = false;
+}
+
+/* Starts a request to an export and checks it. */
+static int req_begin(struct nbd_srv *s, int member, uint32_t count, uint64_t *off)
+{
+	nbd_srv_req_start(s);
+	if (member >= 0 && member == s->fail_member && s->member_failed) {
+		/* not counted: the request never reached the member; EIO is the experiment */
+		req_failed.quiet = true;
+		return bo_errf(&s->err, -EIO, "member %d has failed (fail-member=)", member);
+	}
+	return check_req(s, member, count, off);
+}
+
+int nbd_srv_req_end(struct nbd_srv *s, int rc)
+{
+	if (rc < 0) {
+		snprintf(req_failed.msg, sizeof req_failed.msg, "%s",
+		         s->err.msg[0] ? s->err.msg : bo_errstr(&s->dev->err, rc));
+		/* a powered-off device failing every request is the experiment, not news */
+		req_failed.quiet |= rc == -EIO && s->dev->powered_off;
+	}
+	s->err.msg[0] = '\0';
+	pthread_mutex_unlock(&s->lock);
+	return rc;
 }
 
 /* Records every decision of the chooser it wraps, so a cut's outcome can be printed
@@ -283,10 +333,9 @@ static int do_write(struct nbd_srv *s, int member, const void *buf, uint32_t cou
 
 int nbd_srv_pread(struct nbd_srv *s, int member, void *buf, uint32_t count, uint64_t off)
 {
-	int rc = check_req(s, member, count, &off);
+	int rc = req_begin(s, member, count, &off);
 	if (rc < 0 || count == 0)
-		return rc;
-	pthread_mutex_lock(&s->lock);
+		return nbd_srv_req_end(s, rc);
 	s->c.reads++;
 	uint32_t ss = s->dev->sector_size;
 	uint64_t first = off / ss, end = off + count, last = (end + ss - 1) / ss;
@@ -303,31 +352,27 @@ int nbd_srv_pread(struct nbd_srv *s, int member, void *buf, uint32_t count, uint
 			memcpy(buf, b + off % ss, count);
 		free(b);
 	}
-	pthread_mutex_unlock(&s->lock);
-	return rc;
+	return nbd_srv_req_end(s, rc);
 }
 
 int nbd_srv_pwrite(struct nbd_srv *s, int member, const void *buf, uint32_t count, uint64_t off,
                    bool fua)
 {
-	int rc = check_req(s, member, count, &off);
+	int rc = req_begin(s, member, count, &off);
 	if (rc < 0 || count == 0)
-		return rc;
-	pthread_mutex_lock(&s->lock);
+		return nbd_srv_req_end(s, rc);
 	s->c.writes++;
 	s->c.fua_writes += fua;
 	rc = do_write(s, member, buf, count, off, fua, true);
-	pthread_mutex_unlock(&s->lock);
-	return rc;
+	return nbd_srv_req_end(s, rc);
 }
 
 int nbd_srv_flush(struct nbd_srv *s, int member)
 {
 	uint64_t off = 0;
-	int rc = check_req(s, member, 0, &off);
+	int rc = req_begin(s, member, 0, &off);
 	if (rc < 0)
-		return rc;
-	pthread_mutex_lock(&s->lock);
+		return nbd_srv_req_end(s, rc);
 	s->c.flushes++;
 	rc = -EIO;
 	struct bdev *io = io_of(s, member);
@@ -335,16 +380,14 @@ int nbd_srv_flush(struct nbd_srv *s, int member)
 		s->c.eio++;
 	else
 		rc = io_ret(s, io, blk_flush(io));
-	pthread_mutex_unlock(&s->lock);
-	return rc;
+	return nbd_srv_req_end(s, rc);
 }
 
 int nbd_srv_trim(struct nbd_srv *s, int member, uint32_t count, uint64_t off, bool fua)
 {
-	int rc = check_req(s, member, count, &off);
+	int rc = req_begin(s, member, count, &off);
 	if (rc < 0)
-		return rc;
-	pthread_mutex_lock(&s->lock);
+		return nbd_srv_req_end(s, rc);
 	s->c.trims++;
 	/* Trim is advisory: only whole sectors inside the range are discarded. */
 	uint32_t ss = s->dev->sector_size;
@@ -360,20 +403,18 @@ int nbd_srv_trim(struct nbd_srv *s, int member, uint32_t count, uint64_t off, bo
 	/* blk has no discard+FUA; a flush makes the discard (and more) durable. */
 	if (rc == 0 && fua)
 		rc = io_ret(s, io, blk_flush(io));
-	pthread_mutex_unlock(&s->lock);
-	return rc;
+	return nbd_srv_req_end(s, rc);
 }
 
 int nbd_srv_zero(struct nbd_srv *s, int member, uint32_t count, uint64_t off, bool fua)
 {
 	enum { CHUNK = 1u << 20 };
-	int rc = check_req(s, member, count, &off);
+	int rc = req_begin(s, member, count, &off);
 	if (rc < 0 || count == 0)
-		return rc;
+		return nbd_srv_req_end(s, rc);
 	void *zeros = calloc(1, count < CHUNK ? count : CHUNK);
 	if (!zeros)
-		return -ENOMEM;
-	pthread_mutex_lock(&s->lock);
+		return nbd_srv_req_end(s, bo_errf(&s->err, -ENOMEM, "out of memory"));
 	s->c.zeros++;
 	bool first = true;
 	/* Zeroes are written, never discarded: a discarded sector need not read as zero. */
@@ -384,9 +425,8 @@ int nbd_srv_zero(struct nbd_srv *s, int member, uint32_t count, uint64_t off, bo
 		off += n;
 		count -= n;
 	}
-	pthread_mutex_unlock(&s->lock);
 	free(zeros);
-	return rc;
+	return nbd_srv_req_end(s, rc);
 }
 
 /* ---- control ----------------------------------------------------------------- */

@@ -41,8 +41,10 @@ struct nbd_srv {
 	unsigned nmembers;
 	struct bdev *mio[NBD_SRV_MEMBERS_MAX];
 	uint64_t mstart[NBD_SRV_MEMBERS_MAX + 1];
-	/* Serialises NBD requests (nbdkit already serialises them among themselves)
-	 * against the control thread. */
+	/* Serialises the NBD requests, which nbdkit runs on several threads at once, and
+	 * the control thread: the order requests take it is the order the stack and the
+	 * recorder see (and a flush, taking it after every write already answered,
+	 * covers them as NBD asks). */
 	pthread_mutex_t lock;
 	struct nbd_srv_counters c;
 	/* cut-at: the armed op-count cut */
@@ -52,7 +54,12 @@ struct nbd_srv {
 	char last_cut[512]; /* summary of the last cut (stats shows it) */
 	int armed[64];      /* fault rules armed through the control socket */
 	unsigned narmed;
-	struct bo_err err;
+	/* fail-member=I@MARK: member fail_member (-1: none) answers EIO to every request
+	 * once the marker export has taken fail_mark (set under the lock, with the mark) */
+	int fail_member;
+	const char *fail_mark; /* the plugin's */
+	bool member_failed;
+	struct bo_err err; /* a failing request's message, under the lock */
 };
 
 /* Opens the stack described by `spec` (dev_stack_open_text). size 0 exports the whole
@@ -72,6 +79,13 @@ int nbd_srv_pwrite(struct nbd_srv *s, int member, const void *buf, uint32_t coun
 int nbd_srv_flush(struct nbd_srv *s, int member);
 int nbd_srv_trim(struct nbd_srv *s, int member, uint32_t count, uint64_t off, bool fua);
 int nbd_srv_zero(struct nbd_srv *s, int member, uint32_t count, uint64_t off, bool fua);
+/* Why this thread's last failing request failed, and whether that is the experiment
+ * (power off, a failed member) rather than news for the log. */
+const char *nbd_srv_last_error(bool *quiet);
+/* A request of record.c's marker export runs between these: start takes the lock;
+ * end keeps the failure's message for nbd_srv_last_error, unlocks and returns rc. */
+void nbd_srv_req_start(struct nbd_srv *s);
+int nbd_srv_req_end(struct nbd_srv *s, int rc);
 
 /* A control reply being built: text malloc'd and grown as needed. */
 struct nbd_srv_reply {

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,9 +25,12 @@ struct nbd_states {
 	char dir[512]; /* for messages */
 };
 
-/* Block b's current bytes: NULL (base), into `delta` (the state), or owned (written). */
+/* Block b's current bytes: NULL (base), into `delta` (the state), or owned (written).
+ * nbdkit may run a connection's requests at once: `lock` orders them over the overlay
+ * (the store itself is only read, with pread). */
 struct nbd_states_conn {
 	struct nbd_states *st;
+	pthread_mutex_t lock;
 	uint8_t *delta;
 	size_t delta_len;
 	uint8_t ***top; /* nblocks / LEAF second-level tables, allocated on first use */
@@ -156,6 +160,7 @@ int nbd_states_connect(struct nbd_states *st, const char *name, struct nbd_state
 	if (!c)
 		return -ENOMEM;
 	c->st = st;
+	pthread_mutex_init(&c->lock, NULL);
 	c->ntop = (size_t)((st->nblocks + LEAF - 1) / LEAF);
 	c->top = calloc(c->ntop, sizeof *c->top);
 	int rc = c->top ? 0 : -ENOMEM;
@@ -189,6 +194,7 @@ void nbd_states_disconnect(struct nbd_states_conn *c)
 	}
 	free(c->top);
 	free(c->delta);
+	pthread_mutex_destroy(&c->lock);
 	free(c);
 }
 
@@ -226,6 +232,7 @@ int nbd_states_pread(struct nbd_states_conn *c, void *buf, uint32_t count, uint6
 {
 	int rc = range(c, count, off, err);
 	uint8_t *p = buf;
+	pthread_mutex_lock(&c->lock);
 	while (!rc && count > 0) {
 		uint64_t b = off / BS;
 		uint32_t in = (uint32_t)(off % BS), n = BS - in < count ? BS - in : count;
@@ -236,6 +243,7 @@ int nbd_states_pread(struct nbd_states_conn *c, void *buf, uint32_t count, uint6
 			rc = base_read(c, p, n, off, err);
 		p += n, off += n, count -= n;
 	}
+	pthread_mutex_unlock(&c->lock);
 	return rc;
 }
 
@@ -268,6 +276,7 @@ static int overlay_write(struct nbd_states_conn *c, const uint8_t *src, uint32_t
                          uint64_t off, struct bo_err *err)
 {
 	int rc = range(c, count, off, err);
+	pthread_mutex_lock(&c->lock);
 	while (!rc && count > 0) {
 		uint32_t in = (uint32_t)(off % BS), n = BS - in < count ? BS - in : count;
 		uint8_t *blk;
@@ -282,6 +291,7 @@ static int overlay_write(struct nbd_states_conn *c, const uint8_t *src, uint32_t
 			src += n;
 		off += n, count -= n;
 	}
+	pthread_mutex_unlock(&c->lock);
 	return rc;
 }
 
