@@ -84,13 +84,21 @@ uint64_t crash_mix64(uint64_t z);
 struct crash_seen_entry {
 	uint64_t key, first;
 	size_t completed;
-	size_t nth;        /* which distinct state: 0, 1, ... in the order they were added */
-	struct bdev **cow; /* the overlays in digest order; NULL: never the same */
+	size_t nth; /* which distinct state: 0, 1, ... in the order they were added */
+};
+/* Distinct state nth's overlays in digest order (cow NULL: never the same). */
+struct crash_seen_kept {
+	struct bdev **cow;
 	unsigned ncow;
+	size_t completed;
 };
 struct crash_seen {
 	struct crash_seen_entry *e;
 	size_t cap, n;
+	/* kept[nth], for states added with their overlays; those before `released` have
+	 * been let go (their crash point is behind the explorer's) */
+	struct crash_seen_kept *kept;
+	size_t nkept, kept_cap, released;
 	uint64_t compared;                  /* key matches, each settled by comparing bytes */
 	uint64_t (*key_hook)(uint64_t key); /* tests: force keys to collide */
 };
@@ -100,7 +108,12 @@ uint64_t crash_state_key(struct bdev *state, size_t completed, uint64_t ordinal)
 /* Adds a state unless it is a duplicate. A key match is a duplicate only if the
  * crash point is the same and the overlays hold the same bytes, so a collision of the
  * 64-bit key can never skip a distinct state; a state with no overlay (or more than
- * 64) is never a duplicate. */
+ * 64) is never a duplicate. States come in the order of their crash points (the
+ * explorer walks the log once): a state at a later crash point than the last lets go
+ * of the overlays kept for earlier ones, which no later state can equal, so memory
+ * follows the states of one crash point, not all of them. (Should an earlier crash
+ * point come again, its states find nothing to compare with and are judged again:
+ * never skipped.) */
 int crash_seen_add(struct crash_seen *s, uint64_t key, struct bdev *state, size_t completed,
                    uint64_t ordinal, bool *dup, uint64_t *first);
 /* The same for states whose bytes the caller keeps (the state store): on a key match

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "blackout/util.h"
 #include "crash/crash_int.h"
 
 uint64_t crash_mix64(uint64_t z)
@@ -38,15 +39,24 @@ static void collect_cows(struct bdev *d, struct bdev **out, unsigned *n, unsigne
 		collect_cows(low, out, n, depth + 1);
 }
 
-/* Whether entry e holds the same bytes as the state whose overlays are cow[0..n). */
-static bool same_state(const struct crash_seen_entry *e, struct bdev *const *cow, unsigned n)
+/* Whether kept state k holds the same bytes as the state whose overlays are cow[0..n). */
+static bool same_state(const struct crash_seen_kept *k, struct bdev *const *cow, unsigned n)
 {
-	if (!e->cow || e->ncow != n)
+	if (!k->cow || k->ncow != n)
 		return false;
 	for (unsigned i = 0; i < n; i++)
-		if (!blk_cow_same(e->cow[i], cow[i]))
+		if (!blk_cow_same(k->cow[i], cow[i]))
 			return false;
 	return true;
+}
+
+static void let_go(struct crash_seen_kept *k)
+{
+	for (unsigned i = 0; i < k->ncow; i++)
+		blk_close(k->cow[i]);
+	free(k->cow);
+	k->cow = NULL;
+	k->ncow = 0;
 }
 
 static int grow(struct crash_seen *s)
@@ -68,24 +78,40 @@ static int grow(struct crash_seen *s)
 	return 0;
 }
 
-/* Keeps clones of the state's overlays in e (shared trees: O(1) each). */
-static int keep_cows(struct crash_seen_entry *e, struct bdev *const *cow, unsigned n)
+/* Keeps clones of the state's overlays as kept[nth] (shared trees: O(1) each). */
+static int keep_cows(struct crash_seen *s, size_t nth, size_t completed, struct bdev *const *cow,
+                     unsigned n)
 {
-	e->cow = calloc(n, sizeof(*e->cow));
-	if (!e->cow)
+	if (nth >= s->kept_cap) {
+		struct crash_seen_kept *nk = bo_grow(s->kept, &s->kept_cap, nth, sizeof(*nk), 1024);
+		if (!nk)
+			return -ENOMEM;
+		s->kept = nk;
+	}
+	while (s->nkept <= nth)
+		s->kept[s->nkept++] = (struct crash_seen_kept){0};
+	struct crash_seen_kept *k = &s->kept[nth];
+	k->completed = completed;
+	k->cow = calloc(n, sizeof(*k->cow));
+	if (!k->cow)
 		return -ENOMEM;
 	for (unsigned i = 0; i < n; i++) {
-		int rc = blk_clone(cow[i], &e->cow[i]);
+		int rc = blk_clone(cow[i], &k->cow[i]);
 		if (rc) {
-			for (unsigned k = 0; k < i; k++)
-				blk_close(e->cow[k]);
-			free(e->cow);
-			e->cow = NULL;
+			let_go(k);
 			return rc;
 		}
+		k->ncow = i + 1;
 	}
-	e->ncow = n;
 	return 0;
+}
+
+/* Lets go of the overlays of states at crash points before `completed`: a key match
+ * compares only states at the same crash point, so none can be the same again. */
+static void release_before(struct crash_seen *s, size_t completed)
+{
+	while (s->released < s->nkept && s->kept[s->released].completed < completed)
+		let_go(&s->kept[s->released++]);
 }
 
 /* The table's core: a key match is a duplicate only when same(ctx, entry) says the
@@ -128,6 +154,7 @@ static int seen_add(struct crash_seen *s, uint64_t key, size_t completed, uint64
 }
 
 struct cows {
+	const struct crash_seen *s;
 	struct bdev *cow[MAX_COW];
 	unsigned n;
 };
@@ -135,21 +162,22 @@ struct cows {
 static int same_cows(void *ctx, const struct crash_seen_entry *e)
 {
 	const struct cows *c = ctx;
-	return same_state(e, c->cow, c->n);
+	return e->nth < c->s->nkept && same_state(&c->s->kept[e->nth], c->cow, c->n);
 }
 
 int crash_seen_add(struct crash_seen *s, uint64_t key, struct bdev *state, size_t completed,
                    uint64_t ordinal, bool *dup, uint64_t *first)
 {
-	struct cows c = {.n = 0};
+	struct cows c = {.s = s, .n = 0};
+	release_before(s, completed);
 	if (state)
 		collect_cows(state, c.cow, &c.n, 0);
 	if (c.n > MAX_COW)
 		c.n = 0; /* too many to keep: judged without dedup, as with none */
 	struct crash_seen_entry *e = NULL;
 	int rc = seen_add(s, key, completed, ordinal, c.n ? same_cows : NULL, &c, dup, first, &e);
-	if (rc == 0 && !*dup && c.n)
-		rc = keep_cows(e, c.cow, c.n); /* on failure the entry compares as different */
+	if (rc == 0 && !*dup && c.n) /* on failure the entry compares as different */
+		rc = keep_cows(s, e->nth, completed, c.cow, c.n);
 	return rc;
 }
 
@@ -187,11 +215,9 @@ uint64_t crash_state_key(struct bdev *state, size_t completed, uint64_t ordinal)
 
 void crash_seen_free(struct crash_seen *s)
 {
-	for (size_t i = 0; i < s->cap; i++) {
-		for (unsigned k = 0; k < s->e[i].ncow; k++)
-			blk_close(s->e[i].cow[k]);
-		free(s->e[i].cow);
-	}
+	for (size_t i = 0; i < s->nkept; i++)
+		let_go(&s->kept[i]);
+	free(s->kept);
 	free(s->e);
 	memset(s, 0, sizeof(*s));
 }

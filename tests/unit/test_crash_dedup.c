@@ -65,16 +65,23 @@ static void forced_collision(struct bdev *base)
 	is_int(crash_seen_add(&seen, crash_state_key(a2, 3, 2), a2, 3, 2, &dup, &first), 0,
 	       "a copy of the first added");
 	ok(dup && first == 0, "a true copy is a duplicate of the first");
-	is_int(crash_seen_add(&seen, crash_state_key(a2, 4, 3), a2, 4, 3, &dup, &first), 0,
-	       "the same bytes at another crash point added");
-	ok(!dup && first == 3, "the same bytes after another completed write are distinct");
-	is_int((int)seen.n, 3, "three distinct states held");
 	/* the clones the table keeps outlive the states they were taken from */
 	blk_close(a);
 	blk_close(b);
 	is_int(crash_seen_add(&seen, crash_state_key(a2, 3, 4), a2, 3, 4, &dup, &first), 0,
 	       "added after the originals closed");
 	ok(dup && first == 0, "still a duplicate of the first");
+	is_int(crash_seen_add(&seen, crash_state_key(a2, 4, 3), a2, 4, 3, &dup, &first), 0,
+	       "the same bytes at another crash point added");
+	ok(!dup && first == 3, "the same bytes after another completed write are distinct");
+	is_int((int)seen.n, 3, "three distinct states held");
+	/* the explorer has moved on to crash point 4: the overlays kept for 3 are let go */
+	ok(seen.released == 2 && !seen.kept[0].cow && !seen.kept[1].cow && seen.kept[2].cow,
+	   "a later crash point lets go of the earlier one's overlays (released %zu of %zu)",
+	   seen.released, seen.nkept);
+	is_int(crash_seen_add(&seen, crash_state_key(a2, 3, 7), a2, 3, 7, &dup, &first), 0,
+	       "a state of crash point 3 again");
+	ok(!dup && first == 7, "... has nothing to compare with and is judged again, not skipped");
 	/* a stack with no overlay has no bytes to compare: a colliding key never makes it
 	 * a duplicate */
 	is_int(crash_seen_add(&seen, crash_state_key(base, 3, 5), base, 3, 5, &dup, &first), 0,
@@ -82,6 +89,9 @@ static void forced_collision(struct bdev *base)
 	is_int(crash_seen_add(&seen, crash_state_key(base, 3, 6), base, 3, 6, &dup, &first), 0,
 	       "another with no overlay added");
 	ok(!dup && first == 6, "a state with no overlay is never a duplicate");
+	is_int(crash_seen_add(&seen, crash_state_key(a2, 4, 8), a2, 4, 8, &dup, &first), 0,
+	       "the crash point 4 state once more");
+	ok(dup && first == 3, "... is a duplicate: its crash point's overlays are still kept");
 	blk_close(a2);
 	crash_seen_free(&seen);
 }
