@@ -112,8 +112,31 @@ int fs_writeback(struct fs *fs)
 	return first;
 }
 
+/* Doubles the hash once the buffers outnumber its buckets (up to hsize_max). Out of
+ * memory, the table stays as it is: longer chains, same answers. */
+static void bgrow(struct fs *fs)
+{
+	if (fs->nbufs < fs->hsize || fs->hsize >= fs->hsize_max)
+		return;
+	uint32_t old = fs->hsize;
+	struct fs_buf **nt = calloc((size_t)old * 2, sizeof(*nt));
+	if (!nt)
+		return;
+	fs->hsize = old * 2;
+	for (uint32_t i = 0; i < old; i++)
+		for (struct fs_buf *b = fs->htab[i], *next; b; b = next) {
+			next = b->hnext;
+			uint32_t h = bhash(fs, b->blk);
+			b->hnext = nt[h];
+			nt[h] = b;
+		}
+	free(fs->htab);
+	fs->htab = nt;
+}
+
 static int balloc(struct fs *fs, uint64_t blk, struct fs_buf **out)
 {
+	bgrow(fs);
 	struct fs_buf *b = calloc(1, sizeof(*b));
 	if (!b || !(b->data = malloc(fs->bs))) {
 		free(b);

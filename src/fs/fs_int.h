@@ -101,7 +101,7 @@ struct fs {
 
 	/* buffer cache */
 	struct fs_buf **htab;
-	uint32_t hsize;
+	uint32_t hsize, hsize_max; /* hsize doubles with nbufs up to hsize_max (bcache.c) */
 	struct fs_buf *lru_head, *lru_tail;
 	uint32_t nbufs, ndirty, max_bufs, max_dirty;
 

@@ -301,7 +301,10 @@ static uint32_t pow2_clamp(uint64_t want, uint32_t lo, uint32_t hi)
 static int alloc_caches(struct fs *fs, struct bo_err *err)
 {
 	uint64_t bufs = fs->blocks < fs->max_bufs ? fs->blocks : fs->max_bufs;
-	fs->hsize = pow2_clamp(bufs * 2, 256, 1u << 16);
+	/* the buffer hash starts small and grows with the buffers held (bcache.c): a
+	 * mount that reads a few hundred blocks should not zero 512 KiB of buckets */
+	fs->hsize_max = pow2_clamp(bufs * 2, 256, 1u << 16);
+	fs->hsize = 256;
 	uint32_t dsize = pow2_clamp((uint64_t)fs->inodes_count / 4, FS_DCACHE_MIN, FS_DCACHE_MAX);
 	fs->dcache_mask = dsize - 1;
 	fs->htab = calloc(fs->hsize, sizeof(*fs->htab));

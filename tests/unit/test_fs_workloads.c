@@ -566,9 +566,43 @@ static void hash_signedness(void)
 	}
 }
 
+/* The buffer hash starts at 256 buckets and doubles as buffers come in (bcache.c):
+ * every block read stays findable across the growth, which stops at its bound. */
+static void buffer_hash_grows(void)
+{
+	struct fs_mkfs_opts o;
+	fs_mkfs_opts_default(&o);
+	o.block_size = 1024;
+	char img[512];
+	struct bdev *d = tfs_image("bhash.img", 16 << 20, &o, img, sizeof(img));
+	struct fs *fs = d ? mnt(d) : NULL;
+	if (!fs) {
+		ok(0, "buffer hash: an image to mount");
+		blk_close(d);
+		return;
+	}
+	ok(fs->hsize == 256 && fs->hsize_max > 256,
+	   "a mount starts with 256 buckets (bound %u for its %u buffers)", fs->hsize_max,
+	   fs->max_bufs);
+	uint32_t n = 3000, missing = 0;
+	for (uint64_t blk = 1; blk <= n; blk++) {
+		struct fs_buf *b;
+		if (fs_bread(fs, blk, &b) < 0)
+			missing++;
+	}
+	for (uint64_t blk = 1; blk <= n; blk++)
+		missing += fs_buf_find(fs, blk) == NULL;
+	ok(fs->nbufs >= n && fs->hsize >= 2048 && fs->hsize <= fs->hsize_max,
+	   "after %u reads the hash grew to %u buckets for %u buffers", n, fs->hsize, fs->nbufs);
+	is_int((int)missing, 0, "every block read is found after the growth");
+	fs_unmount(fs);
+	blk_close(d);
+}
+
 int main(void)
 {
 	hash_signedness();
+	buffer_hash_grows();
 	const struct cfg cfgs[] = {
 	    {"1k", 1024, false},          {"2k", 2048, false},
 	    {"4k", 4096, false},          {"1k-csum", 1024, true},
