@@ -61,7 +61,6 @@ static struct {
 	char *fail_spec;     /* fail-member=I@MARK as given */
 	int fail_member;     /* I, -1: none */
 	char *fail_mark;     /* MARK */
-	int fail_said;       /* the debug line saying member I failed was printed */
 	struct nbd_srv *srv;
 	int lfd;
 	int wake[2];
@@ -682,22 +681,6 @@ static int bo_can_data(void *h)
 	return h != &marker_handle;
 }
 
-/* The marker export took a write: if it was fail-member='s mark, say so once in the
- * debug log. (The failing itself is server.c's, under its lock, with the mark; its
- * text ends at a NUL or a newline, as record.c reads it.) */
-static void fail_check(const char *buf, uint32_t count)
-{
-	if (!P.fail_mark)
-		return;
-	size_t n = 0;
-	while (n < count && buf[n] && buf[n] != '\n')
-		n++;
-	if (n == strlen(P.fail_mark) && memcmp(buf, P.fail_mark, n) == 0 &&
-	    __atomic_exchange_n(&P.fail_said, 1, __ATOMIC_RELAXED) == 0)
-		nbdkit_debug("fail-member: member %d fails from mark \"%s\" on", P.fail_member,
-		             P.fail_mark);
-}
-
 static int bo_pread(void *h, void *buf, uint32_t count, uint64_t off, uint32_t flags)
 {
 	(void)flags;
@@ -714,9 +697,10 @@ static int bo_pwrite(void *h, const void *buf, uint32_t count, uint64_t off, uin
 	if (h ==
 	    &marker_handle) { /* a mark is in the log once the write returns: FUA adds nothing */
 		int rc = nbd_rec_marker_pwrite(P.srv, buf, count, off);
-		if (rc == 0)
-			fail_check(buf, count);
-		return ret(rc);
+		if (rc > 0) /* record.c failed the member with the mark, under the lock */
+			nbdkit_debug("fail-member: member %d fails from mark \"%s\" on",
+			             P.fail_member, P.fail_mark);
+		return ret(rc > 0 ? 0 : rc);
 	}
 	struct bo_err err = {{0}};
 	if (S.st) /* FUA means nothing to an overlay in memory */

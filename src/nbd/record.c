@@ -235,8 +235,10 @@ int nbd_rec_marker_pwrite(struct nbd_srv *s, const void *buf, uint32_t count, ui
 		memcpy(s->rec->marker + off, buf, count);
 		/* fail-member: the member fails with the mark, in the same hold of the lock,
 		 * so no request of its is logged after the mark */
-		if (s->fail_mark && strcmp(mark, s->fail_mark) == 0)
+		if (s->fail_mark && !s->member_failed && strcmp(mark, s->fail_mark) == 0) {
 			s->member_failed = true;
+			rc = 1;
+		}
 	}
 	return nbd_srv_req_end(s, rc);
 }

@@ -35,7 +35,9 @@ void nbd_rec_counts(struct nbd_srv *s, uint64_t *records, uint64_t *bytes, uint6
 
 /* The marker export. A write appends the mark it carries (its bytes up to the
  * first NUL or newline, or to its end: 1 to 255 bytes, else -EINVAL) to the log in
- * the order the plugin receives it, and is kept so reads return it. */
+ * the order the plugin receives it, and is kept so reads return it. The write
+ * returns 1 when its mark was fail-member's and failed the member (the first time),
+ * else 0 or -errno. */
 int nbd_rec_marker_pread(struct nbd_srv *s, void *buf, uint32_t count, uint64_t off);
 int nbd_rec_marker_pwrite(struct nbd_srv *s, const void *buf, uint32_t count, uint64_t off);
 
