@@ -82,12 +82,10 @@ static int grow(struct crash_seen *s)
 static int keep_cows(struct crash_seen *s, size_t nth, size_t completed, struct bdev *const *cow,
                      unsigned n)
 {
-	if (nth >= s->kept_cap) {
-		struct crash_seen_kept *nk = bo_grow(s->kept, &s->kept_cap, nth, sizeof(*nk), 1024);
-		if (!nk)
-			return -ENOMEM;
-		s->kept = nk;
-	}
+	struct crash_seen_kept *nk = bo_grow(s->kept, &s->kept_cap, nth, sizeof(*nk), 1024);
+	if (!nk)
+		return -ENOMEM;
+	s->kept = nk;
 	while (s->nkept <= nth)
 		s->kept[s->nkept++] = (struct crash_seen_kept){0};
 	struct crash_seen_kept *k = &s->kept[nth];
