@@ -6,8 +6,6 @@
 # whole process group).
 . "$(dirname "$0")/lib.sh"
 
-T=$(mktemp -d)
-at_exit "rm -rf '$T'"
 # The run is in its own session: if the matrix signalled its process group, only this
 # subshell dies and the marker file below is never written.
 for n in 9 11; do
