@@ -16,7 +16,9 @@
 #   bail REASON            "Bail out! REASON": stops the script and the run
 #   need_tool TOOL...      bails when a tool is missing (scripts/install-deps has them)
 #   have_tool TOOL         true when TOOL is on PATH
-#   at_exit COMMAND        runs COMMAND (eval'd) on exit, before $T is removed
+#   at_exit COMMAND        runs COMMAND (eval'd) on exit, before $T is removed; the
+#                          harness owns the EXIT trap (a script that set its own would
+#                          lose $T's removal and the faillog: house.t refuses that)
 #   done_testing           the closing plan line; exits non-zero when a test failed or
 #                          when none ran (a script that tests nothing is a failure)
 #
@@ -27,6 +29,11 @@
 # to a copy, and a script that failed appends to FILE its name, its exit status and
 # each failing test with the lines before it: CI shows the end of its log, where
 # prove's summary names only the failing tests' numbers (the Makefile prints FILE).
+
+# A script may source it twice (through a helper library and again itself): the second
+# time would start a second count, scratch directory and copy and orphan the first.
+[ -z "${TEST_LIB_LOADED:-}" ] || return 0
+TEST_LIB_LOADED=1
 
 TEST_N=0
 TEST_FAIL=0

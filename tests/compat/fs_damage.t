@@ -13,7 +13,7 @@
 . "$BLACKOUT_SRC/tests/compat/lib.sh"
 B=$BLACKOUT
 W=$SCRATCH
-[ -d /dev/shm ] && W=$(mktemp -d /dev/shm/blackout-damage.XXXXXX) && trap 'rm -rf "$SCRATCH" "$W"' EXIT
+[ -d /dev/shm ] && W=$(mktemp -d /dev/shm/blackout-damage.XXXXXX) && at_exit "rm -rf '$W'"
 # Three seeds here (about 2,400 command runs, 20 forks each); tests/long/fs_damage_full.t
 # runs all eight (make check-long), make check-asan one.
 SEEDS=${FS_DAMAGE_SEEDS:-"1 2 3"}

@@ -6,7 +6,7 @@
 . "$BLACKOUT_SRC/tests/compat/lib.sh"
 . "$BLACKOUT_SRC/tests/compat/fsck_mkimg.sh"
 W=$SCRATCH
-[ -d /dev/shm ] && W=$(mktemp -d /dev/shm/blackout-fsck.XXXXXX) && trap 'rm -rf "$SCRATCH" "$W"' EXIT
+[ -d /dev/shm ] && W=$(mktemp -d /dev/shm/blackout-fsck.XXXXXX) && at_exit "rm -rf '$W'"
 
 fsck_mkimg "$W/e3_1k.img" ext3 1024; ok $? "ext3 1k image builds clean"
 fsck_mkimg "$W/e3_1k_csum.img" ext3 1024 -O metadata_csum; ok $? "ext3 1k metadata_csum image builds clean"

@@ -6,7 +6,7 @@
 . "$BLACKOUT_SRC/tests/compat/lib.sh"
 B=$BLACKOUT
 W=$SCRATCH
-[ -d /dev/shm ] && W=$(mktemp -d /dev/shm/blackout-fsckfs.XXXXXX) && trap 'rm -rf "$SCRATCH" "$W"' EXIT
+[ -d /dev/shm ] && W=$(mktemp -d /dev/shm/blackout-fsckfs.XXXXXX) && at_exit "rm -rf '$W'"
 
 head -c 200000 /dev/urandom >"$W/big"
 head -c 3000 /dev/urandom >"$W/mid"

@@ -17,7 +17,7 @@ MUST_FIX="dir_block_far dir_mode_socket inode_ea_hash journal_inode_mode journal
 bigfile_rev0 orphan_chain_loop resize_inode_cleared recover_flag_no_journal
 zero_primary_super dup_blocks bitmap_freed_used unattached_file dtime_in_use
 links_count_high deleted_zero_dtime extents_flag file_acl_range free_counts_wrong"
-[ -d /dev/shm ] && W=$(mktemp -d /dev/shm/blackout-damage.XXXXXX) && trap 'rm -rf "$SCRATCH" "$W"' EXIT
+[ -d /dev/shm ] && W=$(mktemp -d /dev/shm/blackout-damage.XXXXXX) && at_exit "rm -rf '$W'"
 
 fsck_mkimg "$W/e3_1k.img" ext3 1024; ok $? "ext3 1k image builds clean"
 fsck_mkimg "$W/e3_4k_csum.img" ext3 4096 -O metadata_csum; ok $? "ext3 4k metadata_csum image builds clean"

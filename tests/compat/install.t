@@ -24,9 +24,8 @@ cleanup() {
 	if [ "$REAL" -eq 1 ]; then
 		dpkg -r blackout >/dev/null 2>&1
 	fi
-	rm -rf "$SCRATCH"
 }
-trap cleanup EXIT
+at_exit cleanup
 
 # nbdkit's plugin directory with its /usr prefix swapped, as the Makefile does
 plugindir=$(nbdkit --dump-config | sed -n 's|^plugindir=||p')

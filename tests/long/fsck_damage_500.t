@@ -10,7 +10,7 @@
 . "$BLACKOUT_SRC/tests/compat/fsck_damage_gen.sh"
 . "$BLACKOUT_SRC/tests/compat/fsck_mkimg.sh"
 W=$SCRATCH
-[ -d /dev/shm ] && W=$(mktemp -d /dev/shm/blackout-long.XXXXXX) && trap 'rm -rf "$SCRATCH" "$W"' EXIT
+[ -d /dev/shm ] && W=$(mktemp -d /dev/shm/blackout-long.XXXXXX) && at_exit "rm -rf '$W'"
 
 inode_damage_bases "$W"
 ok $? "six base images made by blackout mkfs/put/mkdir/symlink/ln"

@@ -18,6 +18,9 @@ PLUGIN=$BUILD/blackout-nbdkit.so
 VM=$("$BLACKOUT_SRC/scripts/vm-build" "$BUILD/vm") || bail "scripts/vm-build failed"
 INITRD=$VM/initramfs.cpio FS=ext4 MOPT=defaults
 SEED=2 CUT=40
+# a probe's guest and nbdkit, should the script end inside one (vm_cleanup is
+# scripts/vm-lib.sh's, sourced by the first probe; it stops only what still runs)
+at_exit 'command -v vm_cleanup >/dev/null && vm_cleanup'
 
 # probe NAME SPEC: one boot; leaves $T/NAME/verify.out and $T/NAME/spec.out
 probe() {
@@ -29,7 +32,6 @@ probe() {
 	. "$BLACKOUT_SRC/scripts/vm-lib.sh"
 	vm_attach_nbd
 	DISK+=(-serial "file:$OUT/acks.raw")
-	trap vm_cleanup EXIT
 	start_nbd || return 1
 	boot probe g 240 2>/dev/null
 	if ! wait_marker g READY 200; then
@@ -49,7 +51,6 @@ probe() {
 	timeout 60 qemu-img convert -f raw -O raw "nbd+unix:///?socket=$SOCK" "$OUT/dev.img" ||
 		rc=1
 	stop_nbd
-	trap - EXIT
 	tr -d '\r' <"$OUT/acks.raw" >"$OUT/acks.log"
 	"$B" probe verify "$OUT/dev.img" --log "$OUT/acks.log" >"$OUT/verify.out" 2>&1
 	sed 's/^/#   vm: /' "$OUT/verify.out"
