@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* test_blk_property.c — the media agree: the same seeded random sequence of reads,
- * writes (with and without FUA), flushes and discards on mem, file and cow-over-mem
+ * writes (with and without FUA, of data and of zeroes), flushes and discards on mem, file
+ * and cow-over-mem
  * gives identical reads throughout; and the recorder: every prefix of a recorded
  * sequence replays to the state the same prefix gave directly, in memory and
  * through the log file format. */
@@ -53,9 +54,13 @@ static void agree(uint32_t ss, uint64_t seed, int nops)
 	for (int i = 0; i < nops; i++) {
 		uint32_t count = 1 + (uint32_t)bo_rng_below(&r, MAXIO);
 		uint64_t lba = bo_rng_below(&r, NSECT - count + 1);
-		unsigned kind = (unsigned)bo_rng_below(&r, 10);
-		if (kind < 4) {
-			fill(buf, (size_t)count * ss, seed * 1000003 + (uint64_t)i);
+		unsigned kind = (unsigned)bo_rng_below(&r, 11);
+		if (kind < 4 || kind == 10) {
+			/* kind 10 writes zeroes (the overlay holds them as one shared sector) */
+			if (kind == 10)
+				memset(buf, 0, (size_t)count * ss);
+			else
+				fill(buf, (size_t)count * ss, seed * 1000003 + (uint64_t)i);
 			unsigned fl = kind == 0 ? BLK_FUA : 0;
 			for (int d = 0; d < 3; d++)
 				errors += blk_write(dev[d], lba, count, buf, fl) != 0;
