@@ -96,6 +96,12 @@ struct bdev_ops {
 	 * are its members, and member i can be failed as a failing disk would be. */
 	unsigned (*members)(struct bdev *d);
 	int (*member_fail)(struct bdev *d, unsigned i);
+
+	/* Whether a read of [lba, lba + count) (in range, count > 0) would succeed and
+	 * give only zeroes, answered from what the device holds without reading it:
+	 * true only when it knows (the overlay's zero sectors, a medium never written).
+	 * "Don't know" is false. Optional (NULL: false); see blk_reads_zero. */
+	bool (*reads_zero)(struct bdev *d, uint64_t lba, uint32_t count);
 };
 
 struct bdev {
@@ -128,6 +134,12 @@ void blk_page_free(void *page);
 int blk_write_swap(struct bdev *d, uint64_t lba, uint32_t count, void **buf, unsigned flags);
 int blk_flush(struct bdev *d);
 int blk_discard(struct bdev *d, uint64_t lba, uint32_t count);
+/* True when the device knows, without reading, that a read of [lba, lba + count)
+ * would succeed and give zeroes (bdev_ops.reads_zero); false when it does not know,
+ * and for a range outside the device or a device that is off. Lets a reader skip
+ * what it would only find empty (fsck's pass 1 over unused inode tables). Leaves
+ * d->err alone. */
+bool blk_reads_zero(struct bdev *d, uint64_t lba, uint32_t count);
 void blk_close(struct bdev *d);
 int blk_clone(struct bdev *d, struct bdev **out);
 int blk_power_cut(struct bdev *d, struct blk_chooser *ch, const struct blk_inflight *inflight);

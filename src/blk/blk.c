@@ -87,6 +87,13 @@ int blk_discard(struct bdev *d, uint64_t lba, uint32_t count)
 	return d->ops->discard ? d->ops->discard(d, lba, count) : 0;
 }
 
+bool blk_reads_zero(struct bdev *d, uint64_t lba, uint32_t count)
+{
+	if (count == 0 || lba >= d->nr_sectors || count > d->nr_sectors - lba || d->powered_off)
+		return false;
+	return d->ops->reads_zero && d->ops->reads_zero(d, lba, count);
+}
+
 void blk_close(struct bdev *d)
 {
 	if (d)

@@ -258,6 +258,36 @@ static int cow_read(struct bdev *d, uint64_t lba, uint32_t count, void *buf)
 	return 0;
 }
 
+/* Every sector zero or discarded in the overlay, or not held and known zero below. */
+static bool cow_reads_zero(struct bdev *d, uint64_t lba, uint32_t count)
+{
+	struct cow_dev *c = (struct cow_dev *)d;
+	uint32_t i = 0;
+	while (i < count) {
+		uint64_t at = lba + i, key = at >> FAN_BITS;
+		const struct node *leaf = leaf_of(c, at);
+		/* the sectors of [at, end) all lie in this leaf's span */
+		uint64_t next = (key + 1) << FAN_BITS;
+		uint32_t end = next - lba >= count ? count : (uint32_t)(next - lba);
+		uint32_t run = 0; /* a run of sectors the overlay does not hold */
+		for (; i < end; i++) {
+			const struct sbuf *s = leaf ? leaf->slot[(lba + i) & (FAN - 1)] : NULL;
+			if (!s) {
+				run++;
+				continue;
+			}
+			if (run && !blk_reads_zero(c->base, lba + i - run, run))
+				return false;
+			run = 0;
+			if (s != ZEROED && s != DISCARDED)
+				return false;
+		}
+		if (run && !blk_reads_zero(c->base, lba + i - run, run))
+			return false;
+	}
+	return true;
+}
+
 static int cow_write(struct bdev *d, uint64_t lba, uint32_t count, const void *buf, unsigned flags)
 {
 	struct cow_dev *c = (struct cow_dev *)d;
@@ -315,6 +345,7 @@ static void cow_stats(struct bdev *d, void (*emit)(void *, const char *, uint64_
 static const struct bdev_ops cow_ops = {
     .read = cow_read,
     .write = cow_write,
+    .reads_zero = cow_reads_zero,
     .discard = cow_discard,
     .close = cow_close,
     .clone = cow_clone,

@@ -28,6 +28,7 @@ struct mem_dev {
 	size_t bytes;         /* mapped: the image rounded up to whole pages */
 	unsigned char **page; /* [bytes / PAGE_BYTES]: adopted blocks, NULL = map's own */
 	bool heap;            /* a small image from the heap, not a mapping of its own */
+	bool written;         /* a write came: until one does, every sector reads zero */
 };
 
 /* An image this small comes from the heap: a mapping of its own costs an mmap, its
@@ -126,6 +127,7 @@ static int mem_write(struct bdev *d, uint64_t lba, uint32_t count, const void *b
 	struct mem_dev *m = (struct mem_dev *)d;
 	const unsigned char *in = buf;
 	(void)flags;
+	m->written = true;
 	uint64_t off = lba * d->sector_size, end = off + (uint64_t)count * d->sector_size;
 	for (uint64_t pos = off, n; pos < end; pos += n) {
 		size_t pg, po;
@@ -156,6 +158,7 @@ static int mem_write_swap(struct bdev *d, uint64_t lba, uint32_t count, void **b
 		return mem_write(d, lba, count, *buf, flags);
 	size_t pg = (size_t)(off >> PAGE_SHIFT);
 	void *old = m->page[pg];
+	m->written = true;
 	m->page[pg] = *buf;
 	*buf = old;
 	if (!old)
@@ -180,6 +183,15 @@ static int mem_discard(struct bdev *d, uint64_t lba, uint32_t count)
 		}
 	}
 	return 0;
+}
+
+/* Only a medium nothing was ever written to is known to be zero: the crash explorer's
+ * bases, every write of theirs held in the overlay above (cow.c). */
+static bool mem_reads_zero(struct bdev *d, uint64_t lba, uint32_t count)
+{
+	(void)lba;
+	(void)count;
+	return !((struct mem_dev *)d)->written;
 }
 
 static void mem_free(struct mem_dev *m)
@@ -209,6 +221,7 @@ static const struct bdev_ops mem_ops = {
     .discard = mem_discard,
     .close = mem_close,
     .clone = mem_clone,
+    .reads_zero = mem_reads_zero,
 };
 
 static int mem_alloc(uint32_t sector_size, uint64_t nr_sectors, struct mem_dev **out)
@@ -265,6 +278,7 @@ static int mem_clone(struct bdev *d, struct bdev **out)
 	for (size_t i = 0; i < m->bytes >> PAGE_SHIFT; i++)
 		memcpy(page_at(m, i), page_at(src, i), PAGE_BYTES);
 	m->dev.read_only = d->read_only;
+	m->written = src->written;
 	*out = &m->dev;
 	return 0;
 }

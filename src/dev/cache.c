@@ -373,6 +373,14 @@ static int cache_read(struct bdev *d, uint64_t lba, uint32_t count, void *buf)
 	return 0;
 }
 
+/* Known only when the cache holds no line at all (as after a power cut): reads then
+ * go below whole. */
+static bool cache_reads_zero(struct bdev *d, uint64_t lba, uint32_t count)
+{
+	struct cache_dev *c = (struct cache_dev *)d;
+	return !c->n && blk_reads_zero(c->lower, lba, count);
+}
+
 static int cache_write(struct bdev *d, uint64_t lba, uint32_t count, const void *buf,
                        unsigned flags)
 {
@@ -731,6 +739,7 @@ static const struct bdev_ops cache_ops = {
     .power_restore = dev_single_power_restore,
     .lower = dev_single_lower,
     .stats = cache_stats,
+    .reads_zero = cache_reads_zero,
 };
 
 static const char *const honor_ignore[] = {"honor", "ignore", NULL};

@@ -97,6 +97,16 @@ static int disk_read(struct bdev *d, uint64_t lba, uint32_t count, void *buf)
 	return rc ? lower_err(k, rc) : 0;
 }
 
+/* Below, unless a sector of the range was torn (its read fails). */
+static bool disk_reads_zero(struct bdev *d, uint64_t lba, uint32_t count)
+{
+	struct disk_dev *k = (struct disk_dev *)d;
+	size_t i = bad_find(k, lba);
+	if (i < k->nbad && k->bad[i] < lba + count)
+		return false;
+	return blk_reads_zero(k->lower, lba * k->ratio, count * k->ratio);
+}
+
 static void count_write(struct disk_dev *k, unsigned flags)
 {
 	k->writes++;
@@ -318,6 +328,7 @@ static const struct bdev_ops disk_ops = {
     .power_restore = dev_single_power_restore,
     .lower = dev_single_lower,
     .stats = disk_stats,
+    .reads_zero = disk_reads_zero,
 };
 
 static const char *const sectors[] = {"auto", "512", "4096", NULL};

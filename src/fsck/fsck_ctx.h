@@ -117,6 +117,8 @@ int ck_add_fix(struct ck *c, enum fix_kind k, uint32_t ino, uint32_t pblk, uint3
 
 /* image.c: the image as both sides reach it. */
 int ck_rd(struct ck *c, uint64_t blk, void *buf, uint32_t nblk);
+/* true when the device knows blocks [blk, blk + nblk) read as zeroes (blk_reads_zero) */
+bool ck_zero(struct ck *c, uint64_t blk, uint32_t nblk);
 int ck_wr(struct ck *c, uint64_t blk, const void *buf);
 int ck_read_inode(struct ck *c, uint32_t ino, uint8_t *in);
 int ck_write_inode(struct ck *c, uint32_t ino, uint8_t *in);

@@ -19,6 +19,15 @@ int ck_rd(struct ck *c, uint64_t blk, void *buf, uint32_t nblk)
 	return 0;
 }
 
+bool ck_zero(struct ck *c, uint64_t blk, uint32_t nblk)
+{
+	uint32_t ss = c->d->sector_size;
+	uint64_t off = blk * c->bs, len = (uint64_t)nblk * c->bs;
+	if (off % ss || len % ss || len / ss > UINT32_MAX)
+		return false;
+	return blk_reads_zero(c->d, off / ss, (uint32_t)(len / ss));
+}
+
 int ck_wr(struct ck *c, uint64_t blk, const void *buf)
 {
 	c->r->modified = true;

@@ -566,12 +566,58 @@ static void check_deleted(struct ck *c, uint32_t ino, const uint8_t *in)
 	}
 }
 
+/* skip[b] for the blocks [b0, b1) of a chunk starting at blk: the device knows them
+ * zeroes. One question for the whole range, halved only where the answer is no, so an
+ * unused group's table costs one. */
+static void zero_blocks(struct ck *c, uint64_t blk, uint32_t b0, uint32_t b1, bool *skip)
+{
+	if (ck_zero(c, blk + b0, b1 - b0)) {
+		for (uint32_t b = b0; b < b1; b++)
+			skip[b] = true;
+		return;
+	}
+	if (b1 - b0 == 1)
+		return;
+	uint32_t mid = b0 + (b1 - b0) / 2;
+	zero_blocks(c, blk, b0, mid, skip);
+	zero_blocks(c, blk, mid, b1, skip);
+}
+
+/* Reads the chunk's nblk inode-table blocks from blk into c->ibuf, all but those the
+ * device knows are zeroes and that hold no reserved inode (first: the chunk's first
+ * inode); skip[b] says which were left out. Pass 1 does nothing with a zero inode past
+ * the reserved ones (no links: check_deleted, which finds no dtime and no mode; an
+ * all-zero inode's checksum is valid), so it need not read them: mkfs leaves most of
+ * an inode table so, and every crash state's fsck read it whole. */
+static int read_itable(struct ck *c, uint64_t blk, uint32_t nblk, uint32_t first, bool *skip)
+{
+	uint32_t ipb = c->bs / c->isz, b0 = 0;
+	while (b0 < nblk && first + b0 * ipb < c->first_ino)
+		skip[b0++] = false; /* reserved inodes are checked whatever they hold */
+	for (uint32_t b = b0; b < nblk; b++)
+		skip[b] = false;
+	if (b0 < nblk)
+		zero_blocks(c, blk, b0, nblk, skip);
+	for (uint32_t b = 0, e; b < nblk; b = e) {
+		for (e = b + 1; e < nblk && skip[e] == skip[b];)
+			e++;
+		int rc = skip[b] ? 0 : ck_rd(c, blk + b, c->ibuf + (size_t)b * c->bs, e - b);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+#define PASS1_CHUNK (256u * 1024)
+
 int ck_pass1(struct ck *c)
 {
-	uint32_t per_chunk = (uint32_t)(c->cap_db ? 0 : 0) + (256u * 1024 / c->isz);
+	uint32_t per_chunk = PASS1_CHUNK / c->isz;
 	if (per_chunk < c->bs / c->isz)
 		per_chunk = c->bs / c->isz;
 	per_chunk -= per_chunk % (c->bs / c->isz);
+	uint32_t ipb = c->bs / c->isz;
+	bool skip[PASS1_CHUNK / 1024]; /* a chunk's blocks (1 KiB the smallest) */
 	int rc;
 	for (uint32_t g = 0; g < c->ngroups && !c->stop; g++) {
 		uint32_t n = ck_grp_inodes_used(c, g);
@@ -582,11 +628,21 @@ int ck_pass1(struct ck *c)
 			uint32_t k = n - i0 < per_chunk ? n - i0 : per_chunk;
 			uint64_t byte0 = (uint64_t)i0 * c->isz;
 			uint32_t nblk = (uint32_t)(((uint64_t)k * c->isz + c->bs - 1) / c->bs);
-			if ((rc = ck_rd(c, it + byte0 / c->bs, c->ibuf, nblk)))
+			if ((rc = read_itable(c, it + byte0 / c->bs, nblk, g * c->ipg + i0 + 1,
+			                      skip)))
 				return rc;
 			for (uint32_t j = 0; j < k && !c->stop; j++) {
 				uint32_t ino = g * c->ipg + i0 + j + 1;
 				const uint8_t *in = c->ibuf + (size_t)j * c->isz;
+				if (skip[j / ipb]) { /* zeroes: what reading them would give */
+					uint32_t n_skip = ipb - j % ipb;
+					if (n_skip > k - j)
+						n_skip = k - j;
+					memset(&c->links[ino], 0, n_skip * sizeof(*c->links));
+					memset(&c->gen[ino], 0, n_skip * sizeof(*c->gen));
+					j += n_skip - 1;
+					continue;
+				}
 				if (c->csum && !fsck_inode_csum_ok(c->seed, ino, in, c->isz)) {
 					ck_problem(c, PR_1_INODE_CSUM, ino, 0, NULL, 0, ino);
 					ck_add_fix(c, FIX_INODE_CSUM, ino, 0, 0, 0);

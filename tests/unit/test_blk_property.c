@@ -2,7 +2,8 @@
 /* test_blk_property.c — the media agree: the same seeded random sequence of reads,
  * writes (with and without FUA, of data and of zeroes), flushes and discards on mem, file
  * and cow-over-mem
- * gives identical reads throughout; and the recorder: every prefix of a recorded
+ * gives identical reads throughout; blk_reads_zero never says "zeroes" of a range
+ * that reads otherwise, on an overlay and on stacks over overlays; and the recorder: every prefix of a recorded
  * sequence replays to the state the same prefix gave directly, in memory and
  * through the log file format. */
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "blackout/blk.h"
+#include "blackout/dev.h"
 #include "blackout/rec.h"
 #include "blackout/util.h"
 #include "tap.h"
@@ -90,6 +92,69 @@ static void agree(uint32_t ss, uint64_t seed, int nops)
 	unlink(path);
 	free(buf);
 	free(got);
+}
+
+/* blk_reads_zero is only ever sound: over a random sequence of writes of data and of
+ * zeroes, discards and flushes, every range it calls zero reads back as zeroes (and
+ * it does call some: a hint never given would pass too). The stacks are the crash
+ * explorer's, each medium under an overlay. */
+static void zero_hint(const char *spec, uint64_t seed, int nops)
+{
+	struct dev_cow_leaves leaves = {0};
+	struct dev_open_opts oo = {.wrap_leaf = dev_wrap_cow, .ctx = &leaves};
+	struct bdev *d;
+	struct bo_err err = {{0}};
+	tap_require(dev_stack_open_text(spec, &oo, &d, &err) == 0, "%s opens%s%s", spec,
+	            err.msg[0] ? ": " : "", err.msg);
+	unsigned char *buf = malloc((size_t)MAXIO * d->sector_size);
+	struct bo_rng r;
+	bo_rng_seed(&r, seed);
+	int wrong = 0, said = 0, asked = 0;
+	uint64_t n = d->nr_sectors;
+	for (int i = 0; i < nops; i++) {
+		uint32_t count = 1 + (uint32_t)bo_rng_below(&r, MAXIO);
+		uint64_t lba = bo_rng_below(&r, n - count + 1);
+		unsigned kind = (unsigned)bo_rng_below(&r, 8);
+		if (kind < 3)
+			fill(buf, (size_t)count * d->sector_size, seed * 7 + (uint64_t)i);
+		else if (kind < 5)
+			memset(buf, 0, (size_t)count * d->sector_size);
+		if (kind < 5)
+			blk_write(d, lba, count, buf, 0);
+		else if (kind == 5)
+			blk_discard(d, lba, count);
+		else if (kind == 6)
+			blk_flush(d);
+		/* a range anywhere, a short one where the last write went */
+		for (int q = 0; q < 2; q++) {
+			uint32_t qc = 1 + (uint32_t)bo_rng_below(&r, q ? 4 : MAXIO);
+			uint64_t ql = q ? lba : bo_rng_below(&r, n - qc + 1);
+			if (ql + qc > n)
+				ql = n - qc;
+			asked++;
+			if (!blk_reads_zero(d, ql, qc))
+				continue;
+			said++;
+			if (blk_read(d, ql, qc, buf)) {
+				wrong++;
+				continue;
+			}
+			for (size_t b = 0; b < (size_t)qc * d->sector_size; b++)
+				if (buf[b]) {
+					wrong++;
+					break;
+				}
+		}
+	}
+	ok(!blk_reads_zero(d, n, 1) && !blk_reads_zero(d, 0, 0),
+	   "%s: nothing is zero outside the device", spec);
+	is_int(wrong, 0, "%s, seed %llu: every range called zero reads as zeroes", spec,
+	       (unsigned long long)seed);
+	ok(said > 0, "%s, seed %llu: %d of %d ranges called zero", spec, (unsigned long long)seed,
+	   said, asked);
+	blk_close(d);
+	dev_cow_leaves_close(&leaves);
+	free(buf);
 }
 
 /* Applies op i of a seeded random sequence to d. */
@@ -201,6 +266,12 @@ int main(void)
 		agree(512, seeds[s], 10000);
 		agree(4096, seeds[s], 10000);
 	}
+	const char *stacks[] = {"mem(size=1M)", "disk > mem(size=1M)",
+	                        "disk(sector=4096) > mem(size=1M)",
+	                        "cache(size=64k,flush=honor) > disk > mem(size=1M)"};
+	for (int k = 0; k < 4; k++)
+		for (int s = 0; s < 2; s++)
+			zero_hint(stacks[k], seeds[s], 3000);
 	recorder_round_trip(512, 7, 400);
 	recorder_round_trip(4096, 99, 300);
 	return tap_done();
