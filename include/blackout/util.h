@@ -33,6 +33,16 @@ uint64_t bo_rng_below(struct bo_rng *r, uint64_t n);
  * tmp: room for n values. */
 void bo_sort_u64(uint64_t *v, size_t n, uint64_t *tmp);
 
+/* Set bits, inline: built without -mpopcnt, __builtin_popcount is a call into libgcc
+ * (2.5% of a cached 4 KiB write; 3.4% of the explorer's time in fsck pass 5). */
+static inline unsigned bo_popcount64(uint64_t x)
+{
+	x -= (x >> 1) & 0x5555555555555555ull;
+	x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+	x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+	return (unsigned)((x * 0x0101010101010101ull) >> 56);
+}
+
 /* 64-bit FNV-1a style hash, for digests and dedup (not cryptographic). */
 uint64_t bo_hash64(uint64_t h, const void *buf, size_t len);
 #define BO_HASH64_INIT 0xcbf29ce484222325ull

@@ -104,7 +104,7 @@ static int64_t insert(struct cache_dev *c, uint64_t no)
  * into i (its metadata only: buffers are pointers). */
 static void remove_line(struct cache_dev *c, uint32_t i)
 {
-	c->ndirty -= nbits(c->lines[i].dirty);
+	c->ndirty -= bo_popcount64(c->lines[i].dirty);
 	cache_buf_put(c, c->lines[i].buf);
 	cache_ver_put(c, c->lines[i].old);
 	uint32_t s = find_slot(c, c->lines[i].no);
@@ -299,7 +299,7 @@ static void trim_line(struct cache_dev *c, uint32_t i, uint64_t lba, uint32_t co
 		remove_line(c, i);
 		return;
 	}
-	c->ndirty -= nbits(ln->dirty & ~keep);
+	c->ndirty -= bo_popcount64(ln->dirty & ~keep);
 	ln->dirty &= keep;
 	/* older versions of the dropped sectors are history a later write must not
 	 * bring back (a FUA write or a discard came after them) */
@@ -408,7 +408,7 @@ static int cache_write(struct bdev *d, uint64_t lba, uint32_t count, const void 
 		int64_t i = find(c, no);
 		for (;;) {
 			uint32_t have = i >= 0 ? c->lines[i].dirty : 0;
-			if (c->ndirty + nbits(mask & ~have) <= c->cap)
+			if (c->ndirty + bo_popcount64(mask & ~have) <= c->cap)
 				break;
 			int rc = evict_one(c);
 			if (rc)
@@ -438,7 +438,7 @@ static int cache_write(struct bdev *d, uint64_t lba, uint32_t count, const void 
 			ln->buf = b;
 		}
 		memcpy(ln->buf->data + off * ss, in, k * ss);
-		c->ndirty += nbits(mask & ~ln->dirty);
+		c->ndirty += bo_popcount64(mask & ~ln->dirty);
 		ln->dirty |= mask;
 		in += k * ss;
 		lba += k;
@@ -463,7 +463,7 @@ static int write_back_all(struct cache_dev *c)
 					remove_line(c, j);
 			return rc;
 		}
-		c->ndirty -= nbits(ln->dirty);
+		c->ndirty -= bo_popcount64(ln->dirty);
 		ln->dirty = 0;
 	}
 	clear(c);

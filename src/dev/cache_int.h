@@ -95,16 +95,6 @@ static inline uint32_t slot_of(const struct cache_dev *c, uint64_t no)
 	return (uint32_t)((no * 0x9e3779b97f4a7c15ull) >> (64 - c->tbits));
 }
 
-/* Set bits of a sector mask, inline: without -mpopcnt __builtin_popcount is a
- * call into libgcc, 2.5% of a cached 4 KiB write. */
-static inline uint32_t nbits(uint32_t x)
-{
-	x -= (x >> 1) & 0x55555555u;
-	x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
-	x = (x + (x >> 4)) & 0x0f0f0f0fu;
-	return (x * 0x01010101u) >> 24;
-}
-
 /* cache_lines.c */
 void cache_buf_free(struct lbuf *b);
 struct lbuf *cache_buf_get(struct cache_dev *c);

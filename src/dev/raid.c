@@ -102,7 +102,7 @@ int raid_assemble(struct raid_dev *r, bool first, struct bo_err *err)
 	for (unsigned i = 0; i < r->n; i++)
 		if (!(r->failed >> i & 1))
 			r->dirty |= si[i].dirty;
-	unsigned lost = raid_popcount(r->failed);
+	unsigned lost = bo_popcount64(r->failed);
 	if (r->p.level != 0 && lost > raid_tolerance(r))
 		return bo_errf(err, -EIO, "%s: %u of %u members are missing, the array survives %u",
 		               r->dev.name, lost, r->n, raid_tolerance(r));
@@ -294,7 +294,7 @@ static void raid_stats(struct bdev *d, void (*emit)(void *, const char *, uint64
 	E(sb_writes);
 	E(bitmap_writes);
 #undef E
-	emit(ctx, "failed_members", raid_popcount(r->failed));
+	emit(ctx, "failed_members", bo_popcount64(r->failed));
 	emit(ctx, "rebuild_pos", r->rebuild_idx < 0 ? r->stripes : r->rebuild_pos);
 	emit(ctx, "stripes", r->stripes);
 }
@@ -437,10 +437,10 @@ int dev_raid_open(const struct raid_params *pin, struct bdev **lowers, unsigned 
 	r->k = p.level == 0 ? n : p.level == 1 ? 1 : p.level == 6 ? n - 2 : n - 1;
 	r->m = p.level == 6 ? 2 : p.level >= 4 ? 1 : 0;
 	unsigned tol = p.level == 1 ? n - 1 : r->m;
-	if (raid_popcount(p.missing) > tol) {
+	if (bo_popcount64(p.missing) > tol) {
 		free(r);
 		return bo_errf(err, -EINVAL, "%s: %u members missing, the level survives %u", name,
-		               raid_popcount(p.missing), tol);
+		               bo_popcount64(p.missing), tol);
 	}
 	uint64_t msz = UINT64_MAX;
 	r->ss = lowers[0]->sector_size;

@@ -132,14 +132,6 @@ struct sbinfo {
 	int rebuild_idx;
 };
 
-static inline unsigned raid_popcount(uint64_t v)
-{
-	unsigned c = 0;
-	for (; v; v &= v - 1)
-		c++;
-	return c;
-}
-
 /* raid_parity.c */
 void raid_xor_into(unsigned char *dst, const unsigned char *src, size_t len);
 int raid_gen_parity(unsigned k, unsigned m, size_t len, unsigned char **data, unsigned char *p,

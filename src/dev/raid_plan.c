@@ -118,9 +118,9 @@ int raid_load_reconstruct(struct raid_dev *r, struct plan *pl, const struct sgeo
 		if (rc)
 			return rc == -EIO ? -EAGAIN : rc;
 	}
-	if (raid_popcount(missing) > r->m)
+	if (bo_popcount64(missing) > r->m)
 		return bo_errf(&r->dev.err, -EIO,
 		               "%s: stripe %llu: %u members missing, the array survives %u",
-		               r->dev.name, (unsigned long long)s, raid_popcount(missing), r->m);
+		               r->dev.name, (unsigned long long)s, bo_popcount64(missing), r->m);
 	return raid_recover(r->k, r->m, L, B, missing);
 }

@@ -94,7 +94,7 @@ static uint32_t count_zero(const uint8_t *bm, uint32_t n)
 {
 	uint32_t used = 0, i = 0;
 	for (; i + 64 <= n; i += 64)
-		used += (uint32_t)__builtin_popcountll(get_le64(bm + i / 8));
+		used += bo_popcount64(get_le64(bm + i / 8));
 	for (; i < n; i++)
 		used += test_bit(bm, i);
 	return n - used;

@@ -122,7 +122,7 @@ static uint32_t compare_map(const struct ck *c, const uint8_t *used, uint64_t ba
 		uint32_t k = n - i < 32 ? n - i : 32;
 		uint32_t mask = k == 32 ? ~0u : (1u << k) - 1;
 		uint32_t u = bits32(used, base + i) & mask;
-		nfree += k - (uint32_t)__builtin_popcount(u);
+		nfree += k - bo_popcount64(u);
 		if (dirs)
 			for (uint32_t v = u; v; v &= v - 1)
 				if (c->iflag[base + i + (uint32_t)__builtin_ctz(v) + 1] & IF_DIR)
@@ -131,7 +131,7 @@ static uint32_t compare_map(const struct ck *c, const uint8_t *used, uint64_t ba
 		if (x) {
 			if (!*ndiff)
 				*first = base + i + (uint32_t)__builtin_ctz(x);
-			*ndiff += (uint32_t)__builtin_popcount(x);
+			*ndiff += bo_popcount64(x);
 		}
 	}
 	return nfree;

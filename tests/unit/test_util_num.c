@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* test_util_num.c — bo_parse_num, the command line's one number parser: what it
- * accepts, the range check, and messages that name the option and the range. */
+ * accepts, the range check, and messages that name the option and the range; and
+ * bo_popcount64 against counting bit by bit. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -34,8 +35,27 @@ static void refuses(const char *s, unsigned flags, uint64_t min, uint64_t max, i
 
 #define W(...) ((const char *const[]){__VA_ARGS__, NULL})
 
+static void popcount(void)
+{
+	ok(bo_popcount64(0) == 0 && bo_popcount64(~0ull) == 64 &&
+	       bo_popcount64(0x8000000000000001ull) == 2 && bo_popcount64(0xffffffffu) == 32,
+	   "popcount: none, all 64, the two ends, a low 32");
+	struct bo_rng r;
+	bo_rng_seed(&r, 5);
+	int bad = 0;
+	for (int i = 0; i < 10000; i++) {
+		uint64_t v = bo_rng_next(&r) & bo_rng_next(&r), w = v;
+		unsigned n = 0;
+		for (; w; w >>= 1)
+			n += (unsigned)(w & 1);
+		bad += bo_popcount64(v) != n;
+	}
+	is_int(bad, 0, "popcount: 10,000 random words counted bit by bit");
+}
+
 int main(void)
 {
+	popcount();
 	accepts("0", 0, 0, UINT64_MAX, 0);
 	accepts("42", 0, 0, UINT64_MAX, 42);
 	accepts("007", 0, 0, UINT64_MAX, 7); /* decimal, not octal */
