@@ -592,8 +592,12 @@ static void zero_blocks(struct ck *c, uint64_t blk, uint32_t b0, uint32_t b1, bo
 static int read_itable(struct ck *c, uint64_t blk, uint32_t nblk, uint32_t first, bool *skip)
 {
 	uint32_t ipb = c->bs / c->isz, b0 = 0;
-	while (b0 < nblk && first + b0 * ipb < c->first_ino)
-		skip[b0++] = false; /* reserved inodes are checked whatever they hold */
+	/* reserved inodes (the root among them) are checked whatever they hold, even
+	 * under a superblock whose first inode is damaged */
+	uint32_t reserved =
+	    c->first_ino > EXT2_GOOD_OLD_FIRST_INO ? c->first_ino : EXT2_GOOD_OLD_FIRST_INO;
+	while (b0 < nblk && first + b0 * ipb < reserved)
+		skip[b0++] = false;
 	for (uint32_t b = b0; b < nblk; b++)
 		skip[b] = false;
 	if (b0 < nblk)
